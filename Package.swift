@@ -1,0 +1,33 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Folio has no package dependencies, on purpose: apps embed it without pulling anything else in.
+// Benchmarks/ and Examples/SyncServer/ are separate packages and may depend on others.
+let package = Package(
+    name: "Folio",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    products: [
+        .library(name: "Folio", targets: ["Folio"]),
+    ],
+    targets: [
+        .target(name: "Folio"),
+        // A child process for the crash tests: runs transactions and reports each acknowledged one,
+        // so the tests can SIGKILL it at random instants. Not a product.
+        .executableTarget(name: "folio-crash-child", dependencies: ["Folio"], path: "Tests/CrashChild"),
+        .executableTarget(name: "readme-example", dependencies: ["Folio"], path: "Examples/ReadmeExample"),
+        .testTarget(name: "FolioTests", dependencies: ["Folio"]),
+    ]
+)
+
+// Strictness for every target. (Warnings are errors in CI through `-Xswiftc -warnings-as-errors`;
+// unsafeFlags here would stop apps from depending on Folio.)
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(contentsOf: [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ])
+    target.swiftSettings = settings
+}

@@ -1,0 +1,35 @@
+/// Validation of the names that become paths or keys. Nothing user-supplied reaches a path
+/// without passing here.
+enum Names {
+    static let reservedCollections: Set<String> = ["folio", "outbox"]
+    static let maximumIDBytes = 256
+
+    /// A collection name: an ASCII letter, then letters, digits, `_` or `-`; at most 64 characters;
+    /// not reserved (compared case-insensitively, for case-insensitive file systems).
+    static func validateCollection(_ name: String) throws(FolioError) {
+        let bytes = Array(name.utf8)
+        func isLetter(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
+        func isAllowed(_ b: UInt8) -> Bool { isLetter(b) || (b >= 0x30 && b <= 0x39) || b == 0x5F || b == 0x2D }
+        guard let first = bytes.first, isLetter(first), bytes.count <= 64, bytes.allSatisfy(isAllowed) else {
+            throw FolioError(.invalidName, "collection name \"\(String(name.prefix(80)))\" is not allowed: use 1–64 ASCII letters, digits, '_' or '-', starting with a letter")
+        }
+        guard !reservedCollections.contains(name.lowercased()) else {
+            throw FolioError(.invalidName, "collection name \"\(name)\" is reserved")
+        }
+    }
+
+    /// An entity id: 1–256 bytes of UTF-8, no control characters, no `/` or `\`, not `.` or `..`.
+    static func validateID(_ id: String) throws(FolioError) {
+        let bytes = id.utf8
+        let shown = String(id.unicodeScalars.prefix(60).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+        guard !bytes.isEmpty else { throw FolioError(.invalidName, "an entity id must not be empty") }
+        guard bytes.count <= maximumIDBytes else {
+            throw FolioError(.invalidName, "entity id \"\(shown)…\" is \(bytes.count) bytes long; the limit is \(maximumIDBytes)")
+        }
+        guard id != ".", id != "..",
+              !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") })
+        else {
+            throw FolioError(.invalidName, "entity id \"\(shown)\" is not allowed: ids must not contain control characters, '/' or '\\', nor be '.' or '..'", entityID: shown)
+        }
+    }
+}

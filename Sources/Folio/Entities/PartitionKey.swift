@@ -1,0 +1,69 @@
+internal import Foundation
+
+/// A validated partition key: `YYYY-MM-DD` for a day, `YYYY-MM` for a month, empty for an
+/// unpartitioned collection. File names are built only from these and from validated collection
+/// names, so no key can address a path outside the store.
+struct PartitionKey: Hashable, Sendable, Comparable {
+    let text: String
+
+    static let whole = PartitionKey(text: "")
+
+    static func < (a: PartitionKey, b: PartitionKey) -> Bool { a.text < b.text }
+
+    private static func digits(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(text)
+    }
+
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Parses `YYYY-MM-DD` strictly: four-digit year 0001–9999, a real calendar date.
+    static func validDay(_ text: String) throws(FolioError) -> PartitionKey {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let year = digits(parts[0]), let month = digits(parts[1]), let day = digits(parts[2]),
+              year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month)
+        else {
+            throw FolioError(.invalidName, "\"\(text.prefix(40))\" is not a day in the form YYYY-MM-DD")
+        }
+        return PartitionKey(text: text)
+    }
+
+    /// Parses `YYYY-MM` strictly.
+    static func validMonth(_ text: String) throws(FolioError) -> PartitionKey {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard text.utf8.count == 7, parts.count == 2, parts[0].count == 4, parts[1].count == 2,
+              let year = digits(parts[0]), let month = digits(parts[1]), year >= 1, (1...12).contains(month)
+        else {
+            throw FolioError(.invalidName, "\"\(text.prefix(40))\" is not a month in the form YYYY-MM")
+        }
+        return PartitionKey(text: text)
+    }
+
+    static func validMonth(fromDayOrMonth text: String) throws(FolioError) -> PartitionKey {
+        if text.utf8.count == 10 { return try validMonth(String(validDay(text).text.prefix(7))) }
+        return try validMonth(text)
+    }
+
+    static func day(of date: Date, in timeZone: TimeZone) -> PartitionKey {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        let text = pad(parts.year ?? 1, 4) + "-" + pad(parts.month ?? 1, 2) + "-" + pad(parts.day ?? 1, 2)
+        return PartitionKey(text: text)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+
+    /// The month folder of a day key (`2026-11` for `2026-11-22`).
+    var month: String { String(text.prefix(7)) }
+}

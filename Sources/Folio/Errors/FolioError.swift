@@ -1,0 +1,118 @@
+/// The one error type Folio throws.
+///
+/// Match on ``code`` to decide what to do, and show ``description`` to a person: it says what went
+/// wrong and where (the file relative to the store, the line and column of a JSON error, the
+/// entity id, the operating system's reason).
+///
+/// ```swift
+/// do {
+///     let todos = try await store.fetch(Query<Todo>(day: "2026-11-22"))
+/// } catch let error as FolioError where error.code == .corruptFile {
+///     showRepairHint(file: error.path, line: error.line)
+/// }
+/// ```
+///
+/// New codes may be added in later versions, so a `switch` over ``Code`` needs a `default`.
+public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure this is. Codes are stable; new ones may be added.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A data file is not valid JSON, or does not have the shape FORMAT.md specifies.
+        /// ``FolioError/path``, ``FolioError/line`` and ``FolioError/column`` say where. Folio never
+        /// overwrites such a file; fix it by hand (or restore it) and the store picks it up.
+        public static let corruptFile = Code(rawValue: "corruptFile")
+        /// A stored entity does not decode as the Swift type asked for (a field is missing or has
+        /// the wrong type). ``FolioError/path`` and ``FolioError/entityID`` say which.
+        public static let decodingFailed = Code(rawValue: "decodingFailed")
+        /// An entity could not be encoded to JSON (for example a non-finite Double).
+        public static let encodingFailed = Code(rawValue: "encodingFailed")
+        /// An id, collection name or partition key that Folio refuses, because it could address a
+        /// path outside the store or is not in the required form.
+        public static let invalidName = Code(rawValue: "invalidName")
+        /// A system call failed (``FolioError/systemError`` holds errno). Nothing was half-written:
+        /// the transaction that met it did not happen.
+        public static let io = Code(rawValue: "io")
+        /// The disk is full. Nothing was half-written; free space and try again.
+        public static let diskFull = Code(rawValue: "diskFull")
+        /// The folder is not a Folio store, or was written by a newer version of Folio.
+        public static let unsupportedFormat = Code(rawValue: "unsupportedFormat")
+        /// Two entity types declared the same collection name with different partitionings.
+        public static let collectionMismatch = Code(rawValue: "collectionMismatch")
+        /// The store was closed, or a failed flush left its state unknown: open it again.
+        public static let storeClosed = Code(rawValue: "storeClosed")
+        /// The journal holds a record Folio cannot apply (a damaged or foreign journal).
+        public static let corruptJournal = Code(rawValue: "corruptJournal")
+        /// A query asked for something its entity type does not support (a day range on an
+        /// unpartitioned collection, for example).
+        public static let invalidQuery = Code(rawValue: "invalidQuery")
+        /// Evaluating a query's predicate threw.
+        public static let predicateFailed = Code(rawValue: "predicateFailed")
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// A sentence describing the failure.
+    public let message: String
+    /// The file concerned, relative to the store's folder (e.g. `todos/2026-11/2026-11-22.json`).
+    public let path: String?
+    /// The 1-based line in ``path`` where a JSON error was found.
+    public let line: Int?
+    /// The 1-based column (in bytes) in ``path`` where a JSON error was found.
+    public let column: Int?
+    /// The entity concerned, when there is one.
+    public let entityID: String?
+    /// The operating system's error number, for ``Code/io`` and ``Code/diskFull``.
+    public let systemError: Int32?
+
+    init(
+        _ code: Code, _ message: String, path: String? = nil, line: Int? = nil, column: Int? = nil,
+        entityID: String? = nil, systemError: Int32? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+        self.entityID = entityID
+        self.systemError = systemError
+    }
+
+    public var description: String {
+        var location = ""
+        if let path {
+            location = path
+            if let line { location += ":\(line)" + (column.map { ":\($0)" } ?? "") }
+            location += ": "
+        }
+        var text = "\(location)\(message)"
+        if let entityID, !message.contains(entityID) { text += " (entity \"\(entityID)\")" }
+        return text
+    }
+
+    /// The same error, located in `path` (used when a lower layer did not know the file).
+    func located(in path: String) -> FolioError {
+        FolioError(code, message, path: self.path ?? path, line: line, column: column,
+                   entityID: entityID, systemError: systemError)
+    }
+}
+
+extension FolioError.Code {
+    /// Lets a `catch` clause or `switch` match an error by code:
+    /// `catch FolioError.Code.corruptFile { … }`.
+    public static func ~= (code: FolioError.Code, error: any Error) -> Bool {
+        (error as? FolioError)?.code == code
+    }
+}
+
+extension FolioError {
+    static func system(_ operation: String, path: String, errno code: Int32) -> FolioError {
+        let reason = Platform.describe(code)
+        if code == Platform.noSpace {
+            return FolioError(.diskFull, "\(operation) failed: \(reason)", path: path, systemError: code)
+        }
+        return FolioError(.io, "\(operation) failed: \(reason)", path: path, systemError: code)
+    }
+}

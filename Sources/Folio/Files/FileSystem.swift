@@ -1,0 +1,143 @@
+/// The store's access to its folder: every path is relative to the store's root, every failure is
+/// a ``FolioError`` naming the file, and every disk-changing step passes the test hook first.
+struct FileSystem: Sendable {
+    /// The store's folder, absolute, without a trailing slash.
+    let root: String
+    let hook: IOHook?
+
+    init(root: String, hook: IOHook? = nil) {
+        var root = root
+        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        self.root = root
+        self.hook = hook
+    }
+
+    func absolute(_ relative: String) -> String {
+        relative.isEmpty ? root : root + "/" + relative
+    }
+
+    func step(_ step: IOStep) throws(FolioError) {
+        try hook?(step)
+    }
+
+    // MARK: Reading
+
+    /// The whole file and the identity it had when read, or nil when it does not exist.
+    func read(_ relative: String) throws(FolioError) -> (bytes: [UInt8], identity: FileIdentity)? {
+        let fd = Platform.open(absolute(relative), flags: Platform.readOnly)
+        if fd < 0 {
+            let code = Platform.lastError
+            if Platform.isNotFound(code) { return nil }
+            throw .system("open", path: relative, errno: code)
+        }
+        defer { _ = Platform.close(fd) }
+        let (identity, statError) = Platform.identity(ofOpen: fd)
+        guard let identity else { throw .system("fstat", path: relative, errno: statError) }
+        var bytes = [UInt8](repeating: 0, count: Int(identity.size))
+        var count = bytes.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: 0) }
+        if count < 0 { throw .system("read", path: relative, errno: Platform.lastError) }
+        // The file may have grown since fstat (an edit in place): read on until the end.
+        while count == bytes.count {
+            var more = [UInt8](repeating: 0, count: 65536)
+            let extra = more.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: Int64(count)) }
+            if extra < 0 { throw .system("read", path: relative, errno: Platform.lastError) }
+            if extra == 0 { break }
+            bytes.append(contentsOf: more[0..<extra])
+            count += extra
+        }
+        bytes.removeSubrange(count...)
+        return (bytes, identity)
+    }
+
+    /// The identity of a file, or nil when it does not exist.
+    func identity(_ relative: String) throws(FolioError) -> FileIdentity? {
+        let (identity, code) = Platform.identity(atPath: absolute(relative))
+        if let identity { return identity }
+        if Platform.isNotFound(code) { return nil }
+        throw .system("stat", path: relative, errno: code)
+    }
+
+    /// The entries of a directory, or an empty list when it does not exist.
+    func list(_ relative: String) throws(FolioError) -> [(name: String, isDirectory: Bool)] {
+        let (entries, code) = Platform.directoryEntries(absolute(relative))
+        if code != 0 {
+            if Platform.isNotFound(code) { return [] }
+            throw .system("list directory", path: relative, errno: code)
+        }
+        return entries
+    }
+
+    // MARK: Writing
+
+    /// Opens (creating if needed) a file for reading and writing; the caller closes it.
+    func openForUpdate(_ relative: String) throws(FolioError) -> Int32 {
+        if try identity(relative) == nil { try step(.create(relative)) }
+        let fd = Platform.open(absolute(relative), flags: Platform.createReadWrite)
+        if fd < 0 { throw .system("open", path: relative, errno: Platform.lastError) }
+        return fd
+    }
+
+    func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int64, path: String) throws(FolioError) {
+        try step(.write(path))
+        let code = bytes.withUnsafeBytes { Platform.writeAll(fd, $0, at: offset) }
+        if code != 0 { throw .system("write", path: path, errno: code) }
+    }
+
+    /// Flushes a file to stable storage (`F_FULLFSYNC` on Apple platforms). A failure is final:
+    /// the caller must treat what it wrote since the last successful sync as unknown.
+    func sync(_ fd: Int32, path: String, dataOnly: Bool = false) throws(FolioError) {
+        try step(.sync(path))
+        let code = dataOnly ? Platform.dataSync(fd) : Platform.fullSync(fd)
+        if code != 0 { throw .system(dataOnly ? "fdatasync" : "fsync", path: path, errno: code) }
+    }
+
+    func truncate(_ fd: Int32, to length: Int64, path: String) throws(FolioError) {
+        try step(.truncate(path))
+        let code = Platform.truncate(fd, to: length)
+        if code != 0 { throw .system("truncate", path: path, errno: code) }
+    }
+
+    /// Flushes a directory, making the renames, creations and removals in it durable.
+    func syncDirectory(_ relative: String) throws(FolioError) {
+        let fd = Platform.open(absolute(relative), flags: Platform.directoryOnly)
+        if fd < 0 { throw .system("open directory", path: relative.isEmpty ? "." : relative, errno: Platform.lastError) }
+        defer { _ = Platform.close(fd) }
+        try sync(fd, path: relative.isEmpty ? "." : relative)
+    }
+
+    func rename(_ from: String, to: String) throws(FolioError) {
+        try step(.rename(from, to))
+        let code = Platform.rename(absolute(from), absolute(to))
+        if code != 0 { throw .system("rename to \(to)", path: from, errno: code) }
+    }
+
+    func unlink(_ relative: String) throws(FolioError) {
+        try step(.unlink(relative))
+        let code = Platform.unlink(absolute(relative))
+        if code != 0 && !Platform.isNotFound(code) { throw .system("unlink", path: relative, errno: code) }
+    }
+
+    /// Creates a directory and any missing parents, each made durable by syncing its parent.
+    func makeDirectoryDurably(_ relative: String) throws(FolioError) {
+        guard !relative.isEmpty, try identity(relative) == nil else { return }
+        let parent = Self.parent(of: relative)
+        try makeDirectoryDurably(parent)
+        try step(.makeDirectory(relative))
+        let code = Platform.makeDirectory(absolute(relative))
+        if code != 0 {
+            if Platform.isExisting(code) { return }
+            throw .system("mkdir", path: relative, errno: code)
+        }
+        try syncDirectory(parent)
+    }
+
+    static func parent(of relative: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return "" }
+        return String(relative[..<slash])
+    }
+
+    static func name(of relative: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return relative }
+        return String(relative[relative.index(after: slash)...])
+    }
+}

@@ -1,0 +1,112 @@
+internal import Foundation
+
+/// Turns entities into Folio's JSON values and back, through the entity's `Codable` conformance.
+///
+/// Dates are ISO 8601 strings in UTC with milliseconds (`2026-11-22T09:30:00.000Z`), readable in
+/// an editor; decoding also accepts them without fractional seconds.
+final class EntityCoder {
+    private let encoder: JSONEncoder
+    private let decoder: JSONDecoder
+
+    init() {
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Self.withFraction))
+        }
+        encoder.nonConformingFloatEncodingStrategy = .throw
+        decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if let date = try? Self.withFraction.parse(text) { return date }
+            if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not an ISO 8601 date")
+        }
+    }
+
+    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    func encode<E: Entity>(_ entity: E) throws(FolioError) -> JSONValue {
+        let data: Data
+        do {
+            data = try encoder.encode(entity)
+        } catch {
+            throw FolioError(.encodingFailed, "could not encode \(E.self) to JSON: \(error)", entityID: entity.id.storageKey)
+        }
+        let value: JSONValue
+        do { value = try JSONParser.parse(Array(data)) } catch {
+            throw FolioError(.encodingFailed, "JSONEncoder produced invalid JSON for \(E.self): \(error.message)", entityID: entity.id.storageKey)
+        }
+        guard value.objectValue != nil else {
+            throw FolioError(.encodingFailed, "\(E.self) must encode as a JSON object (a keyed container)", entityID: entity.id.storageKey)
+        }
+        return value
+    }
+
+    func decode<E: Entity>(_ type: E.Type, from value: JSONValue, id: String, path: String) throws(FolioError) -> E {
+        do {
+            return try decoder.decode(E.self, from: Data(JSONWriter.compact(value)))
+        } catch {
+            throw FolioError(.decodingFailed, "entity \"\(id)\" does not decode as \(E.self): \(Self.describe(error))",
+                             path: path, entityID: id)
+        }
+    }
+
+    /// Decodes many entities of one partition with one decoder pass.
+    func decodeAll<E: Entity>(_ type: E.Type, from entities: [String: JSONValue], path: String) throws(FolioError) -> [String: E] {
+        if entities.isEmpty { return [:] }
+        do {
+            return try decoder.decode([String: E].self, from: Data(JSONWriter.compact(.object(entities))))
+        } catch {
+            // Find the entity at fault, for a precise error.
+            for key in JSONWriter.sortedKeys(entities) {
+                _ = try decode(E.self, from: entities[key]!, id: key, path: path)
+            }
+            throw FolioError(.decodingFailed, "entities do not decode as \(E.self): \(Self.describe(error))", path: path)
+        }
+    }
+
+    /// The entity's JSON as its Swift type sees it: the keys it decodes and encodes again.
+    func roundTrip<E: Entity>(_ type: E.Type, _ value: JSONValue) -> JSONValue? {
+        guard let entity = try? decoder.decode(E.self, from: Data(JSONWriter.compact(value))) else { return nil }
+        return try? encode(entity)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return keys.isEmpty ? "" : " at \(keys.hasPrefix(".") ? String(keys.dropFirst()) : keys)"
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing field \"\(key.stringValue)\"\(path(context))"
+        case .typeMismatch(let type, let context): return "expected \(type)\(path(context)): \(context.debugDescription)"
+        case .valueNotFound(let type, let context): return "expected \(type) but found null\(path(context))"
+        case .dataCorrupted(let context): return "\(context.debugDescription)\(path(context))"
+        @unknown default: return "\(error)"
+        }
+    }
+}
+
+/// Keeping fields the Swift type does not know.
+enum UnknownFields {
+    /// The new JSON of an entity, plus every field of the stored JSON that the entity's type does
+    /// not know (it is absent from `known`, the stored JSON as the type decodes and re-encodes it).
+    /// Nested objects are merged the same way.
+    static func merge(stored: JSONValue, known: JSONValue, new: JSONValue) -> JSONValue {
+        guard case .object(let storedMembers) = stored, case .object(let knownMembers) = known,
+              case .object(var result) = new else { return new }
+        for (key, value) in storedMembers {
+            if let knownValue = knownMembers[key] {
+                if let newValue = result[key], newValue.objectValue != nil, value.objectValue != nil {
+                    result[key] = merge(stored: value, known: knownValue, new: newValue)
+                }
+            } else if result[key] == nil {
+                result[key] = value
+            }
+        }
+        return .object(result)
+    }
+}

@@ -1,0 +1,85 @@
+/// Writes JSON in Folio's canonical form: the same value always gives the same bytes.
+///
+/// Pretty form (data files, commands): two-space indent, `"key": value`, keys in UTF-8 byte order,
+/// empty containers as `{}` / `[]`, a trailing newline. Compact form (journal records): no
+/// whitespace at all. Strings escape only `"`, `\`, and control characters.
+enum JSONWriter {
+    static func pretty(_ value: JSONValue) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
+        write(value, into: &out, indent: 0, pretty: true)
+        out.append(0x0A)
+        return out
+    }
+
+    static func compact(_ value: JSONValue) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, into: &out, indent: 0, pretty: false)
+        return out
+    }
+
+    static func sortedKeys(_ members: [String: JSONValue]) -> [String] {
+        members.keys.sorted { $0.precedesInKeyOrder($1) }
+    }
+
+    private static func newline(_ out: inout [UInt8], _ indent: Int) {
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(0x20, count: indent * 2))
+    }
+
+    private static func write(_ value: JSONValue, into out: inout [UInt8], indent: Int, pretty: Bool) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let text): out.append(contentsOf: text.utf8)
+        case .string(let text): writeString(text, into: &out)
+        case .array(let elements):
+            if elements.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                if pretty { newline(&out, indent + 1) }
+                write(element, into: &out, indent: indent + 1, pretty: pretty)
+            }
+            if pretty { newline(&out, indent) }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            out.append(UInt8(ascii: "{"))
+            for (index, key) in sortedKeys(members).enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                if pretty { newline(&out, indent + 1) }
+                writeString(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                if pretty { out.append(0x20) }
+                write(members[key]!, into: &out, indent: indent + 1, pretty: pretty)
+            }
+            if pretty { newline(&out, indent) }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func writeString(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0x08: out.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+            case 0x0C: out.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+            case 0x00..<0x20, 0x7F:
+                out.append(contentsOf: Array("\\u00".utf8))
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

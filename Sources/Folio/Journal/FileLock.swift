@@ -1,0 +1,53 @@
+internal import Dispatch
+
+/// The writers' lock: `flock` on the permanent file `.folio/lock`.
+///
+/// A process holds it exclusively while it appends to the journal and until that append is
+/// synced, and while it checkpoints; readers that must load files take it shared, so they never
+/// see a checkpoint half done. The file is never deleted, and `flock` locks belong to the open
+/// file, so the kernel drops them when the holder dies: a writer killed while holding the lock
+/// blocks nobody. Exclusive and shared use two separate open files, because `flock` on one open
+/// file converts rather than stacks.
+final class FileLock: @unchecked Sendable {
+    private let exclusiveFD: Int32
+    private let sharedFD: Int32
+
+    init(fileSystem: FileSystem) throws(FolioError) {
+        exclusiveFD = try fileSystem.openForUpdate(StoreLayout.lockFile)
+        do {
+            sharedFD = try fileSystem.openForUpdate(StoreLayout.lockFile)
+        } catch {
+            _ = Platform.close(exclusiveFD)
+            throw error
+        }
+    }
+
+    deinit {
+        _ = Platform.close(exclusiveFD)
+        _ = Platform.close(sharedFD)
+    }
+
+    /// Takes the lock, waiting (off the caller's thread) while another process holds it.
+    func acquire(exclusive: Bool) async throws(FolioError) {
+        let fd = exclusive ? exclusiveFD : sharedFD
+        let code = Platform.lock(fd, exclusive: exclusive, wait: false)
+        if code == 0 { return }
+        guard Platform.isWouldBlock(code) else { throw .system("flock", path: StoreLayout.lockFile, errno: code) }
+        let result: Int32 = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Platform.lock(fd, exclusive: exclusive, wait: true))
+            }
+        }
+        if result != 0 { throw .system("flock", path: StoreLayout.lockFile, errno: result) }
+    }
+
+    /// Takes the lock, blocking the calling thread (for synchronous tools and tests).
+    func acquireBlocking(exclusive: Bool) throws(FolioError) {
+        let code = Platform.lock(exclusive ? exclusiveFD : sharedFD, exclusive: exclusive, wait: true)
+        if code != 0 { throw .system("flock", path: StoreLayout.lockFile, errno: code) }
+    }
+
+    func release(exclusive: Bool) {
+        _ = Platform.unlock(exclusive ? exclusiveFD : sharedFD)
+    }
+}

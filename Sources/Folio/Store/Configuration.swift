@@ -1,0 +1,42 @@
+/// What a `write` promises when it returns. Like SQLite's `synchronous` setting.
+public enum Durability: Sendable, Equatable {
+    /// `write` returns after the transaction's journal record is on stable storage (fdatasync,
+    /// or `F_FULLFSYNC` on Apple platforms). A crash or power cut at any later instant keeps it.
+    /// Concurrent writes share one sync (group commit). The default.
+    case full
+    /// `write` returns once the record is in the operating system's cache; the journal is synced
+    /// at the next checkpoint (at most ``Store/Configuration/checkpointDelay`` after writes
+    /// stop). A kill -9 of the app loses nothing; a power cut or kernel crash may lose the last
+    /// transactions, always whole ones and always the most recent, and never corrupts anything.
+    case relaxed
+}
+
+extension Store {
+    /// How a store behaves. The defaults suit an app.
+    public struct Configuration: Sendable {
+        /// What a returning `write` promises. Default ``Durability/full``.
+        public var durability: Durability = .full
+        /// How long after the last write the partition files are brought up to date (the
+        /// checkpoint). Until then the journal holds the changes and reads are served from memory;
+        /// a person reading the folder sees current files at most this long after writes stop.
+        /// Default 1 second.
+        public var checkpointDelay: Duration = .seconds(1)
+        /// The journal size that triggers a checkpoint even while writes continue. Default 4 MiB.
+        public var checkpointThreshold: Int = 4 << 20
+        /// Receives Folio's log messages (files it could not read, temp files it removed…).
+        public var logHandler: LogHandler?
+        var ioHook: IOHook?
+
+        /// Creates the default configuration.
+        public init() {}
+
+        /// Creates a configuration.
+        /// - Parameters:
+        ///   - durability: What a returning `write` promises.
+        ///   - logHandler: Receives Folio's log messages.
+        public init(durability: Durability, logHandler: LogHandler? = nil) {
+            self.durability = durability
+            self.logHandler = logHandler
+        }
+    }
+}

@@ -1,0 +1,42 @@
+internal import Foundation
+
+/// The format marker `folio.json` at the root of every store:
+///
+/// ```json
+/// {
+///   "format": 1,
+///   "store": "6F9619FF-8B86-D011-B42D-00C04FC964FF"
+/// }
+/// ```
+///
+/// `format` is the layout version this store was written with; `store` identifies the store (it
+/// becomes part of the outbox's idempotency keys).
+enum Marker {
+    /// Creates the marker in a new (empty) folder, or checks the existing one. Only with the
+    /// writers' lock held.
+    static func ensure(in fileSystem: FileSystem) throws(FolioError) {
+        if let (bytes, _) = try fileSystem.read(StoreLayout.marker) {
+            let value: JSONValue
+            do { value = try JSONParser.parse(bytes) } catch {
+                throw FolioError(.corruptFile, "invalid JSON: \(error.message)", path: StoreLayout.marker, line: error.line, column: error.column)
+            }
+            guard let format = value["format"]?.integerValue else {
+                throw FolioError(.unsupportedFormat, "no integer \"format\" in the format marker", path: StoreLayout.marker)
+            }
+            guard format <= StoreLayout.formatVersion else {
+                throw FolioError(.unsupportedFormat, "this store has format \(format); this version of Folio reads format \(StoreLayout.formatVersion) and older", path: StoreLayout.marker)
+            }
+            return
+        }
+        let others = try fileSystem.list("").filter { $0.name != StoreLayout.machinery }
+        guard others.isEmpty else {
+            throw FolioError(.unsupportedFormat, "the folder is not empty and has no \(StoreLayout.marker): it is not a Folio store (Folio will not write into it)", path: ".")
+        }
+        let marker: JSONValue = .object([
+            "format": .number(String(StoreLayout.formatVersion)),
+            "store": .string(UUID().uuidString),
+        ])
+        try AtomicFile(fileSystem: fileSystem).replace(StoreLayout.marker, with: JSONWriter.pretty(marker))
+        try fileSystem.syncDirectory("")
+    }
+}

@@ -1,0 +1,75 @@
+/// One partition file as the store holds it in memory.
+///
+/// `base` is the file's content as last read (or written) by this process, and `identity` says
+/// which version of the file that was. `entities` is the committed state: `base` plus every record
+/// of the journal's current generation that touches this partition. The two share storage until a
+/// transaction changes something (copy-on-write).
+final class Partition {
+    let address: PartitionAddress
+    var identity: FileIdentity?
+    var base: [String: JSONValue]
+    var extra: [String: JSONValue]
+    var entities: [String: JSONValue]
+    /// Decoded Swift values of `entities`, for one entity type at a time.
+    var decoded: [String: Any] = [:]
+    var decodedType: ObjectIdentifier?
+    /// Set while the file on disk cannot be read (broken by a hand edit); the last good state is
+    /// served meanwhile and the file is never overwritten.
+    var unreadable: FolioError?
+    var unreadableIdentity: FileIdentity?
+
+    init(address: PartitionAddress, identity: FileIdentity?, base: [String: JSONValue], extra: [String: JSONValue]) {
+        self.address = address
+        self.identity = identity
+        self.base = base
+        self.extra = extra
+        self.entities = base
+    }
+
+    func set(_ id: String, to entity: JSONValue?) {
+        entities[id] = entity
+        decoded[id] = nil
+    }
+
+    func resetToBase() {
+        if entities != base {
+            entities = base
+            decoded = [:]
+        }
+    }
+
+    /// The typed values of all entities, in id order, decoding only what is not cached yet.
+    func values<E: Entity>(_ type: E.Type, coder: EntityCoder) throws(FolioError) -> [E] {
+        if decodedType != ObjectIdentifier(E.self) {
+            decoded = [:]
+            decodedType = ObjectIdentifier(E.self)
+        }
+        if decoded.count < entities.count {
+            if decoded.isEmpty {
+                let all = try coder.decodeAll(E.self, from: entities, path: address.path)
+                for (id, value) in all { decoded[id] = value }
+            } else {
+                for (id, json) in entities where decoded[id] == nil {
+                    decoded[id] = try coder.decode(E.self, from: json, id: id, path: address.path)
+                }
+            }
+        }
+        var result: [E] = []
+        result.reserveCapacity(entities.count)
+        for id in entities.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
+            if let value = decoded[id] as? E { result.append(value) }
+        }
+        return result
+    }
+
+    func value<E: Entity>(_ type: E.Type, id: String, coder: EntityCoder) throws(FolioError) -> E? {
+        guard let json = entities[id] else { return nil }
+        if decodedType == ObjectIdentifier(E.self), let value = decoded[id] as? E { return value }
+        let value = try coder.decode(E.self, from: json, id: id, path: address.path)
+        if decodedType == nil || decodedType == ObjectIdentifier(E.self) {
+            decodedType = ObjectIdentifier(E.self)
+            decoded[id] = value
+        }
+        return value
+    }
+}

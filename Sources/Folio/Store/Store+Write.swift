@@ -1,0 +1,202 @@
+/// Writing: transactions, group commit, checkpoints.
+///
+/// The path of a `write`:
+/// 1. Take this process's writer turn, then the writers' flock (other processes wait here).
+/// 2. Read the journal records other processes committed meanwhile.
+/// 3. Run the block against that state; its changes are staged in the ``Transaction``.
+/// 4. Append one record with all the changes to the journal (`pwrite`); apply it in memory.
+/// 5. Hand the turn to the next writer of this process, and wait for a journal sync that covers
+///    the record: the commit point. Writers that appended while a sync ran share the next one
+///    (group commit). The flock is released when no append awaits a sync.
+/// 6. Return. Files catch up at the next checkpoint.
+extension Store {
+    /// Runs `body` as one transaction: all its changes happen, or none.
+    ///
+    /// If `body` throws, nothing changes and the error is rethrown. With ``Durability/full`` (the
+    /// default), the changes are durable when this returns: a crash or power cut at any later
+    /// instant keeps them. If this throws an I/O error, the transaction did not happen.
+    ///
+    /// `body` runs inside the store, with the writers' file lock held: keep it short and do not
+    /// call the store from it (use the transaction's `get` and `fetch`).
+    /// - Parameter body: Reads and stages changes through the transaction it receives.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or a ``FolioError`` if the commit failed.
+    @discardableResult
+    public func write<R: Sendable>(_ body: @Sendable (Transaction) throws -> R) async throws -> R {
+        try await prepare()
+        try await acquireWriterLock()
+        let result: R
+        let end: Int64?
+        do {
+            try state.refreshJournal()
+            if !syncInProgress && syncWaiters.isEmpty { durableEnd = state.readOffset }
+            let transaction = Transaction(state: state)
+            result = try body(transaction)
+            do {
+                end = try state.commit(transaction)
+            } catch {
+                // Reloading from disk is always safe; it matters if the journal could not be cut
+                // back after a failed append.
+                needsReload = true
+                throw error
+            }
+        } catch {
+            releaseWriterLock()
+            throw error
+        }
+        writerGate.leave()
+        guard let end else {
+            releaseExclusiveLockIfIdle()
+            return result
+        }
+        lastCommit = .now
+        if configuration.durability == .full {
+            try await waitUntilDurable(end)
+        } else {
+            releaseExclusiveLockIfIdle()
+        }
+        try await afterCommit()
+        return result
+    }
+
+    /// Brings the partition files up to date with the journal now, then empties the journal.
+    /// Folio does this by itself shortly after writes stop; call it before handing the folder to
+    /// a tool that reads files directly.
+    /// - Throws: ``FolioError``: ``FolioError/Code/corruptFile`` if a file the journal must update
+    ///   is broken (its changes stay in the journal, and are served, until the file is fixed), or
+    ///   an I/O error.
+    public func checkpoint() async throws {
+        try await prepare()
+        try await acquireWriterLock()
+        defer { releaseWriterLock() }
+        // Let syncs in flight finish first: the reset must not pull the journal from under them.
+        if syncInProgress || !syncWaiters.isEmpty { try await waitUntilDurable(state.readOffset) }
+        let outcome: StoreState.CheckpointOutcome
+        do {
+            outcome = try state.checkpoint()
+        } catch {
+            needsReload = true
+            throw error
+        }
+        durableEnd = state.readOffset
+        if let blocked = outcome.blocked.first { throw blocked }
+    }
+
+    // MARK: Locks
+
+    /// Takes this process's writer turn, then the flock.
+    func acquireWriterLock() async throws {
+        if !writerGate.tryEnter() {
+            await withCheckedContinuation { writerGate.enqueue($0) }
+        }
+        if !holdsExclusiveLock {
+            do {
+                try await lock.acquire(exclusive: true)
+            } catch {
+                writerGate.leave()
+                throw error
+            }
+            holdsExclusiveLock = true
+        }
+    }
+
+    func releaseWriterLock() {
+        writerGate.leave()
+        releaseExclusiveLockIfIdle()
+    }
+
+    /// Releases the flock when no writer of this process holds or awaits the turn and no append
+    /// awaits its sync.
+    func releaseExclusiveLockIfIdle() {
+        guard holdsExclusiveLock, !writerGate.isHeld, !syncInProgress, syncWaiters.isEmpty else { return }
+        lock.release(exclusive: true)
+        holdsExclusiveLock = false
+    }
+
+    // MARK: Group commit
+
+    func waitUntilDurable(_ end: Int64) async throws {
+        if durableEnd >= end { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            syncWaiters.append((end, continuation))
+            startSyncIfNeeded()
+        }
+    }
+
+    private func startSyncIfNeeded() {
+        guard !syncInProgress else { return }
+        guard !syncWaiters.isEmpty else {
+            releaseExclusiveLockIfIdle()
+            return
+        }
+        syncInProgress = true
+        let target = state.readOffset
+        let syncer = state.journal.syncer
+        Task.detached { [weak self] in
+            let outcome: Result<Void, FolioError>
+            do throws(FolioError) {
+                try syncer.sync()
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            await self?.finishSync(target: target, outcome: outcome)
+        }
+    }
+
+    private func finishSync(target: Int64, outcome: Result<Void, FolioError>) {
+        syncInProgress = false
+        switch outcome {
+        case .success:
+            durableEnd = max(durableEnd, target)
+            let ready = syncWaiters.filter { $0.end <= target }
+            syncWaiters.removeAll { $0.end <= target }
+            for waiter in ready { waiter.continuation.resume() }
+        case .failure(let error):
+            // A failed sync is never retried: what reached the disk is unknown. Cut the journal
+            // back to what is known durable (this process holds the flock, so every record after
+            // that point is one of its own waiting writers'), and reload from disk. Every waiting
+            // writer gets the error: its transaction did not happen.
+            let waiters = syncWaiters
+            syncWaiters = []
+            do {
+                try state.journal.truncate(to: max(durableEnd, Int64(Journal.headerSize)))
+                try state.journal.sync()
+            } catch {
+                state.report(.error, "could not cut back the journal after a failed sync: \(error)", path: StoreLayout.journal)
+            }
+            needsReload = true
+            for waiter in waiters { waiter.continuation.resume(throwing: error) }
+        }
+        startSyncIfNeeded()
+    }
+
+    // MARK: Checkpoint scheduling
+
+    private func afterCommit() async throws {
+        if state.journalBytes >= Int64(configuration.checkpointThreshold) {
+            try await checkpoint()
+            return
+        }
+        guard checkpointTask == nil else { return }
+        let delay = configuration.checkpointDelay
+        checkpointTask = Task { [weak self] in
+            await self?.runIdleCheckpoint(delay: delay)
+        }
+    }
+
+    private func runIdleCheckpoint(delay: Duration) async {
+        while !Task.isCancelled {
+            let due = lastCommit + delay
+            if ContinuousClock.now >= due { break }
+            do { try await Task.sleep(until: due, clock: .continuous) } catch { return }
+        }
+        checkpointTask = nil
+        guard !isClosed else { return }
+        do {
+            try await checkpoint()
+        } catch {
+            state.report(.error, "background checkpoint failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,182 @@
+public import Foundation
+
+/// A Folio store: one folder of JSON files, and the single source of truth for the data in it.
+///
+/// ```swift
+/// let store = try await Store.open(at: folder)
+/// try await store.write { tx in
+///     try tx.upsert(Todo(id: UUID(), title: "Buy milk", date: "2026-11-22"))
+/// }
+/// let today = try await store.fetch(Query<Todo>(.day("2026-11-22")))
+/// ```
+///
+/// Open one `Store` per folder in a process and share it. Other processes (a widget, the `folio`
+/// tool) may open the same folder at the same time: writers take turns through a file lock, and
+/// every process sees the others' committed changes on its next read.
+///
+/// ## Topics
+/// ### Opening and closing
+/// - ``open(at:configuration:)``
+/// - ``close()``
+/// ### Reading
+/// - ``get(_:id:)``
+/// - ``fetch(_:)``
+/// ### Writing
+/// - ``write(_:)``
+/// - ``checkpoint()``
+/// - ``backup(to:)``
+public actor Store {
+    /// The store's folder.
+    public nonisolated let url: URL
+    let configuration: Configuration
+    let fileSystem: FileSystem
+    let lock: FileLock
+    var state: StoreState
+    /// Set when a failed sync left what is on disk unknown; the next operation reloads.
+    var needsReload = false
+    var isClosed = false
+
+    // Writers of this process take turns through `writerGate`; the flock is held from the first
+    // append of a group until its sync is done (see Store+Write.swift).
+    var writerGate = AsyncGate()
+    var holdsExclusiveLock = false
+    var durableEnd: Int64 = 0
+    var syncInProgress = false
+    var syncWaiters: [(end: Int64, continuation: CheckedContinuation<Void, any Error>)] = []
+    var lastCommit = ContinuousClock.now
+    var checkpointTask: Task<Void, Never>?
+
+    private init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreState) {
+        self.url = url
+        self.configuration = configuration
+        self.fileSystem = fileSystem
+        self.lock = lock
+        self.state = state
+    }
+
+    /// Opens the store in `url`, creating the folder and an empty store if there is none.
+    ///
+    /// Opening recovers from any crash: it removes leftover temp files, replays the committed
+    /// records of the journal into the partition files, and drops a torn journal tail. It reads
+    /// no partition file; those are read on first use.
+    /// - Parameters:
+    ///   - url: The store's folder (a file URL).
+    ///   - configuration: Durability, checkpoint timing, logging.
+    /// - Returns: The open store.
+    /// - Throws: ``FolioError`` with ``FolioError/Code/unsupportedFormat`` if the folder is not
+    ///   empty and not a Folio store, or was written by a newer Folio; ``FolioError/Code/io`` if
+    ///   the folder cannot be created or read.
+    public static func open(at url: URL, configuration: Configuration = Configuration()) async throws -> Store {
+        let fileSystem = FileSystem(root: url.standardizedFileURL.path, hook: configuration.ioHook)
+        try fileSystem.makeDirectoryDurably(StoreLayout.tempFolder)
+        let lock = try FileLock(fileSystem: fileSystem)
+        try await lock.acquire(exclusive: true)
+        do {
+            try Marker.ensure(in: fileSystem)
+            let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler,
+                                       maximumJournalBytes: Int64(configuration.checkpointThreshold))
+            try state.removeLeftoverTempFiles()
+            try Self.recover(state)
+            lock.release(exclusive: true)
+            return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, state: state)
+        } catch {
+            lock.release(exclusive: true)
+            throw error
+        }
+    }
+
+    /// Replays the journal into the files and resets it (under the writers' lock).
+    static func recover(_ state: StoreState) throws(FolioError) {
+        try state.refreshJournal()
+        if let header = state.header {
+            let tail = try state.journal.size - state.readOffset
+            if tail > 0 {
+                state.report(.warning, "discarding \(tail) bytes of incomplete journal tail (transactions that never committed)",
+                             path: StoreLayout.journal)
+            }
+            if !state.records.isEmpty {
+                state.report(.info, "replaying \(state.records.count) committed transaction(s) from generation \(header.generation)",
+                             path: StoreLayout.journal)
+            }
+        }
+        try state.checkpoint()
+        try state.ensureJournalHeader()
+    }
+
+    /// Writes everything to the partition files and closes the store. Later calls throw
+    /// ``FolioError/Code/storeClosed``.
+    /// - Throws: ``FolioError`` if the final checkpoint fails; the journal then still holds the
+    ///   changes and the next open applies them.
+    public func close() async throws {
+        guard !isClosed else { return }
+        checkpointTask?.cancel()
+        checkpointTask = nil
+        if syncInProgress || !syncWaiters.isEmpty {
+            do { try await waitUntilDurable(state.readOffset) } catch { needsReload = true }
+        }
+        defer {
+            isClosed = true
+            state.close()
+        }
+        if !needsReload { try await checkpoint() }
+    }
+
+    /// The entity with this id, or nil if there is none.
+    /// - Parameters:
+    ///   - type: The entity type.
+    ///   - id: The entity's id. The caller need not know its partition.
+    /// - Returns: The entity, or nil.
+    /// - Throws: ``FolioError``: ``FolioError/Code/corruptFile`` if its file cannot be read,
+    ///   ``FolioError/Code/decodingFailed`` if the stored JSON does not decode as `E`.
+    public func get<E: Entity>(_ type: E.Type, id: E.ID) async throws -> E? {
+        try await read { state throws(FolioError) in try state.get(E.self, id: id) }
+    }
+
+    /// The entities a query selects.
+    /// - Parameter query: Which partitions, which entities, what order, how many.
+    /// - Returns: The matching entities.
+    /// - Throws: ``FolioError``: ``FolioError/Code/corruptFile`` naming the file, line and column
+    ///   if a selected file cannot be read (other partitions keep working),
+    ///   ``FolioError/Code/invalidQuery`` for a selection the collection does not support.
+    public func fetch<E: Entity>(_ query: Query<E>) async throws -> [E] {
+        try await read { state throws(FolioError) in try state.fetch(query) }
+    }
+
+    /// Runs a read against the latest committed state of every process.
+    ///
+    /// The fast path takes no lock: refresh the journal, verify the partitions by identity. When a
+    /// file changed on disk, another process may be checkpointing, so the read is redone under
+    /// the shared lock, where no checkpoint runs and the files and journal agree.
+    func read<T>(_ body: (StoreState) throws(FolioError) -> T) async throws -> T {
+        try await prepare()
+        if holdsExclusiveLock {
+            try state.refreshJournal()
+            return try body(state)
+        }
+        try state.refreshJournal()
+        let loadedBefore = state.partitions.count
+        let identities = state.partitions.mapValues(\.identity)
+        let result = try body(state)
+        let stable = state.partitions.count == loadedBefore
+            && state.partitions.allSatisfy { identities[$0.key] == $0.value.identity }
+        if stable { return result }
+        try await lock.acquire(exclusive: false)
+        defer { lock.release(exclusive: false) }
+        try state.refreshJournal()
+        return try body(state)
+    }
+
+    /// Throws if closed; reloads from disk if a failed sync made the in-memory state unknown.
+    func prepare() async throws {
+        guard !isClosed else { throw FolioError(.storeClosed, "the store at \(url.path) is closed") }
+        guard needsReload else { return }
+        try await acquireWriterLock()
+        defer { releaseWriterLock() }
+        state.close()
+        let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler,
+                                   maximumJournalBytes: Int64(configuration.checkpointThreshold))
+        try Self.recover(fresh)
+        state = fresh
+        needsReload = false
+    }
+}

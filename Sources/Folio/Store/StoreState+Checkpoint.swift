@@ -1,0 +1,87 @@
+/// Checkpointing: bringing the partition files up to date with the journal, then emptying it.
+extension StoreState {
+    struct CheckpointOutcome {
+        /// Files written or removed.
+        var filesWritten = 0
+        /// Partitions whose file could not be read (hand-broken); their changes stay in the journal.
+        var blocked: [FolioError] = []
+    }
+
+    /// Writes every partition touched by the journal's records, then resets the journal.
+    ///
+    /// Must run with the writers' lock held. The steps, and what a crash after each leaves:
+    /// 1. Sync the journal: every record about to be applied is durable (in relaxed durability
+    ///    this is where they become so). A crash before this loses only unsynced records, whole.
+    /// 2. Replace each touched partition file atomically (temp, fsync, rename) and sync its
+    ///    directory. A crash here leaves some files new and some old, and the journal intact:
+    ///    recovery replays every record onto the files, which is idempotent, so the result is the
+    ///    same either way.
+    /// 3. Reset the journal (new header, truncate, sync). A crash here is harmless: the records
+    ///    are already in the files (see ``Journal/reset(to:)``).
+    ///
+    /// A partition whose file cannot be read is never written; its records stay in the journal
+    /// (and the journal is not reset) until the file is fixed.
+    @discardableResult
+    func checkpoint() throws(FolioError) -> CheckpointOutcome {
+        try refreshJournal()
+        var outcome = CheckpointOutcome()
+        guard let header else { return outcome }
+        let tail = try journal.size - readOffset
+        guard !records.isEmpty || tail > 0 else { return outcome }
+        try journal.sync()
+
+        var directories = Set<String>()
+        for address in touched.sorted() {
+            let partition: Partition
+            do {
+                partition = try self.partition(address)
+            } catch where error.code == .corruptFile {
+                outcome.blocked.append(error)
+                continue
+            }
+            if let problem = partition.unreadable {
+                outcome.blocked.append(problem)
+                continue
+            }
+            let path = address.path
+            let folder = FileSystem.parent(of: path)
+            if partition.entities.isEmpty {
+                if partition.identity != nil {
+                    try fileSystem.unlink(path)
+                    outcome.filesWritten += 1
+                }
+                partition.identity = nil
+            } else if partition.entities != partition.base || partition.identity == nil {
+                try fileSystem.makeDirectoryDurably(folder)
+                let contents = PartitionFile.Contents(entities: partition.entities, extra: partition.extra)
+                try AtomicFile(fileSystem: fileSystem).replace(path, with: PartitionFile.encode(contents))
+                partition.identity = try fileSystem.identity(path)
+                outcome.filesWritten += 1
+            }
+            partition.base = partition.entities
+            directories.insert(folder)
+        }
+        for folder in directories.sorted() { try fileSystem.syncDirectory(folder) }
+
+        for problem in outcome.blocked {
+            report(.error, "changes to this file wait in the journal until it is fixed: \(problem.message)", path: problem.path)
+        }
+        guard outcome.blocked.isEmpty else { return outcome }
+        let fresh = Journal.Header(generation: header.generation &+ 1, firstTransaction: nextTransaction)
+        try journal.reset(to: fresh)
+        touched = []
+        records = []
+        self.header = fresh
+        readOffset = Int64(Journal.headerSize)
+        return outcome
+    }
+
+    /// Removes temp files left by a crash. Only with the writers' lock held (no other process is
+    /// writing one then).
+    func removeLeftoverTempFiles() throws(FolioError) {
+        for entry in try fileSystem.list(StoreLayout.tempFolder) where !entry.isDirectory {
+            try fileSystem.unlink(StoreLayout.tempFolder + "/" + entry.name)
+            report(.info, "removed leftover temp file \(entry.name)", path: StoreLayout.tempFolder)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// Committing a transaction: one record appended to the journal.
+extension StoreState {
+    /// Turns a transaction's staged changes into a journal record, appends it and applies it.
+    ///
+    /// Must run with the writers' lock held and the journal refreshed. The record is written but
+    /// not synced: the caller syncs it (default durability) or lets the next checkpoint do it.
+    /// - Returns: The journal offset the record ends at, or nil if the transaction changed nothing.
+    /// - Throws: If the append fails, after cutting the journal back so the transaction leaves no
+    ///   trace; if even that fails, a ``FolioError`` and the caller must reload from disk.
+    func commit(_ transaction: Transaction) throws(FolioError) -> Int64? {
+        var changes: [JournalRecord.Change] = []
+        for address in transaction.staged.keys.sorted() {
+            let partition = try partition(address, verify: false)
+            let staged = transaction.staged[address]!
+            for id in staged.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
+                let entity = staged[id]!
+                guard partition.entities[id] != entity else { continue }
+                changes.append(JournalRecord.Change(address: address, id: id, entity: entity))
+            }
+        }
+        guard !changes.isEmpty else { return nil }
+        try ensureJournalHeader()
+        let record = JournalRecord(transaction: nextTransaction, changes: changes)
+        let bytes = Journal.encode(record, generation: header!.generation)
+        let start = readOffset
+        do {
+            try journal.append(bytes, at: start)
+        } catch {
+            // The record may be partly (or, despite the error, wholly) written: cut it off so the
+            // transaction certainly did not happen.
+            try journal.truncate(to: start)
+            throw error
+        }
+        apply(record)
+        readOffset = start + Int64(bytes.count)
+        return readOffset
+    }
+}

@@ -1,0 +1,186 @@
+/// Reading partitions: lazily, verified against the file's identity on every access, so an edit
+/// made outside this process (another process's checkpoint, rsync, a text editor) is picked up.
+extension StoreState {
+    /// Registers an entity type's collection, refusing a second type that disagrees on its layout.
+    @discardableResult
+    func register<E: Entity>(_ type: E.Type) throws(FolioError) -> PartitionGranularity {
+        let name = E.collection
+        let granularity = E.partitioning.granularity
+        if let known = collections[name] {
+            guard known == granularity else {
+                throw FolioError(.collectionMismatch, "collection \(name) is partitioned by \(known), but \(E.self) declares \(granularity)")
+            }
+            return granularity
+        }
+        try Names.validateCollection(name)
+        let file = try fileSystem.identity(name + ".json")
+        let folder = try fileSystem.identity(name)
+        if granularity == .none, folder?.isDirectory == true {
+            throw FolioError(.collectionMismatch, "\(E.self) declares collection \(name) unpartitioned, but the store has a partitioned folder \(name)/", path: name)
+        }
+        if granularity != .none, file != nil {
+            throw FolioError(.collectionMismatch, "\(E.self) declares collection \(name) partitioned by \(granularity), but the store has the unpartitioned file \(name).json", path: name + ".json")
+        }
+        collections[name] = granularity
+        return granularity
+    }
+
+    /// The partition, loaded if needed; with `verify`, reloaded if its file changed on disk.
+    func partition(_ address: PartitionAddress, verify: Bool = true) throws(FolioError) -> Partition {
+        if let cached = partitions[address] {
+            guard verify else { return cached }
+            let identity = try fileSystem.identity(address.path)
+            if identity == cached.identity || (cached.unreadable != nil && identity == cached.unreadableIdentity) {
+                return cached
+            }
+            try reload(cached)
+            return cached
+        }
+        let partition: Partition
+        if let (bytes, identity) = try fileSystem.read(address.path) {
+            let contents = try PartitionFile.decode(bytes, path: address.path)
+            partition = Partition(address: address, identity: identity, base: contents.entities, extra: contents.extra)
+        } else {
+            partition = Partition(address: address, identity: nil, base: [:], extra: [:])
+        }
+        applyRecords(to: partition)
+        partitions[address] = partition
+        updateIndex(for: partition, previousIDs: [])
+        return partition
+    }
+
+    private func applyRecords(to partition: Partition) {
+        guard touched.contains(partition.address) else { return }
+        for record in records {
+            for change in record.changes where change.address == partition.address {
+                partition.set(change.id, to: change.entity)
+            }
+        }
+    }
+
+    /// The file changed outside this process: read it again, keep the journal's changes on top.
+    /// If it no longer parses, keep serving the last good state and report it once.
+    private func reload(_ partition: Partition) throws(FolioError) {
+        let path = partition.address.path
+        let previousIDs = Set(partition.entities.keys)
+        if let (bytes, identity) = try fileSystem.read(path) {
+            do {
+                let contents = try PartitionFile.decode(bytes, path: path)
+                partition.base = contents.entities
+                partition.extra = contents.extra
+                partition.identity = identity
+            } catch {
+                if partition.unreadableIdentity != identity {
+                    report(.error, "\(error.description); serving the last good state and leaving the file untouched", path: path)
+                }
+                partition.unreadable = error
+                partition.unreadableIdentity = identity
+                return
+            }
+        } else {
+            partition.base = [:]
+            partition.extra = [:]
+            partition.identity = nil
+        }
+        partition.unreadable = nil
+        partition.unreadableIdentity = nil
+        partition.entities = partition.base
+        partition.decoded = [:]
+        applyRecords(to: partition)
+        updateIndex(for: partition, previousIDs: previousIDs)
+    }
+
+    private func updateIndex(for partition: Partition, previousIDs: Set<String>) {
+        let address = partition.address
+        guard address.granularity != .none, indexes[address.collection] != nil else { return }
+        for id in previousIDs where partition.entities[id] == nil && indexes[address.collection]![id] == address.key {
+            indexes[address.collection]![id] = nil
+        }
+        for id in partition.entities.keys { indexes[address.collection]![id] = address.key }
+    }
+
+    /// The addresses a selection covers, in path order: files on disk plus partitions that exist
+    /// so far only in the journal.
+    func addresses(collection: String, granularity: PartitionGranularity, selection: PartitionSelection) throws(FolioError) -> [PartitionAddress] {
+        func address(_ key: PartitionKey) -> PartitionAddress {
+            PartitionAddress(collection: collection, granularity: granularity, key: key)
+        }
+        if granularity == .none {
+            guard selection == .all else {
+                throw FolioError(.invalidQuery, "collection \(collection) is not partitioned; query it with .all")
+            }
+            return [address(.whole)]
+        }
+        // The range of keys selected, as text bounds (keys compare as text).
+        let low: String, high: String
+        switch selection {
+        case .all:
+            low = ""; high = "~"
+        case .day(let day):
+            guard granularity == .day else { throw FolioError(.invalidQuery, "collection \(collection) is partitioned by month; select months") }
+            return [address(try PartitionKey.validDay(day))]
+        case .days(let from, let through):
+            guard granularity == .day else { throw FolioError(.invalidQuery, "collection \(collection) is partitioned by month; select months") }
+            low = try PartitionKey.validDay(from).text
+            high = try PartitionKey.validDay(through).text
+        case .month(let month):
+            let key = try PartitionKey.validMonth(month)
+            if granularity == .month { return [address(key)] }
+            low = key.text + "-01"; high = key.text + "-31"
+        case .months(let from, let through):
+            low = try PartitionKey.validMonth(from).text
+            high = try PartitionKey.validMonth(through).text + (granularity == .day ? "-31" : "")
+        }
+        var keys = Set<PartitionKey>()
+        let lowMonth = String(low.prefix(7)), highMonth = String(high.prefix(7))
+        for entry in try fileSystem.list(collection) {
+            guard entry.name.hasSuffix(".json") || entry.isDirectory else { continue }
+            if granularity == .month {
+                guard !entry.isDirectory, let key = monthKey(fromFileName: entry.name), key.text >= low, key.text <= high else { continue }
+                keys.insert(key)
+            } else {
+                guard entry.isDirectory, (try? PartitionKey.validMonth(entry.name)) != nil,
+                      entry.name >= lowMonth, entry.name <= highMonth else { continue }
+                for file in try fileSystem.list(collection + "/" + entry.name) where !file.isDirectory {
+                    guard let key = dayKey(fromFileName: file.name), key.month == entry.name,
+                          key.text >= low, key.text <= high else { continue }
+                    keys.insert(key)
+                }
+            }
+        }
+        for address in touched where address.collection == collection && address.key.text >= low && address.key.text <= high {
+            keys.insert(address.key)
+        }
+        return keys.sorted().map(address)
+    }
+
+    private func dayKey(fromFileName name: String) -> PartitionKey? {
+        guard name.hasSuffix(".json") else { return nil }
+        return try? PartitionKey.validDay(String(name.dropLast(5)))
+    }
+
+    private func monthKey(fromFileName name: String) -> PartitionKey? {
+        guard name.hasSuffix(".json") else { return nil }
+        return try? PartitionKey.validMonth(String(name.dropLast(5)))
+    }
+
+    /// Where the entity with this id lives now, or nil if nowhere.
+    func locate(collection: String, granularity: PartitionGranularity, id: String) throws(FolioError) -> PartitionAddress? {
+        if granularity == .none {
+            let address = PartitionAddress(collection: collection, granularity: .none, key: .whole)
+            return try partition(address).entities[id] == nil ? nil : address
+        }
+        if indexes[collection] == nil {
+            // Build the index: every partition of the collection, loaded once.
+            indexes[collection] = [:]
+            for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
+                let partition = try partition(address)
+                for id in partition.entities.keys { indexes[collection]![id] = address.key }
+            }
+        }
+        guard let key = indexes[collection]![id] else { return nil }
+        let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
+        // Verify: the file may have changed since the index learnt the id.
+        return try partition(address).entities[id] == nil ? nil : address
+    }
+}

@@ -1,0 +1,48 @@
+/// Typed reads.
+extension StoreState {
+    func get<E: Entity>(_ type: E.Type, id: E.ID) throws(FolioError) -> E? {
+        let granularity = try register(E.self)
+        let key = id.storageKey
+        try Names.validateID(key)
+        guard let address = try locate(collection: E.collection, granularity: granularity, id: key) else { return nil }
+        return try partition(address, verify: false).value(E.self, id: key, coder: coder)
+    }
+
+    /// The query's result; with `overlay`, as a transaction with staged changes sees it.
+    func fetch<E: Entity>(_ query: Query<E>, overlay: Transaction? = nil) throws(FolioError) -> [E] {
+        let granularity = try register(E.self)
+        var addresses = try self.addresses(collection: E.collection, granularity: granularity, selection: query.selection)
+        if let overlay {
+            let present = Set(addresses)
+            let extra = overlay.staged.keys.filter {
+                $0.collection == E.collection && !present.contains($0) && addressMatches($0, query.selection)
+            }
+            if !extra.isEmpty { addresses = (addresses + extra).sorted() }
+        }
+        var result: [E] = []
+        for address in addresses {
+            let partition = try partition(address)
+            if let changes = overlay?.staged[address], !changes.isEmpty {
+                var entities = partition.entities
+                for (id, entity) in changes { entities[id] = entity }
+                for id in entities.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
+                    result.append(try coder.decode(E.self, from: entities[id]!, id: id, path: address.path))
+                }
+            } else {
+                result.append(contentsOf: try partition.values(E.self, coder: coder))
+            }
+        }
+        return try query.refine(result)
+    }
+
+    private func addressMatches(_ address: PartitionAddress, _ selection: PartitionSelection) -> Bool {
+        let key = address.key.text
+        switch selection {
+        case .all: return true
+        case .day(let day): return key == day
+        case .days(let from, let through): return key >= from && key <= through
+        case .month(let month): return key.hasPrefix(month)
+        case .months(let from, let through): return String(key.prefix(7)) >= from && String(key.prefix(7)) <= through
+        }
+    }
+}

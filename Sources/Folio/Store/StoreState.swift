@@ -1,0 +1,111 @@
+/// The store's state and every synchronous operation on it. Owned by the ``Store`` actor, which
+/// is the only one to call it; all locking and waiting happens in the actor, all I/O decisions
+/// here.
+///
+/// The committed state is: the partition files, plus the records of the journal's current
+/// generation applied on top, in order. This process's view of the journal (`header`,
+/// `readOffset`, `records`) advances on every ``refreshJournal()``, so another process's commits
+/// become visible at the next read.
+final class StoreState {
+    let fileSystem: FileSystem
+    let coder = EntityCoder()
+    let log: LogHandler?
+    let journal: Journal
+    let maximumJournalBytes: Int64
+
+    /// The journal header this process last read, or nil if the journal holds none yet.
+    var header: Journal.Header?
+    /// Offset just past the last record applied.
+    var readOffset = Int64(Journal.headerSize)
+    /// The records of the current generation, applied, in order.
+    var records: [JournalRecord] = []
+    /// The transaction number after the last one seen (survives generation changes).
+    var nextTransaction: UInt64 = 1
+    /// Partitions touched by `records`: what the next checkpoint must write.
+    var touched: Set<PartitionAddress> = []
+    var partitions: [PartitionAddress: Partition] = [:]
+    var collections: [String: PartitionGranularity] = [:]
+    /// For partitioned collections: where each id lives. Built on first need.
+    var indexes: [String: [String: PartitionKey]] = [:]
+
+    init(fileSystem: FileSystem, log: LogHandler?, maximumJournalBytes: Int64) throws(FolioError) {
+        self.fileSystem = fileSystem
+        self.log = log
+        self.maximumJournalBytes = maximumJournalBytes
+        self.journal = try Journal(fileSystem: fileSystem)
+    }
+
+    func close() {
+        journal.close()
+    }
+
+    func report(_ level: LogMessage.Level, _ text: String, path: String? = nil) {
+        log?(LogMessage(level: level, text: text, path: path))
+    }
+
+    // MARK: Journal
+
+    /// Reads what other processes (or a previous life of this one) committed since the last look,
+    /// and applies it.
+    func refreshJournal() throws(FolioError) {
+        let current = try journal.readHeader()
+        if current != header {
+            startGeneration(current)
+        }
+        guard let header else { return }
+        let result = try journal.readRecords(from: readOffset, generation: header.generation,
+                                             expectedTransaction: nextTransaction)
+        for record in result.records { apply(record) }
+        readOffset = result.end
+    }
+
+    /// Another process checkpointed and reset the journal (or this is the first look): the files
+    /// now hold everything the old generation held, so partitions fall back to their files.
+    private func startGeneration(_ newHeader: Journal.Header?) {
+        let sawEverything = newHeader.map { $0.firstTransaction == nextTransaction } ?? records.isEmpty
+        if !sawEverything {
+            // Records this process never saw are now in files it may not have loaded: forget
+            // where ids live, and rebuild that on demand.
+            indexes = [:]
+        }
+        for address in touched { partitions[address]?.resetToBase() }
+        touched = []
+        records = []
+        header = newHeader
+        readOffset = Int64(Journal.headerSize)
+        if let newHeader { nextTransaction = max(nextTransaction, newHeader.firstTransaction) }
+    }
+
+    func apply(_ record: JournalRecord) {
+        for change in record.changes {
+            let address = change.address
+            touched.insert(address)
+            partitions[address]?.set(change.id, to: change.entity)
+            if indexes[address.collection] != nil {
+                if change.entity != nil {
+                    indexes[address.collection]![change.id] = address.key
+                } else if indexes[address.collection]![change.id] == address.key {
+                    indexes[address.collection]![change.id] = nil
+                }
+            }
+        }
+        records.append(record)
+        nextTransaction = record.transaction + 1
+    }
+
+    /// Gives the journal a header if it has none (a new store, or a reset cut short). Only with
+    /// the writers' lock held.
+    func ensureJournalHeader() throws(FolioError) {
+        guard header == nil else { return }
+        let size = try journal.size
+        if size > Int64(Journal.headerSize) || (size > 0 && size < Int64(Journal.headerSize)) {
+            report(.warning, "journal header unreadable; starting a new journal (its records, if any, were already applied)",
+                   path: StoreLayout.journal)
+        }
+        let fresh = Journal.Header(generation: UInt64.random(in: 1...UInt64(UInt32.max)), firstTransaction: nextTransaction)
+        try journal.reset(to: fresh)
+        startGeneration(fresh)
+    }
+
+    var journalBytes: Int64 { readOffset }
+}

@@ -1,0 +1,121 @@
+/// The changes of one ``Store/write(_:)`` block, applied all together or not at all.
+///
+/// Changes are staged in memory while the block runs; reads through the transaction see them.
+/// When the block returns, they are committed as one journal record; when it throws, they are
+/// dropped and the store is unchanged.
+///
+/// ## Topics
+/// - ``upsert(_:)``
+/// - ``delete(_:id:)``
+/// - ``deleteAll(_:)``
+/// - ``get(_:id:)``
+/// - ``fetch(_:)``
+public final class Transaction {
+    let state: StoreState
+    /// Staged changes: per partition, per id, the new JSON (nil: removed).
+    var staged: [PartitionAddress: [String: JSONValue?]] = [:]
+    /// Where staged ids live now (nil: deleted), per collection.
+    private var locations: [String: [String: PartitionKey?]] = [:]
+
+    init(state: StoreState) {
+        self.state = state
+    }
+
+    /// Inserts the entity, or replaces the stored entity with the same id.
+    ///
+    /// If the entity's partition changed (a todo moved to another day), it is removed from its
+    /// old file and added to the new one, in this transaction. Fields of the stored JSON that
+    /// `E` does not know are kept.
+    /// - Parameter entity: The entity to store.
+    /// - Throws: ``FolioError`` with ``FolioError/Code/invalidName`` for a bad id or partition
+    ///   key, ``FolioError/Code/corruptFile`` if a file involved cannot be read.
+    public func upsert<E: Entity>(_ entity: E) throws {
+        let granularity = try state.register(E.self)
+        let id = entity.id.storageKey
+        try Names.validateID(id)
+        let key: PartitionKey
+        do { key = PartitionKey(text: try E.partitioning.key(entity)) } catch { throw error.withEntity(id) }
+        let target = PartitionAddress(collection: E.collection, granularity: granularity, key: key)
+        var json = try state.coder.encode(entity)
+        if let current = try location(of: id, collection: E.collection, granularity: granularity) {
+            if let stored = try currentJSON(at: current, id: id), let known = state.coder.roundTrip(E.self, stored) {
+                json = UnknownFields.merge(stored: stored, known: known, new: json)
+            }
+            if current != target { stage(current, id: id, entity: nil) }
+        }
+        stage(target, id: id, entity: json)
+    }
+
+    /// Deletes the entity with this id, wherever it is.
+    /// - Parameters:
+    ///   - type: The entity type.
+    ///   - id: The id of the entity to delete.
+    /// - Returns: Whether there was such an entity.
+    /// - Throws: ``FolioError`` if a file involved cannot be read.
+    @discardableResult
+    public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
+        let granularity = try state.register(E.self)
+        let key = id.storageKey
+        try Names.validateID(key)
+        guard let current = try location(of: key, collection: E.collection, granularity: granularity) else { return false }
+        stage(current, id: key, entity: nil)
+        return true
+    }
+
+    /// Deletes every entity a query selects (its predicate, and its offset and limit if any).
+    /// - Parameter query: Selects the entities to delete.
+    /// - Returns: How many entities were deleted.
+    @discardableResult
+    public func deleteAll<E: Entity>(_ query: Query<E>) throws -> Int {
+        let doomed = try fetch(query)
+        for entity in doomed { try delete(E.self, id: entity.id) }
+        return doomed.count
+    }
+
+    /// The entity with this id, as this transaction sees it (its own changes included).
+    /// - Returns: The entity, or nil if there is none.
+    public func get<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
+        let granularity = try state.register(E.self)
+        let key = id.storageKey
+        try Names.validateID(key)
+        guard let address = try location(of: key, collection: E.collection, granularity: granularity),
+              let json = try currentJSON(at: address, id: key) else { return nil }
+        return try state.coder.decode(E.self, from: json, id: key, path: address.path)
+    }
+
+    /// The entities a query selects, as this transaction sees them (its own changes included).
+    public func fetch<E: Entity>(_ query: Query<E>) throws -> [E] {
+        try state.fetch(query, overlay: self)
+    }
+
+    // MARK: Staging
+
+    private func stage(_ address: PartitionAddress, id: String, entity: JSONValue?) {
+        staged[address, default: [:]][id] = .some(entity)
+        if entity != nil {
+            locations[address.collection, default: [:]][id] = .some(address.key)
+        } else if case .some(.some(let key)) = locations[address.collection]?[id], key != address.key {
+            return   // removed from an old partition after being added to a new one: keep the new
+        } else {
+            locations[address.collection, default: [:]][id] = .some(nil)
+        }
+    }
+
+    private func location(of id: String, collection: String, granularity: PartitionGranularity) throws(FolioError) -> PartitionAddress? {
+        if let staged = locations[collection]?[id] {
+            return staged.map { PartitionAddress(collection: collection, granularity: granularity, key: $0) }
+        }
+        return try state.locate(collection: collection, granularity: granularity, id: id)
+    }
+
+    private func currentJSON(at address: PartitionAddress, id: String) throws(FolioError) -> JSONValue? {
+        if let change = staged[address]?[id] { return change }
+        return try state.partition(address, verify: false).entities[id]
+    }
+}
+
+extension FolioError {
+    func withEntity(_ id: String) -> FolioError {
+        FolioError(code, message, path: path, line: line, column: column, entityID: entityID ?? id, systemError: systemError)
+    }
+}
