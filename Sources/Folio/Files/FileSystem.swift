@@ -24,6 +24,7 @@ struct FileSystem: Sendable {
 
     /// The whole file and the identity it had when read, or nil when it does not exist.
     func read(_ relative: String) throws(FolioError) -> (bytes: [UInt8], identity: FileIdentity)? {
+        try step(.read(relative))
         let fd = Platform.open(absolute(relative), flags: Platform.readOnly)
         if fd < 0 {
             let code = Platform.lastError
@@ -119,7 +120,11 @@ struct FileSystem: Sendable {
 
     /// Creates a directory and any missing parents, each made durable by syncing its parent.
     func makeDirectoryDurably(_ relative: String) throws(FolioError) {
-        guard !relative.isEmpty, try identity(relative) == nil else { return }
+        if relative.isEmpty {
+            try makeRootDurably(root)
+            return
+        }
+        guard try identity(relative) == nil else { return }
         let parent = Self.parent(of: relative)
         try makeDirectoryDurably(parent)
         try step(.makeDirectory(relative))
@@ -129,6 +134,22 @@ struct FileSystem: Sendable {
             throw .system("mkdir", path: relative, errno: code)
         }
         try syncDirectory(parent)
+    }
+
+    /// Creates the store's folder itself (and its missing parents) if needed.
+    private func makeRootDurably(_ path: String) throws(FolioError) {
+        let (existing, code) = Platform.identity(atPath: path)
+        if existing != nil { return }
+        guard Platform.isNotFound(code) else { throw .system("stat", path: path, errno: code) }
+        let parent = Self.parent(of: path)
+        if !parent.isEmpty { try makeRootDurably(parent) }
+        try step(.makeDirectory(path == root ? "." : path))
+        let made = Platform.makeDirectory(path)
+        if made != 0 && !Platform.isExisting(made) { throw .system("mkdir", path: path, errno: made) }
+        let fd = Platform.open(parent.isEmpty ? "/" : parent, flags: Platform.directoryOnly)
+        if fd < 0 { throw .system("open directory", path: parent, errno: Platform.lastError) }
+        defer { _ = Platform.close(fd) }
+        try sync(fd, path: parent)
     }
 
     static func parent(of relative: String) -> String {

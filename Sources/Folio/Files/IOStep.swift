@@ -2,6 +2,8 @@
 /// these to fail or stop (simulate a crash) at any single write, sync, rename, unlink, mkdir or
 /// truncate. Paths are relative to the store.
 enum IOStep: Sendable, Equatable, CustomStringConvertible {
+    /// Reading a whole file (not disk-changing; lets tests count what is read).
+    case read(String)
     case create(String)
     case write(String)
     case sync(String)
@@ -12,6 +14,7 @@ enum IOStep: Sendable, Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
+        case .read(let path): "read \(path)"
         case .create(let path): "create \(path)"
         case .write(let path): "write \(path)"
         case .sync(let path): "sync \(path)"
@@ -23,5 +26,5 @@ enum IOStep: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Called before every disk-changing step; throwing makes the step fail with that error.
+/// Called before every disk-changing step (and every whole-file read); throwing makes the step fail with that error.
 typealias IOHook = @Sendable (IOStep) throws(FolioError) -> Void

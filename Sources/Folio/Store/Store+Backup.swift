@@ -1,0 +1,50 @@
+public import Foundation
+
+extension Store {
+    /// Copies the store to a new folder, consistently, while other writers keep running.
+    ///
+    /// Takes the writers' lock (writers in every process wait for the copy), checkpoints so the
+    /// files hold every committed transaction, and copies the format marker and every file
+    /// outside `.folio/`, each written durably (temp, fsync, rename, directory sync). The copy is
+    /// a complete store with an empty journal: it opens anywhere, and never holds half a
+    /// transaction.
+    ///
+    /// A plain `rsync` or `cp` of a live folder also opens and recovers (the journal is replayed),
+    /// but if a checkpoint runs while the copy is made, the copy may hold part of a transaction.
+    /// Use `backup(to:)` (or `folio backup`) for a copy you must be able to trust.
+    /// - Parameter destination: A folder that does not exist yet, or is empty.
+    /// - Throws: ``FolioError`` if the destination is not empty, a file cannot be read or written,
+    ///   or a file the checkpoint must update is broken.
+    public func backup(to destination: URL) async throws {
+        try await prepare()
+        try await acquireWriterLock()
+        defer { releaseWriterLock() }
+        if syncInProgress || !syncWaiters.isEmpty { try await waitUntilDurable(state.readOffset) }
+        let outcome = try state.checkpoint()
+        durableEnd = state.readOffset
+        if let blocked = outcome.blocked.first { throw blocked }
+
+        let target = FileSystem(root: destination.standardizedFileURL.path)
+        try target.makeDirectoryDurably(StoreLayout.tempFolder)
+        guard try target.list("").allSatisfy({ $0.name == StoreLayout.machinery }) else {
+            throw FolioError(.io, "backup destination is not empty", path: destination.path)
+        }
+        var folders: Set<String> = [""]
+        try copyTree("", to: target, folders: &folders)
+        for folder in folders.sorted() { try target.syncDirectory(folder) }
+    }
+
+    private func copyTree(_ folder: String, to target: FileSystem, folders: inout Set<String>) throws(FolioError) {
+        for entry in try fileSystem.list(folder).sorted(by: { $0.name < $1.name }) {
+            let path = folder.isEmpty ? entry.name : folder + "/" + entry.name
+            if path == StoreLayout.machinery { continue }
+            if entry.isDirectory {
+                try target.makeDirectoryDurably(path)
+                folders.insert(path)
+                try copyTree(path, to: target, folders: &folders)
+            } else if let (bytes, _) = try fileSystem.read(path) {
+                try AtomicFile(fileSystem: target).replace(path, with: bytes)
+            }
+        }
+    }
+}

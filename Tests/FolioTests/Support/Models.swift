@@ -1,0 +1,56 @@
+import Folio
+import Foundation
+
+// The TyTE models of SEEDS.md, as an app would declare them.
+
+struct Todo: Entity, Equatable {
+    static let collection = "todos"
+    static let partitioning = Partitioning<Todo>.day(\.date)
+
+    var id: UUID
+    var title: String
+    var date: String
+    var done: Bool = false
+    var priority: Int = 0
+    var tagID: String?
+    var createdAt = Date(timeIntervalSince1970: 1_790_000_000)
+    var updatedAt = Date(timeIntervalSince1970: 1_790_000_000)
+}
+
+struct Tag: Entity, Equatable {
+    static let collection = "tags"
+    static let partitioning = Partitioning<Tag>.none
+
+    var id: String
+    var name: String
+    var color: String
+}
+
+struct TagStat: Codable, Sendable, Equatable {
+    var id: String
+    var tagID: String
+    var count: Int
+}
+
+struct DailyStat: Entity, Equatable {
+    static let collection = "dailyStats"
+    static let partitioning = Partitioning<DailyStat>.month(\.date)
+
+    var id: String { date }
+    var date: String
+    var completed: Int
+    var tagStats: [TagStat]
+}
+
+/// A todo keyed by a `Date` in a stated time zone rather than a day string.
+struct Reminder: Entity, Equatable {
+    static let collection = "reminders"
+    static let partitioning = Partitioning<Reminder>.day(\.due, in: TimeZone(identifier: "Asia/Seoul")!)
+
+    var id: String
+    var due: Date
+}
+
+func todo(_ title: String, on date: String, done: Bool = false, priority: Int = 0) -> Todo {
+    Todo(id: UUID(), title: title, date: date, done: done, priority: priority)
+}

@@ -1,0 +1,88 @@
+@testable import Folio
+import Foundation
+import Testing
+
+/// A fresh folder under the system's temp directory, removed when the value goes away.
+final class TemporaryFolder: @unchecked Sendable {
+    let url: URL
+
+    init(_ name: String = "store") {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("folio-tests-\(UUID().uuidString)")
+            .appendingPathComponent(name)
+        try! FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+    }
+
+    func file(_ relative: String) -> URL { url.appendingPathComponent(relative) }
+
+    func bytes(_ relative: String) throws -> Data { try Data(contentsOf: file(relative)) }
+
+    func text(_ relative: String) throws -> String { String(decoding: try bytes(relative), as: UTF8.self) }
+
+    func exists(_ relative: String) -> Bool { FileManager.default.fileExists(atPath: file(relative).path) }
+
+    func write(_ text: String, to relative: String) throws {
+        let url = file(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    /// Every file below the folder, relative paths, sorted.
+    func allFiles() -> [String] {
+        let root = url.standardizedFileURL.path
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        var files: [String] = []
+        while let path = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files.append(path)
+            }
+        }
+        return files.sorted()
+    }
+}
+
+extension Store.Configuration {
+    /// A configuration for tests: no idle checkpoint surprises unless asked for.
+    static func testing(durability: Durability = .full, checkpointDelay: Duration = .seconds(3600),
+                        hook: IOHook? = nil, log: LogHandler? = nil) -> Store.Configuration {
+        var configuration = Store.Configuration(durability: durability, logHandler: log)
+        configuration.checkpointDelay = checkpointDelay
+        configuration.ioHook = hook
+        return configuration
+    }
+}
+
+/// Collects log messages, for tests that check what was reported.
+final class LogRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [LogMessage] = []
+
+    var messages: [LogMessage] { lock.withLock { stored } }
+
+    var handler: LogHandler {
+        { message in self.lock.withLock { self.stored.append(message) } }
+    }
+}
+
+/// Counts and records I/O steps, for tests that check what was read or written.
+final class IORecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [IOStep] = []
+
+    var steps: [IOStep] { lock.withLock { stored } }
+
+    func reset() { lock.withLock { stored = [] } }
+
+    var hook: IOHook {
+        { step throws(FolioError) in self.lock.withLock { self.stored.append(step) } }
+    }
+
+    var reads: [String] {
+        steps.compactMap { if case .read(let path) = $0 { return path } else { return nil } }
+    }
+}
