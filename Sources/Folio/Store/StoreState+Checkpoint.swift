@@ -49,6 +49,7 @@ extension StoreState {
                 if partition.identity != nil {
                     try fileSystem.unlink(path)
                     outcome.filesWritten += 1
+                    directories.insert(folder)
                 }
                 partition.identity = nil
             } else if partition.entities != partition.base || partition.identity == nil {
@@ -57,9 +58,13 @@ extension StoreState {
                 try AtomicFile(fileSystem: fileSystem).replace(path, with: PartitionFile.encode(contents))
                 partition.identity = try fileSystem.identity(path)
                 outcome.filesWritten += 1
+                directories.insert(folder)
+            } else {
+                // Unchanged, but an earlier checkpoint may have renamed it into place and failed
+                // before syncing the folder: sync it again, cheaply, before the journal forgets.
+                directories.insert(folder)
             }
             partition.base = partition.entities
-            directories.insert(folder)
         }
         for folder in directories.sorted() { try fileSystem.syncDirectory(folder) }
 
