@@ -1,1 +1,229 @@
-print("todo")
+// folio-crash-child: a separate process for the journal's process-level tests (CrashTests,
+// TwoProcessTests, LiveCopyTests). The tests SIGKILL it at random instants, run two of it at once,
+// or copy its folder while it writes, then check the store with their own copy of the invariant.
+//
+//   folio-crash-child write DIR SEED COUNT DURABILITY WRITER [--delay-ms 20] [--threshold-kib 64]
+//                           [--idle-ms 0] [--idle-every 8]
+//   folio-crash-child read DIR SECONDS [--until-file PATH]
+//
+// `write` runs COUNT transactions as WRITER (durability `full` or `relaxed`) and prints `ack N`
+// after each `write` returns. `--idle-ms` pauses that long after about one transaction in
+// `--idle-every`, so idle checkpoints (`--delay-ms` after the last commit) happen between bursts.
+// `read` fetches every slot again and again for SECONDS (or until PATH exists), checks each
+// snapshot, prints `violation …` lines and finally `reads N violations V`.
+//
+// The data: each writer owns 40 slots `WRITER-0` … `WRITER-39` and one ledger slot `WRITER-ledger`.
+// Transaction n of a writer upserts 2–6 of its slots on random days (moving them between day
+// files) and, one time in four, deletes one more of them; every slot it writes carries
+// `transaction = n` and `group` = the ids it touched (deleted one included) plus the ledger id.
+// The ledger is written by every transaction: its `transaction` is the writer's last one, and its
+// `deletedAt` maps each deleted id to the transaction that last deleted it. That makes a snapshot
+// checkable on its own (see `violations(in:)`): a slot of transaction n whose group member is
+// older than n, or missing without a deletion at n or later, shows a transaction partly visible.
+// n continues from the ledger across restarts, and a transaction's choices depend only on
+// (SEED, n), so a transaction that a kill cut short is planned the same way when rerun.
+
+import Folio
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Slot: Entity, Equatable {
+    static let collection = "slots"
+    static let partitioning = Partitioning<Slot>.day(\.day)
+
+    var id: String
+    var day: String
+    var transaction: Int
+    var group: [String]
+    var writer: String
+    /// Only in a writer's ledger: id → the transaction that last deleted it.
+    var deletedAt: [String: Int] = [:]
+}
+
+/// SplitMix64: tiny, fast, and the same on every platform (the tests need reproducible runs).
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+let poolSize = 40
+/// 15 days across two months, so slots move between day files and month folders.
+let days = (25...31).map { "2026-01-\($0)" } + (1...8).map { String(format: "2026-02-%02d", $0) }
+
+func ledgerID(_ writer: String) -> String { "\(writer)-ledger" }
+
+/// The violations of the group invariant in one snapshot (the tests hold the same check).
+func violations(in slots: [Slot]) -> [String] {
+    var problems: [String] = []
+    var byID: [String: Slot] = [:]
+    for slot in slots {
+        if byID[slot.id] != nil { problems.append("\(slot.id) appears twice") }
+        byID[slot.id] = slot
+    }
+    for slot in slots {
+        guard let ledger = byID[ledgerID(slot.writer)] else {
+            problems.append("\(slot.id) (transaction \(slot.transaction)) has no ledger")
+            continue
+        }
+        if let deleted = ledger.deletedAt[slot.id], deleted >= slot.transaction {
+            problems.append("\(slot.id) of transaction \(slot.transaction) is present, but transaction \(deleted) deleted it")
+        }
+        for member in slot.group where member != slot.id {
+            if let other = byID[member] {
+                if other.transaction < slot.transaction {
+                    problems.append("\(slot.id) is at transaction \(slot.transaction) but its group member \(member) at \(other.transaction)")
+                } else if other.transaction == slot.transaction && other.group != slot.group {
+                    problems.append("\(slot.id) and \(member) both at transaction \(slot.transaction) with different groups")
+                }
+            } else if (ledger.deletedAt[member] ?? 0) < slot.transaction {
+                problems.append("\(member) of transaction \(slot.transaction) (group of \(slot.id)) is missing and was not deleted since")
+            }
+        }
+    }
+    return problems
+}
+
+func say(_ line: String) {
+    // write(2) on every line: a line the parent reads is a line that was printed before the kill.
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data(("folio-crash-child: " + message + "\n").utf8))
+    exit(1)
+}
+
+/// Positional arguments and `--name value` options.
+struct Arguments {
+    var positional: [String] = []
+    var options: [String: String] = [:]
+
+    init(_ raw: [String]) {
+        var index = 0
+        while index < raw.count {
+            if raw[index].hasPrefix("--"), index + 1 < raw.count {
+                options[String(raw[index].dropFirst(2))] = raw[index + 1]
+                index += 2
+            } else {
+                positional.append(raw[index])
+                index += 1
+            }
+        }
+    }
+
+    func int(_ name: String, default value: Int) -> Int {
+        guard let text = options[name] else { return value }
+        guard let number = Int(text) else { fail("--\(name) needs an integer, got \(text)") }
+        return number
+    }
+}
+
+/// One transaction: read the ledger, plan from (seed, n), stage everything, return n.
+func runTransaction(_ tx: Transaction, seed: UInt64, writer: String) throws -> Int {
+    var ledger = try tx.get(Slot.self, id: ledgerID(writer))
+        ?? Slot(id: ledgerID(writer), day: days[0], transaction: 0, group: [], writer: writer)
+    let n = ledger.transaction + 1
+    var random = SplitMix64(seed: seed ^ (UInt64(n) &* 0xD6E8_FEB8_6659_FD93))
+    let upserts = Int.random(in: 2...6, using: &random)
+    let deletes = Int.random(in: 0..<4, using: &random) == 0 ? 1 : 0
+    let chosen = Array((0..<poolSize).shuffled(using: &random).prefix(upserts + deletes)).map { "\(writer)-\($0)" }
+    let group = (chosen + [ledgerID(writer)]).sorted()
+    for id in chosen.prefix(upserts) {
+        let day = days.randomElement(using: &random)!
+        try tx.upsert(Slot(id: id, day: day, transaction: n, group: group, writer: writer))
+    }
+    for id in chosen.dropFirst(upserts) {
+        // Recorded even if the slot did not exist: "absent at n" is what the check needs.
+        try tx.delete(Slot.self, id: id)
+        ledger.deletedAt[id] = n
+    }
+    ledger.day = days.randomElement(using: &random)!
+    ledger.transaction = n
+    ledger.group = group
+    try tx.upsert(ledger)
+    return n
+}
+
+func write(_ arguments: Arguments) async throws {
+    let values = arguments.positional
+    guard values.count == 6, let seed = UInt64(values[2]), let count = Int(values[3]) else {
+        fail("usage: write DIR SEED COUNT DURABILITY WRITER [options]")
+    }
+    let writer = values[5]
+    var configuration = Store.Configuration()
+    switch values[4] {
+    case "full": configuration.durability = .full
+    case "relaxed": configuration.durability = .relaxed
+    default: fail("durability must be full or relaxed, got \(values[4])")
+    }
+    configuration.checkpointDelay = .milliseconds(arguments.int("delay-ms", default: 20))
+    configuration.checkpointThreshold = arguments.int("threshold-kib", default: 64) << 10
+    let idle = arguments.int("idle-ms", default: 0)
+    let idleEvery = max(1, arguments.int("idle-every", default: 8))
+    // Pauses are not part of the data, so their randomness need not be reproducible.
+    var pauses = SplitMix64(seed: UInt64(getpid()) ^ seed)
+
+    let store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
+    for _ in 0..<count {
+        let n = try await store.write { tx in try runTransaction(tx, seed: seed, writer: writer) }
+        say("ack \(n)")
+        if idle > 0, Int.random(in: 0..<idleEvery, using: &pauses) == 0 {
+            try await Task.sleep(for: .milliseconds(idle))
+        }
+    }
+    try await store.close()
+    say("done")
+}
+
+func read(_ arguments: Arguments) async throws {
+    let values = arguments.positional
+    guard values.count == 3, let seconds = Double(values[2]) else { fail("usage: read DIR SECONDS [--until-file PATH]") }
+    let stopFile = arguments.options["until-file"]
+    let store = try await Store.open(at: URL(fileURLWithPath: values[1]))
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    var reads = 0
+    var found = 0
+    var lastSeen: [String: Int] = [:]   // writer → its ledger's transaction in the last snapshot
+    while ContinuousClock.now < deadline, reads < 1_000_000 {
+        if let stopFile, FileManager.default.fileExists(atPath: stopFile) { break }
+        var problems: [String]
+        do {
+            let slots = try await store.fetch(Query<Slot>(.all))
+            problems = violations(in: slots)
+            // Reads must never go back in time: a writer's ledger only moves forward.
+            for ledger in slots where ledger.id == ledgerID(ledger.writer) {
+                if ledger.transaction < lastSeen[ledger.writer, default: 0] {
+                    problems.append("writer \(ledger.writer) went back from transaction \(lastSeen[ledger.writer]!) to \(ledger.transaction)")
+                }
+                lastSeen[ledger.writer] = ledger.transaction
+            }
+        } catch {
+            problems = ["fetch failed: \(error)"]
+        }
+        reads += 1
+        found += problems.count
+        for problem in problems.prefix(5) { say("violation read \(reads): \(problem)") }
+    }
+    try await store.close()
+    say("reads \(reads) violations \(found)")
+}
+
+let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
+do {
+    switch arguments.positional.first {
+    case "write": try await write(arguments)
+    case "read": try await read(arguments)
+    default: fail("usage: folio-crash-child write|read …")
+    }
+} catch {
+    fail("\(error)")
+}

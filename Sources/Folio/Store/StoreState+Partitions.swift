@@ -165,22 +165,46 @@ extension StoreState {
     }
 
     /// Where the entity with this id lives now, or nil if nowhere.
-    func locate(collection: String, granularity: PartitionGranularity, id: String) throws(FolioError) -> PartitionAddress? {
+    ///
+    /// Partition files that cannot be read are skipped, so one broken file does not stop the rest
+    /// of the collection. With `strict`, an id not found while such a file exists is an error
+    /// (the entity may be in it); writes use the lenient form so other days keep working.
+    func locate(collection: String, granularity: PartitionGranularity, id: String, strict: Bool = false) throws(FolioError) -> PartitionAddress? {
         if granularity == .none {
             let address = PartitionAddress(collection: collection, granularity: .none, key: .whole)
             return try partition(address).entities[id] == nil ? nil : address
         }
         if indexes[collection] == nil {
-            // Build the index: every partition of the collection, loaded once.
             indexes[collection] = [:]
+            unindexed[collection] = [:]
             for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
-                let partition = try partition(address)
-                for id in partition.entities.keys { indexes[collection]![id] = address.key }
+                indexPartition(address)
+            }
+        }
+        if indexes[collection]![id] == nil, let broken = unindexed[collection], !broken.isEmpty {
+            // Files that were broken may have been fixed since.
+            for address in broken.keys.sorted() { indexPartition(address) }
+            if strict, indexes[collection]![id] == nil, let problem = unindexed[collection]!.values.first {
+                throw FolioError(.corruptFile, "cannot tell whether \"\(id)\" exists: \(problem.message)",
+                                 path: problem.path, line: problem.line, column: problem.column, entityID: id)
             }
         }
         guard let key = indexes[collection]![id] else { return nil }
         let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
         // Verify: the file may have changed since the index learnt the id.
         return try partition(address).entities[id] == nil ? nil : address
+    }
+
+    private func indexPartition(_ address: PartitionAddress) {
+        do {
+            let partition = try partition(address)
+            unindexed[address.collection]?[address] = nil
+            for id in partition.entities.keys { indexes[address.collection]![id] = address.key }
+        } catch {
+            if unindexed[address.collection]?[address] == nil {
+                report(.error, "\(error.message); its entities cannot be found by id until it is fixed", path: error.path)
+            }
+            unindexed[address.collection]?[address] = error
+        }
     }
 }

@@ -4,7 +4,7 @@ extension StoreState {
         let granularity = try register(E.self)
         let key = id.storageKey
         try Names.validateID(key)
-        guard let address = try locate(collection: E.collection, granularity: granularity, id: key) else { return nil }
+        guard let address = try locate(collection: E.collection, granularity: granularity, id: key, strict: true) else { return nil }
         return try partition(address, verify: false).value(E.self, id: key, coder: coder)
     }
 

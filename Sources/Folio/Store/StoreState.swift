@@ -27,6 +27,8 @@ final class StoreState {
     var collections: [String: PartitionGranularity] = [:]
     /// For partitioned collections: where each id lives. Built on first need.
     var indexes: [String: [String: PartitionKey]] = [:]
+    /// Partitions the index could not read (broken files), with why.
+    var unindexed: [String: [PartitionAddress: FolioError]] = [:]
 
     init(fileSystem: FileSystem, log: LogHandler?, maximumJournalBytes: Int64) throws(FolioError) {
         self.fileSystem = fileSystem
@@ -67,6 +69,7 @@ final class StoreState {
             // Records this process never saw are now in files it may not have loaded: forget
             // where ids live, and rebuild that on demand.
             indexes = [:]
+            unindexed = [:]
         }
         for address in touched { partitions[address]?.resetToBase() }
         touched = []

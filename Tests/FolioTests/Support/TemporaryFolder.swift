@@ -1,5 +1,12 @@
 @testable import Folio
 import Foundation
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#else
+import Darwin
+private let systemWrite = Darwin.write
+#endif
 import Testing
 
 /// A fresh folder under the system's temp directory, removed when the value goes away.
@@ -14,7 +21,11 @@ final class TemporaryFolder: @unchecked Sendable {
     }
 
     deinit {
-        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+        // `rm -rf` is an order of magnitude faster than FileManager on Linux for big trees.
+        let remover = Process()
+        remover.executableURL = URL(fileURLWithPath: "/bin/rm")
+        remover.arguments = ["-rf", url.deletingLastPathComponent().path]
+        if (try? remover.run()) != nil { remover.waitUntilExit() }
     }
 
     func file(_ relative: String) -> URL { url.appendingPathComponent(relative) }
@@ -29,6 +40,18 @@ final class TemporaryFolder: @unchecked Sendable {
         let url = file(relative)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: url)
+    }
+
+    /// Writes a file with plain POSIX calls (no fsync), for tests that create thousands. The
+    /// parent folder must exist.
+    func writeQuickly(_ text: String, to relative: String) throws {
+        let fd = open(file(relative).path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ systemWrite(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw CocoaError(.fileWriteUnknown)
+        }
     }
 
     /// Every file below the folder, relative paths, sorted.
