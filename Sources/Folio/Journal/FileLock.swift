@@ -22,7 +22,20 @@ final class FileLock: @unchecked Sendable {
         }
     }
 
+    private var closed = false
+    private let closing = NSLockShim()
+
     deinit {
+        close()
+    }
+
+    /// Closes the lock file, which drops any lock this process holds on it.
+    func close() {
+        let first = closing.withLock { () -> Bool in
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
         _ = Platform.close(exclusiveFD)
         _ = Platform.close(sharedFD)
     }

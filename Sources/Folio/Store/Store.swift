@@ -117,6 +117,8 @@ public actor Store {
         defer {
             isClosed = true
             state.close()
+            holdsExclusiveLock = false
+            lock.close()
         }
         if !needsReload { try await checkpoint() }
     }
