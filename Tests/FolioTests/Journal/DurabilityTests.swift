@@ -1,0 +1,87 @@
+@testable import Folio
+import Foundation
+import Testing
+
+@Suite struct DurabilityTests {
+    @Test func aDurableWriteCostsOneJournalSyncAndNothingElse() async throws {
+        let folder = TemporaryFolder()
+        let steps = IORecorder()
+        let store = try await Store.open(at: folder.url, configuration: .testing(hook: steps.hook))
+        try await store.write { tx in try tx.upsert(todo("Warm up", on: "2026-11-20")) }
+        steps.reset()
+        try await store.write { tx in
+            try tx.upsert(todo("One", on: "2026-11-21"))
+            try tx.upsert(todo("Two", on: "2026-11-22"))
+            try tx.upsert(Tag(id: "work", name: "Work", color: "#FF0000"))
+        }
+        let changes = steps.steps.filter { if case .read = $0 { return false } else { return true } }
+        #expect(changes == [.write(StoreLayout.journal), .sync(StoreLayout.journal)])
+        try await store.close()
+    }
+
+    @Test func relaxedWritesDoNotSyncUntilTheCheckpoint() async throws {
+        let folder = TemporaryFolder()
+        let steps = IORecorder()
+        let store = try await Store.open(at: folder.url, configuration: .testing(durability: .relaxed, hook: steps.hook))
+        steps.reset()
+        for index in 0..<5 {
+            try await store.write { tx in try tx.upsert(todo("Task \(index)", on: "2026-11-21")) }
+        }
+        #expect(!steps.steps.contains { if case .sync = $0 { return true } else { return false } })
+        try await store.checkpoint()
+        // The checkpoint makes the journal durable before it touches any data file.
+        let syncs = steps.steps.filter { if case .sync = $0 { return true } else { return false } }
+        #expect(syncs.first == .sync(StoreLayout.journal))
+        let firstRename = steps.steps.firstIndex { if case .rename = $0 { return true } else { return false } }
+        let journalSync = steps.steps.firstIndex(of: .sync(StoreLayout.journal))
+        #expect(journalSync! < firstRename!)
+        try await store.close()
+    }
+
+    @Test func concurrentWritersShareJournalSyncs() async throws {
+        let folder = TemporaryFolder()
+        let steps = IORecorder()
+        let store = try await Store.open(at: folder.url, configuration: .testing(hook: steps.hook))
+        steps.reset()
+        let writers = 32
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<writers {
+                group.addTask { try await store.write { tx in try tx.upsert(todo("Task \(index)", on: "2026-11-21")) } }
+            }
+            try await group.waitForAll()
+        }
+        let syncs = steps.steps.filter { $0 == .sync(StoreLayout.journal) }.count
+        let appends = steps.steps.filter { $0 == .write(StoreLayout.journal) }.count
+        #expect(appends == writers)
+        #expect(syncs < writers / 2, "group commit: \(writers) writes took \(syncs) journal syncs")
+        #expect(try await store.fetch(Query<Todo>()).count == writers)
+        try await store.close()
+    }
+
+    @Test func filesCatchUpSoonAfterWritesStop() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing(checkpointDelay: .milliseconds(50)))
+        try await store.write { tx in try tx.upsert(todo("Soon on disk", on: "2026-11-21")) }
+        #expect(!folder.exists("todos/2026-11/2026-11-21.json"), "the journal holds it first")
+        // Bounded wait: the idle checkpoint runs 50 ms after the last write.
+        for _ in 0..<200 where !folder.exists("todos/2026-11/2026-11-21.json") {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(folder.exists("todos/2026-11/2026-11-21.json"))
+        #expect(try folder.bytes(".folio/journal").count == Journal.headerSize)
+        try await store.close()
+    }
+
+    @Test func theJournalIsCheckpointedWhenItGrows() async throws {
+        let folder = TemporaryFolder()
+        var configuration = Store.Configuration.testing(durability: .relaxed)
+        configuration.checkpointThreshold = 4096
+        let store = try await Store.open(at: folder.url, configuration: configuration)
+        for index in 0..<40 {
+            try await store.write { tx in try tx.upsert(todo("Task \(index) with a long enough title", on: "2026-11-21")) }
+        }
+        #expect(folder.exists("todos/2026-11/2026-11-21.json"))
+        #expect(try folder.bytes(".folio/journal").count < 4096 + 1024)
+        try await store.close()
+    }
+}
