@@ -14,7 +14,8 @@ let package = Package(
         // A child process for the crash tests: runs transactions and reports each acknowledged one,
         // so the tests can SIGKILL it at random instants. Not a product.
         .executableTarget(name: "folio-crash-child", dependencies: ["Folio"], path: "Tests/CrashChild"),
-        .executableTarget(name: "readme-example", dependencies: ["Folio"], path: "Examples/ReadmeExample"),
+        // The README's example, kept compiling and running: `swift run quickstart`.
+        .executableTarget(name: "quickstart", dependencies: ["Folio"], path: "Examples/Quickstart"),
         .testTarget(name: "FolioTests", dependencies: ["Folio"]),
     ]
 )

@@ -24,26 +24,36 @@ struct PartitionKey: Hashable, Sendable, Comparable {
     }
 
     /// Parses `YYYY-MM-DD` strictly: four-digit year 0001–9999, a real calendar date.
-    static func validDay(_ text: String) throws(FolioError) -> PartitionKey {
+    static func day(parsing text: String) -> PartitionKey? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               let year = digits(parts[0]), let month = digits(parts[1]), let day = digits(parts[2]),
               year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month)
-        else {
-            throw FolioError(.invalidName, "\"\(text.prefix(40))\" is not a day in the form YYYY-MM-DD")
-        }
+        else { return nil }
         return PartitionKey(text: text)
     }
 
     /// Parses `YYYY-MM` strictly.
-    static func validMonth(_ text: String) throws(FolioError) -> PartitionKey {
+    static func month(parsing text: String) -> PartitionKey? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.utf8.count == 7, parts.count == 2, parts[0].count == 4, parts[1].count == 2,
               let year = digits(parts[0]), let month = digits(parts[1]), year >= 1, (1...12).contains(month)
-        else {
+        else { return nil }
+        return PartitionKey(text: text)
+    }
+
+    static func validDay(_ text: String) throws(FolioError) -> PartitionKey {
+        guard let key = day(parsing: text) else {
+            throw FolioError(.invalidName, "\"\(text.prefix(40))\" is not a day in the form YYYY-MM-DD")
+        }
+        return key
+    }
+
+    static func validMonth(_ text: String) throws(FolioError) -> PartitionKey {
+        guard let key = month(parsing: text) else {
             throw FolioError(.invalidName, "\"\(text.prefix(40))\" is not a month in the form YYYY-MM")
         }
-        return PartitionKey(text: text)
+        return key
     }
 
     static func validMonth(fromDayOrMonth text: String) throws(FolioError) -> PartitionKey {

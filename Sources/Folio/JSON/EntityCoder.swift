@@ -20,9 +20,11 @@ final class EntityCoder {
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            if let date = try? Self.withFraction.parse(text) { return date }
-            if let date = try? Date.ISO8601FormatStyle().parse(text) { return date }
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not an ISO 8601 date")
+            // Folio writes fractional seconds; a person may well type a date without them.
+            do { return try Self.withFraction.parse(text) } catch {}
+            do { return try Date.ISO8601FormatStyle().parse(text) } catch {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\"\(text)\" is not an ISO 8601 date")
+            }
         }
     }
 
@@ -68,10 +70,16 @@ final class EntityCoder {
         }
     }
 
-    /// The entity's JSON as its Swift type sees it: the keys it decodes and encodes again.
+    /// The entity's JSON as its Swift type sees it: the keys it decodes and encodes again; nil
+    /// when the stored JSON does not decode as `E` (then there are no known keys to tell unknown
+    /// ones from, and the new value replaces the stored one whole, which is what the caller asked).
     func roundTrip<E: Entity>(_ type: E.Type, _ value: JSONValue) -> JSONValue? {
-        guard let entity = try? decoder.decode(E.self, from: Data(JSONWriter.compact(value))) else { return nil }
-        return try? encode(entity)
+        do {
+            let entity = try decoder.decode(E.self, from: Data(JSONWriter.compact(value)))
+            return try encode(entity)
+        } catch {
+            return nil
+        }
     }
 
     static func describe(_ error: any Error) -> String {

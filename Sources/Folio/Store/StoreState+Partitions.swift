@@ -139,7 +139,7 @@ extension StoreState {
                 guard !entry.isDirectory, let key = monthKey(fromFileName: entry.name), key.text >= low, key.text <= high else { continue }
                 keys.insert(key)
             } else {
-                guard entry.isDirectory, (try? PartitionKey.validMonth(entry.name)) != nil,
+                guard entry.isDirectory, PartitionKey.month(parsing: entry.name) != nil,
                       entry.name >= lowMonth, entry.name <= highMonth else { continue }
                 for file in try fileSystem.list(collection + "/" + entry.name) where !file.isDirectory {
                     guard let key = dayKey(fromFileName: file.name), key.month == entry.name,
@@ -156,12 +156,12 @@ extension StoreState {
 
     private func dayKey(fromFileName name: String) -> PartitionKey? {
         guard name.hasSuffix(".json") else { return nil }
-        return try? PartitionKey.validDay(String(name.dropLast(5)))
+        return PartitionKey.day(parsing: String(name.dropLast(5)))
     }
 
     private func monthKey(fromFileName name: String) -> PartitionKey? {
         guard name.hasSuffix(".json") else { return nil }
-        return try? PartitionKey.validMonth(String(name.dropLast(5)))
+        return PartitionKey.month(parsing: String(name.dropLast(5)))
     }
 
     /// Where the entity with this id lives now, or nil if nowhere.
