@@ -19,10 +19,7 @@ extension Store {
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
-        if syncInProgress || !syncWaiters.isEmpty { try await waitUntilDurable(state.readOffset) }
-        let outcome = try state.checkpoint()
-        durableEnd = state.readOffset
-        if let blocked = outcome.blocked.first { throw blocked }
+        try await checkpointHoldingWriterLock()
 
         let target = FileSystem(root: destination.standardizedFileURL.path)
         try target.makeDirectoryDurably(StoreLayout.tempFolder)

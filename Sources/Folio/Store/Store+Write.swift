@@ -50,6 +50,7 @@ extension Store {
             return result
         }
         lastCommit = .now
+        lastSeenJournalPosition = journalPosition
         if configuration.durability == .full {
             try await waitUntilDurable(end)
         } else {
@@ -69,6 +70,11 @@ extension Store {
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
+        try await checkpointHoldingWriterLock()
+    }
+
+    /// The checkpoint itself; the caller holds the writer turn and the flock.
+    func checkpointHoldingWriterLock() async throws {
         // Let syncs in flight finish first: the reset must not pull the journal from under them.
         if syncInProgress || !syncWaiters.isEmpty { try await waitUntilDurable(state.readOffset) }
         let outcome: StoreState.CheckpointOutcome
@@ -79,6 +85,7 @@ extension Store {
             throw error
         }
         durableEnd = state.readOffset
+        lastSeenJournalPosition = journalPosition
         if let blocked = outcome.blocked.first { throw blocked }
     }
 
@@ -185,18 +192,52 @@ extension Store {
         }
     }
 
+    /// Checkpoints once the journal has been quiet for `delay`: no commit from this process, and
+    /// no new record from any other, for that long. So an idle checkpoint only ever applies
+    /// records at least `delay` old, which is what keeps a quick plain copy of a live folder
+    /// consistent (ARCHITECTURE.md, "Copies").
     private func runIdleCheckpoint(delay: Duration) async {
         while !Task.isCancelled {
             let due = lastCommit + delay
-            if ContinuousClock.now >= due { break }
-            do { try await Task.sleep(until: due, clock: .continuous) } catch { return }
+            if ContinuousClock.now < due {
+                do { try await Task.sleep(until: due, clock: .continuous) } catch { return }
+                continue
+            }
+            guard !isClosed else { return }
+            do {
+                if try await checkpointIfQuiet() { break }
+            } catch {
+                state.report(.error, "background checkpoint failed: \(error)")
+                break
+            }
         }
         checkpointTask = nil
-        guard !isClosed else { return }
-        do {
-            try await checkpoint()
-        } catch {
-            state.report(.error, "background checkpoint failed: \(error)")
-        }
     }
+
+    /// Checkpoints if the journal is where this process last saw it; otherwise notes that it
+    /// moved (another process committed) and returns false.
+    private func checkpointIfQuiet() async throws -> Bool {
+        try await prepare()
+        try await acquireWriterLock()
+        defer { releaseWriterLock() }
+        try state.refreshJournal()
+        let position = journalPosition
+        if position != lastSeenJournalPosition {
+            lastSeenJournalPosition = position
+            lastCommit = .now
+            return false
+        }
+        try await checkpointHoldingWriterLock()
+        return true
+    }
+
+    var journalPosition: JournalPosition {
+        JournalPosition(generation: state.header?.generation, offset: state.readOffset)
+    }
+}
+
+/// Where a process last saw the end of the journal.
+struct JournalPosition: Equatable {
+    var generation: UInt64?
+    var offset: Int64
 }

@@ -44,6 +44,7 @@ public actor Store {
     var syncInProgress = false
     var syncWaiters: [(end: Int64, continuation: CheckedContinuation<Void, any Error>)] = []
     var lastCommit = ContinuousClock.now
+    var lastSeenJournalPosition = JournalPosition(generation: nil, offset: 0)
     var checkpointTask: Task<Void, Never>?
 
     private init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreState) {
