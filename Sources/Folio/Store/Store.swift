@@ -157,12 +157,9 @@ public actor Store {
             return try body(state)
         }
         try state.refreshJournal()
-        let loadedBefore = state.partitions.count
-        let identities = state.partitions.mapValues(\.identity)
+        let loadsBefore = state.fileLoads
         let result = try body(state)
-        let stable = state.partitions.count == loadedBefore
-            && state.partitions.allSatisfy { identities[$0.key] == $0.value.identity }
-        if stable { return result }
+        if state.fileLoads == loadsBefore { return result }
         try await lock.acquire(exclusive: false)
         defer { lock.release(exclusive: false) }
         try state.refreshJournal()

@@ -37,6 +37,7 @@ extension StoreState {
             return cached
         }
         let partition: Partition
+        fileLoads += 1
         if let (bytes, identity) = try fileSystem.read(address.path) {
             let contents = try PartitionFile.decode(bytes, path: address.path)
             partition = Partition(address: address, identity: identity, base: contents.entities, extra: contents.extra)
@@ -63,6 +64,7 @@ extension StoreState {
     private func reload(_ partition: Partition) throws(FolioError) {
         let path = partition.address.path
         let previousIDs = Set(partition.entities.keys)
+        fileLoads += 1
         if let (bytes, identity) = try fileSystem.read(path) {
             do {
                 let contents = try PartitionFile.decode(bytes, path: path)

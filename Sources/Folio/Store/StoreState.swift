@@ -24,6 +24,9 @@ final class StoreState {
     /// Partitions touched by `records`: what the next checkpoint must write.
     var touched: Set<PartitionAddress> = []
     var partitions: [PartitionAddress: Partition] = [:]
+    /// Counts partition files read (first loads and reloads), so a reader can tell whether it
+    /// touched the disk and must redo its read under the shared lock.
+    var fileLoads = 0
     var collections: [String: PartitionGranularity] = [:]
     /// For partitioned collections: where each id lives. Built on first need.
     var indexes: [String: [String: PartitionKey]] = [:]
