@@ -27,6 +27,9 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: EntityIdentifi
 
     /// How the collection's entities are split into files: by day, by month, or not at all.
     static var partitioning: Partitioning<Self> { get }
+
+    /// Whether local changes are sent to the server through the outbox (default: local only).
+    static var syncMode: SyncMode { get }
 }
 
 /// An id type Folio can store: it has a canonical string form, used as the entity's key in its file.

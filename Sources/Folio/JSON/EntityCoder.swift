@@ -47,6 +47,17 @@ final class EntityCoder {
         return value
     }
 
+    /// Encodes any value (a custom command's payload) to a JSON value.
+    func encodeValue<V: Encodable>(_ value: V) throws(FolioError) -> JSONValue {
+        do {
+            return try JSONParser.parse(Array(encoder.encode(value)))
+        } catch let failure as JSONParser.Failure {
+            throw FolioError(.encodingFailed, "JSONEncoder produced invalid JSON: \(failure.message)")
+        } catch {
+            throw FolioError(.encodingFailed, "could not encode \(V.self) to JSON: \(error)")
+        }
+    }
+
     func decode<E: Entity>(_ type: E.Type, from value: JSONValue, id: String, path: String) throws(FolioError) -> E {
         do {
             return try decoder.decode(E.self, from: Data(JSONWriter.compact(value)))

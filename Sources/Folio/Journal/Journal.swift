@@ -3,7 +3,8 @@
 /// Layout: a 32-byte header, then records back to back.
 ///
 /// ```
-/// header:  "FOLIOJ01" | generation u64 | first transaction u64 | crc32c(bytes 0..<24) u32 | 0 u32
+/// header:  "FOLIOJ01" | generation u64 | first transaction u64 | next command u64 |
+///          crc32c(bytes 0..<32) u32 | 0 u32
 /// record:  payload length u32 | crc32c u32 | transaction u64 | payload (compact JSON)
 /// ```
 /// All integers little-endian. A record's checksum covers its transaction number and payload and
@@ -17,7 +18,7 @@
 /// All mutation happens with the writers' flock held (see ``FileLock``); readers in other processes
 /// read without it and simply ignore a tail that is still being written.
 final class Journal {
-    static let headerSize = 32
+    static let headerSize = 40
     static let recordHeaderSize = 16
     static let maximumPayload = 256 << 20
     private static let magic = Array("FOLIOJ01".utf8)
@@ -25,6 +26,9 @@ final class Journal {
     struct Header: Equatable {
         var generation: UInt64
         var firstTransaction: UInt64
+        /// The outbox sequence number the next enqueued command gets (before this generation's
+        /// records, which may enqueue more).
+        var nextSequence: UInt64
     }
 
     /// What a read of the record area found.
@@ -73,16 +77,18 @@ final class Journal {
         let count = bytes.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: 0) }
         if count < 0 { throw .system("read", path: StoreLayout.journal, errno: Platform.lastError) }
         guard count == Self.headerSize, Array(bytes[0..<8]) == Self.magic,
-              CRC32C.checksum(Array(bytes[0..<24])) == bytes.loadLittleEndian(UInt32.self, at: 24)
+              CRC32C.checksum(Array(bytes[0..<32])) == bytes.loadLittleEndian(UInt32.self, at: 32)
         else { return nil }
         return Header(generation: bytes.loadLittleEndian(UInt64.self, at: 8),
-                      firstTransaction: bytes.loadLittleEndian(UInt64.self, at: 16))
+                      firstTransaction: bytes.loadLittleEndian(UInt64.self, at: 16),
+                      nextSequence: bytes.loadLittleEndian(UInt64.self, at: 24))
     }
 
     static func encode(_ header: Header) -> [UInt8] {
         var bytes = magic
         bytes.appendLittleEndian(header.generation)
         bytes.appendLittleEndian(header.firstTransaction)
+        bytes.appendLittleEndian(header.nextSequence)
         bytes.appendLittleEndian(CRC32C.checksum(bytes))
         bytes.appendLittleEndian(UInt32(0))
         return bytes

@@ -1,7 +1,8 @@
 /// One committed transaction as the journal holds it: everything needed to redo it.
 ///
-/// Every change is a "set" (the entity's whole new JSON) or a "remove", so replaying a record any
-/// number of times gives the same files: recovery is idempotent.
+/// Every change is a "set" (an entity's whole new JSON, a command file's whole content) or a
+/// "remove", so replaying a record any number of times gives the same files: recovery is
+/// idempotent.
 struct JournalRecord: Sendable, Equatable {
     /// One entity change in one partition file.
     struct Change: Sendable, Equatable {
@@ -9,10 +10,34 @@ struct JournalRecord: Sendable, Equatable {
         var id: String
         /// The entity's new JSON, or nil when the entity is removed from this partition.
         var entity: JSONValue?
+        /// The server's version of the entity, when the sync engine learnt it (nil: unchanged).
+        /// Removing the entity removes its version too.
+        var version: String? = nil
+    }
+
+    /// One change to the outbox.
+    enum OutboxChange: Sendable, Equatable {
+        /// A new command, with its file's whole content.
+        case enqueue(sequence: UInt64, command: JSONValue)
+        /// The command is gone from the queue: sent (then kept in `outbox/sent/` when
+        /// `archive`), coalesced away, or dropped by the app.
+        case remove(sequence: UInt64, archive: Bool)
+        /// The command can never succeed: it moves to `outbox/failed/` with the reason.
+        case fail(sequence: UInt64, reason: JSONValue)
+        /// A failed command goes back into the queue, under its original number.
+        case retry(sequence: UInt64)
+
+        var sequence: UInt64 {
+            switch self {
+            case .enqueue(let sequence, _), .remove(let sequence, _), .fail(let sequence, _), .retry(let sequence):
+                return sequence
+            }
+        }
     }
 
     var transaction: UInt64
     var changes: [Change]
+    var outbox: [OutboxChange] = []
 
     /// The payload bytes: compact JSON (see FORMAT.md, "Journal").
     func payload() -> [UInt8] {
@@ -24,9 +49,25 @@ struct JournalRecord: Sendable, Equatable {
                 "id": .string(change.id),
             ]
             if let entity = change.entity { members["entity"] = entity } else { members["deleted"] = .bool(true) }
+            if let version = change.version { members["version"] = .string(version) }
             return .object(members)
         }
-        return JSONWriter.compact(.object(["changes": .array(changes)]))
+        var members: [String: JSONValue] = ["changes": .array(changes)]
+        if !outbox.isEmpty {
+            members["outbox"] = .array(outbox.map { change in
+                switch change {
+                case .enqueue(let sequence, let command):
+                    return .object(["enqueue": .number(String(sequence)), "command": command])
+                case .remove(let sequence, let archive):
+                    return .object(["remove": .number(String(sequence)), "archive": .bool(archive)])
+                case .fail(let sequence, let reason):
+                    return .object(["fail": .number(String(sequence)), "reason": reason])
+                case .retry(let sequence):
+                    return .object(["retry": .number(String(sequence))])
+                }
+            })
+        }
+        return JSONWriter.compact(.object(members))
     }
 
     /// Decodes and validates a payload. Every name is validated again, so a damaged or foreign
@@ -55,9 +96,33 @@ struct JournalRecord: Sendable, Equatable {
             let entity = item["entity"]
             if entity == nil && item["deleted"] != .bool(true) { throw bad("change of \"\(id)\" has neither entity nor deleted") }
             if let entity, entity.objectValue == nil { throw bad("entity \"\(id)\" is not a JSON object") }
-            changes.append(Change(address: address, id: id, entity: entity))
+            changes.append(Change(address: address, id: id, entity: entity, version: item["version"]?.stringValue))
         }
-        return JournalRecord(transaction: transaction, changes: changes)
+        var outbox: [OutboxChange] = []
+        if case .array(let items)? = value["outbox"] {
+            for item in items {
+                if let sequence = item["enqueue"]?.sequenceValue, let command = item["command"], command.objectValue != nil {
+                    outbox.append(.enqueue(sequence: sequence, command: command))
+                } else if let sequence = item["remove"]?.sequenceValue {
+                    outbox.append(.remove(sequence: sequence, archive: item["archive"] == .bool(true)))
+                } else if let sequence = item["fail"]?.sequenceValue, let reason = item["reason"] {
+                    outbox.append(.fail(sequence: sequence, reason: reason))
+                } else if let sequence = item["retry"]?.sequenceValue {
+                    outbox.append(.retry(sequence: sequence))
+                } else {
+                    throw bad("an outbox change is not enqueue, remove, fail or retry")
+                }
+            }
+        }
+        return JournalRecord(transaction: transaction, changes: changes, outbox: outbox)
+    }
+}
+
+extension JSONValue {
+    /// A positive integer that fits a command sequence number.
+    var sequenceValue: UInt64? {
+        guard case .number(let text) = self, let value = UInt64(text), value > 0 else { return nil }
+        return value
     }
 }
 

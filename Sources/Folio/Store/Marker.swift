@@ -14,7 +14,8 @@ internal import Foundation
 enum Marker {
     /// Creates the marker in a new (empty) folder, or checks the existing one. Only with the
     /// writers' lock held.
-    static func ensure(in fileSystem: FileSystem) throws(FolioError) {
+    /// - Returns: The store's id.
+    static func ensure(in fileSystem: FileSystem) throws(FolioError) -> String {
         if let (bytes, _) = try fileSystem.read(StoreLayout.marker) {
             let value: JSONValue
             do { value = try JSONParser.parse(bytes) } catch {
@@ -26,17 +27,22 @@ enum Marker {
             guard format <= StoreLayout.formatVersion else {
                 throw FolioError(.unsupportedFormat, "this store has format \(format); this version of Folio reads format \(StoreLayout.formatVersion) and older", path: StoreLayout.marker)
             }
-            return
+            guard let store = value["store"]?.stringValue, !store.isEmpty, store.utf8.count <= 128 else {
+                throw FolioError(.corruptFile, "no \"store\" id string in the format marker", path: StoreLayout.marker)
+            }
+            return store
         }
         let others = try fileSystem.list("").filter { $0.name != StoreLayout.machinery }
         guard others.isEmpty else {
             throw FolioError(.unsupportedFormat, "the folder is not empty and has no \(StoreLayout.marker): it is not a Folio store (Folio will not write into it)", path: ".")
         }
+        let store = UUID().uuidString
         let marker: JSONValue = .object([
             "format": .number(String(StoreLayout.formatVersion)),
-            "store": .string(UUID().uuidString),
+            "store": .string(store),
         ])
         try AtomicFile(fileSystem: fileSystem).replace(StoreLayout.marker, with: JSONWriter.pretty(marker))
         try fileSystem.syncDirectory("")
+        return store
     }
 }

@@ -8,8 +8,11 @@ final class Partition {
     let address: PartitionAddress
     var identity: FileIdentity?
     var base: [String: JSONValue]
+    var baseVersions: [String: String]
     var extra: [String: JSONValue]
     var entities: [String: JSONValue]
+    /// The server's version of each entity it has seen (set by the sync engine).
+    var versions: [String: String]
     /// Decoded Swift values of `entities`, for one entity type at a time.
     var decoded: [String: Any] = [:]
     var decodedType: ObjectIdentifier?
@@ -18,24 +21,62 @@ final class Partition {
     var unreadable: FolioError?
     var unreadableIdentity: FileIdentity?
 
-    init(address: PartitionAddress, identity: FileIdentity?, base: [String: JSONValue], extra: [String: JSONValue]) {
+    init(address: PartitionAddress, identity: FileIdentity?, contents: PartitionFile.Contents) {
         self.address = address
         self.identity = identity
-        self.base = base
-        self.extra = extra
-        self.entities = base
+        self.base = contents.entities
+        self.baseVersions = contents.versions
+        self.extra = contents.extra
+        self.entities = contents.entities
+        self.versions = contents.versions
     }
 
-    func set(_ id: String, to entity: JSONValue?) {
-        entities[id] = entity
-        decoded[id] = nil
+    static func empty(_ address: PartitionAddress) -> Partition {
+        Partition(address: address, identity: nil, contents: PartitionFile.Contents(entities: [:], extra: [:]))
+    }
+
+    /// The file's content, as `base` and as read.
+    func load(_ contents: PartitionFile.Contents, identity: FileIdentity?) {
+        base = contents.entities
+        baseVersions = contents.versions
+        extra = contents.extra
+        self.identity = identity
+        entities = base
+        versions = baseVersions
+        decoded = [:]
+    }
+
+    func apply(_ change: JournalRecord.Change) {
+        entities[change.id] = change.entity
+        decoded[change.id] = nil
+        if change.entity == nil {
+            versions[change.id] = nil
+        } else if let version = change.version {
+            versions[change.id] = version
+        }
     }
 
     func resetToBase() {
-        if entities != base {
+        if entities != base || versions != baseVersions {
             entities = base
+            versions = baseVersions
             decoded = [:]
         }
+    }
+
+    /// Whether the committed state differs from the file.
+    var isDirty: Bool { entities != base || versions != baseVersions }
+
+    /// What the file must hold.
+    var contents: PartitionFile.Contents {
+        PartitionFile.Contents(entities: entities, versions: versions, extra: extra)
+    }
+
+    /// After the file was written with `contents`.
+    func markWritten(identity: FileIdentity?) {
+        base = entities
+        baseVersions = versions
+        self.identity = identity
     }
 
     /// The typed values of all entities, in id order, decoding only what is not cached yet.

@@ -4,14 +4,19 @@
 /// {
 ///   "entities": {
 ///     "<id>": { …the entity's JSON… }
+///   },
+///   "versions": {
+///     "<id>": "<the server's version of the entity>"
 ///   }
 /// }
 /// ```
 ///
-/// Other top-level keys are kept as they are when Folio rewrites the file.
+/// `versions` is present only once the sync engine has learnt a version. Other top-level keys are
+/// kept as they are when Folio rewrites the file.
 enum PartitionFile {
     struct Contents {
         var entities: [String: JSONValue]
+        var versions: [String: String] = [:]
         var extra: [String: JSONValue]
     }
 
@@ -38,12 +43,27 @@ enum PartitionFile {
                                  line: lineOfKey(id, in: bytes), entityID: id)
             }
         }
-        return Contents(entities: entities, extra: members)
+        var versions: [String: String] = [:]
+        if let stored = members.removeValue(forKey: "versions") {
+            guard case .object(let pairs) = stored else {
+                throw FolioError(.corruptFile, "\"versions\" must be an object from id to version string", path: path,
+                                 line: lineOfKey("versions", in: bytes))
+            }
+            for (id, version) in pairs {
+                guard let text = version.stringValue else {
+                    throw FolioError(.corruptFile, "the version of \"\(id)\" must be a string", path: path,
+                                     line: lineOfKey(id, in: bytes), entityID: id)
+                }
+                versions[id] = text
+            }
+        }
+        return Contents(entities: entities, versions: versions, extra: members)
     }
 
     static func encode(_ contents: Contents) -> [UInt8] {
         var members = contents.extra
         members["entities"] = .object(contents.entities)
+        if !contents.versions.isEmpty { members["versions"] = .object(contents.versions.mapValues { .string($0) }) }
         return JSONWriter.pretty(.object(members))
     }
 

@@ -23,6 +23,18 @@ extension Store {
     /// - Throws: What `body` throws, or a ``FolioError`` if the commit failed.
     @discardableResult
     public func write<R: Sendable>(_ body: @Sendable (Transaction) throws -> R) async throws -> R {
+        try await commitWrite { state in
+            let transaction = Transaction(state: state)
+            let result = try body(transaction)
+            return (result, try state.commit(transaction))
+        }
+    }
+
+    /// The write path shared by transactions and the outbox's own changes (acknowledgements,
+    /// dead letters, retries): `body` runs with the writer turn and the flock held and the journal
+    /// refreshed, stages its changes and appends them (returning the journal's new end, or nil
+    /// if it changed nothing); this then waits for durability and schedules the checkpoint.
+    func commitWrite<R>(_ body: (StoreState) throws -> (R, Int64?)) async throws -> R {
         try await prepare()
         try await acquireWriterLock()
         let result: R
@@ -30,17 +42,11 @@ extension Store {
         do {
             try state.refreshJournal()
             if !syncInProgress && syncWaiters.isEmpty { durableEnd = state.readOffset }
-            let transaction = Transaction(state: state)
-            result = try body(transaction)
-            do {
-                end = try state.commit(transaction)
-            } catch {
-                // Reloading from disk is always safe; it matters if the journal could not be cut
-                // back after a failed append.
-                needsReload = true
-                throw error
-            }
+            (result, end) = try body(state)
         } catch {
+            // After an I/O failure, reloading from disk is always safe; it matters if the journal
+            // could not be cut back after a failed append.
+            if let error = error as? FolioError, error.code == .io || error.code == .diskFull { needsReload = true }
             releaseWriterLock()
             throw error
         }

@@ -73,9 +73,10 @@ public actor Store {
         let lock = try FileLock(fileSystem: fileSystem)
         try await lock.acquire(exclusive: true)
         do {
-            try Marker.ensure(in: fileSystem)
+            let storeID = try Marker.ensure(in: fileSystem)
             let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler,
                                        maximumJournalBytes: Int64(configuration.checkpointThreshold))
+            state.storeID = storeID
             try state.removeLeftoverTempFiles()
             try Self.recover(state)
             lock.release(exclusive: true)
@@ -175,6 +176,8 @@ public actor Store {
         state.close()
         let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler,
                                    maximumJournalBytes: Int64(configuration.checkpointThreshold))
+        fresh.storeID = state.storeID
+        fresh.syncModes = state.syncModes
         try Self.recover(fresh)
         state = fresh
         needsReload = false

@@ -27,7 +27,7 @@ extension StoreState {
         var outcome = CheckpointOutcome()
         guard let header else { return outcome }
         let tail = try journal.size - readOffset
-        guard !records.isEmpty || tail > 0 else { return outcome }
+        guard !records.isEmpty || tail > 0 || outbox?.needsQuarantineMove == true else { return outcome }
         try journal.sync()
 
         var directories = Set<String>()
@@ -51,12 +51,11 @@ extension StoreState {
                     outcome.filesWritten += 1
                     directories.insert(folder)
                 }
-                partition.identity = nil
-            } else if partition.entities != partition.base || partition.identity == nil {
+                partition.markWritten(identity: nil)
+            } else if partition.isDirty || partition.identity == nil {
                 try fileSystem.makeDirectoryDurably(folder)
-                let contents = PartitionFile.Contents(entities: partition.entities, extra: partition.extra)
-                try AtomicFile(fileSystem: fileSystem).replace(path, with: PartitionFile.encode(contents))
-                partition.identity = try fileSystem.identity(path)
+                try AtomicFile(fileSystem: fileSystem).replace(path, with: PartitionFile.encode(partition.contents))
+                partition.markWritten(identity: try fileSystem.identity(path))
                 outcome.filesWritten += 1
                 directories.insert(folder)
             } else {
@@ -64,17 +63,19 @@ extension StoreState {
                 // before syncing the folder: sync it again, cheaply, before the journal forgets.
                 directories.insert(folder)
             }
-            partition.base = partition.entities
         }
+        outcome.filesWritten += try writeOutboxFiles(folders: &directories)
         for folder in directories.sorted() { try fileSystem.syncDirectory(folder) }
 
         for problem in outcome.blocked {
             report(.error, "changes to this file wait in the journal until it is fixed: \(problem.message)", path: problem.path)
         }
         guard outcome.blocked.isEmpty else { return outcome }
-        let fresh = Journal.Header(generation: header.generation &+ 1, firstTransaction: nextTransaction)
+        let fresh = Journal.Header(generation: header.generation &+ 1, firstTransaction: nextTransaction,
+                                   nextSequence: try nextSequence())
         try journal.reset(to: fresh)
         touched = []
+        outbox?.touched = []
         records = []
         self.header = fresh
         readOffset = Int64(Journal.headerSize)

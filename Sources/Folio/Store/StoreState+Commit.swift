@@ -18,9 +18,15 @@ extension StoreState {
                 changes.append(JournalRecord.Change(address: address, id: id, entity: entity))
             }
         }
-        guard !changes.isEmpty else { return nil }
         try ensureJournalHeader()
-        let record = JournalRecord(transaction: nextTransaction, changes: changes)
+        let outboxChanges = try outboxChanges(for: changes, custom: transaction.customCommands)
+        return try append(JournalRecord(transaction: nextTransaction, changes: changes, outbox: outboxChanges))
+    }
+
+    /// Appends a record (unless it changes nothing) and applies it; see ``commit(_:)``.
+    func append(_ record: JournalRecord) throws(FolioError) -> Int64? {
+        guard !record.changes.isEmpty || !record.outbox.isEmpty else { return nil }
+        try ensureJournalHeader()
         let bytes = Journal.encode(record, generation: header!.generation)
         let start = readOffset
         do {

@@ -22,6 +22,7 @@ extension StoreState {
             throw FolioError(.collectionMismatch, "\(E.self) declares collection \(name) partitioned by \(granularity), but the store has the unpartitioned file \(name).json", path: name + ".json")
         }
         collections[name] = granularity
+        syncModes[name] = E.syncMode
         return granularity
     }
 
@@ -40,9 +41,9 @@ extension StoreState {
         fileLoads += 1
         if let (bytes, identity) = try fileSystem.read(address.path) {
             let contents = try PartitionFile.decode(bytes, path: address.path)
-            partition = Partition(address: address, identity: identity, base: contents.entities, extra: contents.extra)
+            partition = Partition(address: address, identity: identity, contents: contents)
         } else {
-            partition = Partition(address: address, identity: nil, base: [:], extra: [:])
+            partition = Partition.empty(address)
         }
         applyRecords(to: partition)
         partitions[address] = partition
@@ -54,7 +55,7 @@ extension StoreState {
         guard touched.contains(partition.address) else { return }
         for record in records {
             for change in record.changes where change.address == partition.address {
-                partition.set(change.id, to: change.entity)
+                partition.apply(change)
             }
         }
     }
@@ -67,10 +68,7 @@ extension StoreState {
         fileLoads += 1
         if let (bytes, identity) = try fileSystem.read(path) {
             do {
-                let contents = try PartitionFile.decode(bytes, path: path)
-                partition.base = contents.entities
-                partition.extra = contents.extra
-                partition.identity = identity
+                partition.load(try PartitionFile.decode(bytes, path: path), identity: identity)
             } catch {
                 if partition.unreadableIdentity != identity {
                     report(.error, "\(error.description); serving the last good state and leaving the file untouched", path: path)
@@ -80,14 +78,10 @@ extension StoreState {
                 return
             }
         } else {
-            partition.base = [:]
-            partition.extra = [:]
-            partition.identity = nil
+            partition.load(PartitionFile.Contents(entities: [:], extra: [:]), identity: nil)
         }
         partition.unreadable = nil
         partition.unreadableIdentity = nil
-        partition.entities = partition.base
-        partition.decoded = [:]
         applyRecords(to: partition)
         updateIndex(for: partition, previousIDs: previousIDs)
     }

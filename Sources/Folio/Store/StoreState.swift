@@ -30,6 +30,14 @@ final class StoreState {
     var collections: [String: PartitionGranularity] = [:]
     /// For partitioned collections: where each id lives. Built on first need.
     var indexes: [String: [String: PartitionKey]] = [:]
+    /// The outbox, loaded on first use (nil until then, and after another process's checkpoint).
+    var outbox: OutboxState?
+    /// The sync mode of each collection registered by this process.
+    var syncModes: [String: SyncMode] = [:]
+    /// Commands up to this number may be on their way to the server: never coalesce them.
+    var inFlightThrough: UInt64 = 0
+    /// The store's id, from `folio.json` (the first half of every command id).
+    var storeID = ""
     /// Partitions the index could not read (broken files), with why.
     var unindexed: [String: [PartitionAddress: FolioError]] = [:]
 
@@ -76,6 +84,7 @@ final class StoreState {
         }
         for address in touched { partitions[address]?.resetToBase() }
         touched = []
+        outbox = nil
         records = []
         header = newHeader
         readOffset = Int64(Journal.headerSize)
@@ -86,7 +95,7 @@ final class StoreState {
         for change in record.changes {
             let address = change.address
             touched.insert(address)
-            partitions[address]?.set(change.id, to: change.entity)
+            partitions[address]?.apply(change)
             if indexes[address.collection] != nil {
                 if change.entity != nil {
                     indexes[address.collection]![change.id] = address.key
@@ -94,6 +103,9 @@ final class StoreState {
                     indexes[address.collection]![change.id] = nil
                 }
             }
+        }
+        if let outbox {
+            for change in record.outbox { outbox.apply(change) }
         }
         records.append(record)
         nextTransaction = record.transaction + 1
@@ -108,7 +120,8 @@ final class StoreState {
             report(.warning, "journal header unreadable; starting a new journal (its records, if any, were already applied)",
                    path: StoreLayout.journal)
         }
-        let fresh = Journal.Header(generation: UInt64.random(in: 1...UInt64(UInt32.max)), firstTransaction: nextTransaction)
+        let fresh = Journal.Header(generation: UInt64.random(in: 1...UInt64(UInt32.max)), firstTransaction: nextTransaction,
+                                   nextSequence: try nextSequence())
         try journal.reset(to: fresh)
         startGeneration(fresh)
     }

@@ -16,6 +16,15 @@ public final class Transaction {
     var staged: [PartitionAddress: [String: JSONValue?]] = [:]
     /// Where staged ids live now (nil: deleted), per collection.
     private var locations: [String: [String: PartitionKey?]] = [:]
+    /// App-defined commands to enqueue with this transaction.
+    var customCommands: [CustomCommand] = []
+
+    struct CustomCommand {
+        var name: String
+        var payload: JSONValue
+        var collection: String?
+        var entityID: String?
+    }
 
     init(state: StoreState) {
         self.state = state
@@ -86,6 +95,40 @@ public final class Transaction {
     /// The entities a query selects, as this transaction sees them (its own changes included).
     public func fetch<E: Entity>(_ query: Query<E>) throws -> [E] {
         try state.fetch(query, overlay: self)
+    }
+
+    /// Enqueues an app-defined command in the outbox, in this transaction: it is committed with
+    /// the transaction's other changes or not at all, and sent in order with the others.
+    ///
+    /// Changes to entities of ``SyncMode/push`` collections enqueue their commands by themselves;
+    /// use this for what is not an entity change (e.g. "mark all done", "send invite").
+    /// - Parameters:
+    ///   - name: The command's name, for the transport to map to a request (1–128 bytes).
+    ///   - payload: Its parameters; encoded like an entity.
+    /// - Throws: ``FolioError`` if the payload cannot be encoded or the name is invalid.
+    public func enqueue<P: Encodable & Sendable>(_ name: String, payload: P) throws {
+        try enqueueCustom(name, payload: payload, collection: nil, entityID: nil)
+    }
+
+    /// Enqueues an app-defined command that concerns one entity: it then counts among that
+    /// entity's pending changes. See ``enqueue(_:payload:)``.
+    /// - Parameters:
+    ///   - name: The command's name.
+    ///   - payload: Its parameters.
+    ///   - type: The type of the entity it concerns.
+    ///   - id: The id of that entity.
+    public func enqueue<P: Encodable & Sendable, E: Entity>(_ name: String, payload: P, about type: E.Type, id: E.ID) throws {
+        try state.register(type)
+        try Names.validateID(id.storageKey)
+        try enqueueCustom(name, payload: payload, collection: E.collection, entityID: id.storageKey)
+    }
+
+    private func enqueueCustom<P: Encodable>(_ name: String, payload: P, collection: String?, entityID: String?) throws(FolioError) {
+        guard !name.isEmpty, name.utf8.count <= 128 else {
+            throw FolioError(.invalidName, "a custom command's name must be 1–128 bytes")
+        }
+        let json = try state.coder.encodeValue(payload)
+        customCommands.append(CustomCommand(name: name, payload: json, collection: collection, entityID: entityID))
     }
 
     // MARK: Staging

@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func cuttingTheLastRecordAtEveryByte() async throws {
-        let header = Journal.Header(generation: 42, firstTransaction: 7)
+        let header = Journal.Header(generation: 42, firstTransaction: 7, nextSequence: 1)
         let records = try records()
         let firstTwo = Journal.encode(header) + Journal.encode(records[0], generation: 42) + Journal.encode(records[1], generation: 42)
         let last = Journal.encode(records[2], generation: 42)
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func garbageAfterTheLastRecord() async throws {
-        let header = Journal.Header(generation: 42, firstTransaction: 7)
+        let header = Journal.Header(generation: 42, firstTransaction: 7, nextSequence: 1)
         let records = try records()
         let journal = Journal.encode(header) + records.flatMap { Journal.encode($0, generation: 42) }
         let committedAll = ["A edited@2026-11-20", "B@2026-11-22"]
@@ -99,8 +99,8 @@ import Testing
     }
 
     @Test func aTornHeaderMeansAnEmptyJournal() async throws {
-        let header = Journal.encode(Journal.Header(generation: 42, firstTransaction: 7))
-        for cut in [0, 5, 31] {
+        let header = Journal.encode(Journal.Header(generation: 42, firstTransaction: 7, nextSequence: 1))
+        for cut in [0, 5, Journal.headerSize - 1] {
             let log = LogRecorder()
             let folder = try folder(withJournal: Array(header[0..<cut]))
             let store = try await Store.open(at: folder.url, configuration: .testing(log: log.handler))
@@ -114,7 +114,7 @@ import Testing
     @Test func replayingTwiceGivesTheSameFiles() async throws {
         // A crash after the checkpoint wrote the files but before the journal was reset: the
         // records are replayed onto files that already hold them.
-        let header = Journal.Header(generation: 42, firstTransaction: 7)
+        let header = Journal.Header(generation: 42, firstTransaction: 7, nextSequence: 1)
         let journal = Journal.encode(header) + (try records()).flatMap { Journal.encode($0, generation: 42) }
         let folder = try folder(withJournal: journal)
         _ = try await titles(afterOpening: folder)

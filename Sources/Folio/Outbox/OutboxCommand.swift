@@ -1,0 +1,169 @@
+public import Foundation
+
+/// A command in the outbox: one local change waiting to be sent, as its file holds it.
+///
+/// Command files are written once and never rewritten (FORMAT.md, "Outbox").
+public struct OutboxCommand: Sendable, Equatable, Identifiable {
+    /// What the command does.
+    public enum Operation: Sendable, Equatable {
+        /// Store the entity (its whole JSON is in ``OutboxCommand/body``).
+        case upsert
+        /// Delete the entity.
+        case delete
+        /// An app-defined command; ``OutboxCommand/body`` holds its payload.
+        case custom(String)
+    }
+
+    /// The position in the queue: commands are sent in increasing order.
+    public let sequence: UInt64
+    /// Globally unique: the store's id and the sequence. Send it as the idempotency key.
+    public let id: String
+    /// What the command does.
+    public let operation: Operation
+    /// The collection of the entity concerned (nil for a custom command about no entity).
+    public let collection: String?
+    /// The id of the entity concerned.
+    public let entityID: String?
+    /// The entity's partition key when the command was made (`""` for unpartitioned collections).
+    public let partition: String?
+    /// The server version the change was made on, for conflict detection (nil: the server has not
+    /// seen the entity yet).
+    public let baseVersion: String?
+    /// When the command was enqueued.
+    public let timestamp: Date
+    /// The entity's JSON (upsert) or the custom payload, as compact UTF-8 JSON.
+    public let body: Data?
+
+    let json: JSONValue
+
+    static func fileName(_ sequence: UInt64) -> String {
+        let digits = String(sequence)
+        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".json"
+    }
+
+    /// The command's file content.
+    static func make(
+        sequence: UInt64, store: String, operation: Operation, collection: String?, entityID: String?,
+        partition: String?, baseVersion: String?, body: JSONValue?, timestamp: Date
+    ) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "sequence": .number(String(sequence)),
+            "id": .string(store + "-" + String(fileName(sequence).dropLast(5))),
+            "timestamp": .string(timestamp.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+            "baseVersion": baseVersion.map(JSONValue.string) ?? .null,
+        ]
+        switch operation {
+        case .upsert: members["operation"] = .string("upsert")
+        case .delete: members["operation"] = .string("delete")
+        case .custom(let name):
+            members["operation"] = .string("custom")
+            members["name"] = .string(name)
+        }
+        if let collection { members["collection"] = .string(collection) }
+        if let entityID { members["entityID"] = .string(entityID) }
+        if let partition { members["partition"] = .string(partition) }
+        if let body { members[operation == .upsert ? "entity" : "payload"] = body }
+        return .object(members)
+    }
+
+    /// Reads a command file's content, checking its shape.
+    init(json: JSONValue, path: String) throws(FolioError) {
+        func bad(_ why: String) -> FolioError { FolioError(.corruptFile, "not an outbox command: \(why)", path: path) }
+        guard let sequence = json["sequence"]?.sequenceValue else { throw bad("no positive integer \"sequence\"") }
+        guard let id = json["id"]?.stringValue, !id.isEmpty else { throw bad("no \"id\"") }
+        guard let timestampText = json["timestamp"]?.stringValue,
+              let timestamp = Self.parseDate(timestampText) else { throw bad("no ISO 8601 \"timestamp\"") }
+        let operation: Operation
+        switch json["operation"]?.stringValue {
+        case "upsert": operation = .upsert
+        case "delete": operation = .delete
+        case "custom":
+            guard let name = json["name"]?.stringValue else { throw bad("custom command without \"name\"") }
+            operation = .custom(name)
+        default: throw bad("\"operation\" must be upsert, delete or custom")
+        }
+        let collection = json["collection"]?.stringValue
+        let entityID = json["entityID"]?.stringValue
+        if operation != .upsert && operation != .delete {
+            // Custom commands may or may not concern an entity.
+        } else {
+            guard let collection, let entityID else { throw bad("\"collection\" and \"entityID\" are required") }
+            do {
+                try Names.validateCollection(collection)
+                try Names.validateID(entityID)
+            } catch { throw bad(error.message) }
+            if operation == .upsert, json["entity"]?.objectValue == nil { throw bad("upsert without an \"entity\" object") }
+        }
+        let body = operation == .upsert ? json["entity"] : json["payload"]
+        self.sequence = sequence
+        self.id = id
+        self.operation = operation
+        self.collection = collection
+        self.entityID = entityID
+        self.partition = json["partition"]?.stringValue
+        self.baseVersion = json["baseVersion"]?.stringValue
+        self.timestamp = timestamp
+        self.body = body.map { Data(JSONWriter.compact($0)) }
+        self.json = json
+    }
+
+    static func parseDate(_ text: String) -> Date? {
+        do { return try Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) } catch {}
+        do { return try Date.ISO8601FormatStyle().parse(text) } catch { return nil }
+    }
+
+    public static func == (a: OutboxCommand, b: OutboxCommand) -> Bool { a.json == b.json }
+}
+
+/// A command that can never succeed, moved to `outbox/failed/` with the reason.
+public struct FailedCommand: Sendable, Equatable, Identifiable {
+    /// The command, unchanged.
+    public let command: OutboxCommand
+    /// Why it failed, in a sentence.
+    public let reason: String
+    /// The HTTP status the server answered, if any.
+    public let status: Int?
+    /// When it was moved to `failed/`.
+    public let failedAt: Date?
+    /// The reason file's whole JSON (it may hold more, e.g. the server's version of the entity).
+    public let details: Data
+
+    public var id: UInt64 { command.sequence }
+
+    init(command: OutboxCommand, reason json: JSONValue) {
+        self.command = command
+        self.reason = json["reason"]?.stringValue ?? "unknown"
+        self.status = json["status"]?.integerValue.map { Int($0) }
+        self.failedAt = json["failedAt"]?.stringValue.flatMap(OutboxCommand.parseDate)
+        self.details = Data(JSONWriter.compact(json))
+    }
+}
+
+/// Why a command failed, as the sync engine (or the app) reports it.
+public struct FailureReason: Sendable {
+    /// Why, in a sentence.
+    public var reason: String
+    /// The HTTP status, if any.
+    public var status: Int?
+    /// Extra JSON-compatible details (e.g. a bounded excerpt of the response body).
+    public var details: [String: String]
+
+    /// Creates a reason.
+    /// - Parameters:
+    ///   - reason: Why, in a sentence.
+    ///   - status: The HTTP status, if any.
+    ///   - details: Extra details, stored in the reason file.
+    public init(_ reason: String, status: Int? = nil, details: [String: String] = [:]) {
+        self.reason = reason
+        self.status = status
+        self.details = details
+    }
+
+    func json(at date: Date) -> JSONValue {
+        var members: [String: JSONValue] = details.mapValues { .string($0) }
+        members["reason"] = .string(reason)
+        members["failedAt"] = .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        if let status { members["status"] = .number(String(status)) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,152 @@
+internal import Foundation
+
+/// The outbox: reading it, and the changes the sync engine (or the app) makes to it.
+///
+/// Every change here is a transaction of its own, through the journal, so it is all-or-nothing
+/// and visible to every process like any other write.
+extension Store {
+    /// The commands waiting to be sent, in the order they will be sent.
+    /// - Returns: The pending commands, lowest sequence number first.
+    /// - Throws: ``FolioError`` if the outbox folder cannot be read.
+    public func pendingCommands() async throws -> [OutboxCommand] {
+        try await read { state throws(FolioError) in
+            try state.loadedOutbox().pending.map { pending throws(FolioError) in
+                try OutboxCommand(json: pending.command, path: StoreState.outboxFolder + "/" + OutboxCommand.fileName(pending.sequence))
+            }
+        }
+    }
+
+    /// The commands that can never succeed, with why, in `outbox/failed/`.
+    public func failedCommands() async throws -> [FailedCommand] {
+        try await read { state throws(FolioError) in
+            try state.loadedOutbox().failed.map { failed throws(FolioError) in
+                FailedCommand(
+                    command: try OutboxCommand(json: failed.command, path: StoreState.failedFolder + "/" + OutboxCommand.fileName(failed.sequence)),
+                    reason: failed.reason)
+            }
+        }
+    }
+
+    /// Command files that could not be read (a hand edit, a bad copy), moved to
+    /// `outbox/quarantine/`. They are never deleted by Folio, and the sync engine does not send
+    /// anything while one exists, since it cannot know what it held: repair it and move it back,
+    /// or delete it.
+    /// - Returns: One error per file, naming it and saying what is wrong.
+    public func quarantinedCommands() async throws -> [FolioError] {
+        try await read { state throws(FolioError) in
+            try state.loadedOutbox().quarantined.sorted { $0.key < $1.key }.map(\.value)
+        }
+    }
+
+    /// How many commands wait to be sent.
+    public func pendingCommandCount() async throws -> Int {
+        try await read { state throws(FolioError) in try state.loadedOutbox().pending.count }
+    }
+
+    /// Whether any local change has not been acknowledged by the server yet (pending, failed,
+    /// or in an unreadable command file).
+    public func hasPendingChanges() async throws -> Bool {
+        try await read { state throws(FolioError) in
+            let outbox = try state.loadedOutbox()
+            return !outbox.pending.isEmpty || !outbox.failed.isEmpty || !outbox.quarantined.isEmpty
+        }
+    }
+
+    /// Whether this entity has local changes the server has not acknowledged (pending or failed).
+    /// - Parameters:
+    ///   - type: The entity type.
+    ///   - id: The entity's id.
+    public func hasPendingChanges<E: Entity>(_ type: E.Type, id: E.ID) async throws -> Bool {
+        let key = id.storageKey
+        return try await read { state throws(FolioError) in
+            let outbox = try state.loadedOutbox()
+            func concerns(_ command: JSONValue) -> Bool {
+                command["collection"]?.stringValue == E.collection && command["entityID"]?.stringValue == key
+            }
+            return outbox.pending.contains { concerns($0.command) } || outbox.failed.contains { concerns($0.command) }
+        }
+    }
+
+    /// Puts a failed command back into the queue under its original number, so it keeps its place
+    /// before every later command (of its entity and of others).
+    /// - Parameter sequence: The failed command's number.
+    /// - Throws: ``FolioError`` with ``FolioError/Code/invalidQuery`` if no failed command has it.
+    public func retryFailedCommand(_ sequence: UInt64) async throws {
+        try await changeOutbox { outbox throws(FolioError) in
+            guard case .failed = outbox.commands[sequence] else { throw Self.noSuch("failed", sequence) }
+            return [.retry(sequence: sequence)]
+        }
+    }
+
+    /// Deletes a failed command for good: its change is never sent.
+    /// - Parameter sequence: The failed command's number.
+    public func dropFailedCommand(_ sequence: UInt64) async throws {
+        try await changeOutbox { outbox throws(FolioError) in
+            guard case .failed = outbox.commands[sequence] else { throw Self.noSuch("failed", sequence) }
+            return [.remove(sequence: sequence, archive: false)]
+        }
+    }
+
+    /// Records that the server applied a command: it leaves the queue (kept in `outbox/sent/`,
+    /// which holds the newest 100), and the entity's server version becomes `serverVersion`, the
+    /// base of its next change. For sync engines; the built-in one calls it.
+    /// - Parameters:
+    ///   - sequence: The pending command's number.
+    ///   - serverVersion: The entity's version the server answered with (its ETag), or nil if it
+    ///     gave none.
+    public func acknowledgeCommand(_ sequence: UInt64, serverVersion: String?) async throws {
+        try await commitWrite { state in
+            let outbox = try state.loadedOutbox()
+            guard case .pending(let command) = outbox.commands[sequence] else { throw Self.noSuch("pending", sequence) }
+            var changes: [JournalRecord.Change] = []
+            if command["operation"]?.stringValue == "upsert", let collection = command["collection"]?.stringValue,
+               let id = command["entityID"]?.stringValue, let granularity = state.collections[collection]
+                ?? PartitionGranularity.of(partition: command["partition"]?.stringValue) {
+                if let address = try state.locate(collection: collection, granularity: granularity, id: id),
+                   let entity = try state.partition(address, verify: false).entities[id] {
+                    // Known to the server now, even when it gives no version: "" marks that.
+                    changes.append(.init(address: address, id: id, entity: entity, version: serverVersion ?? ""))
+                }
+            }
+            let record = JournalRecord(transaction: state.nextTransaction, changes: changes,
+                                       outbox: [.remove(sequence: sequence, archive: true)])
+            return ((), try state.append(record))
+        }
+    }
+
+    /// Moves a command that can never succeed to `outbox/failed/`, with the reason. For sync
+    /// engines; the built-in one calls it.
+    /// - Parameters:
+    ///   - sequence: The pending command's number.
+    ///   - reason: Why it failed.
+    public func failCommand(_ sequence: UInt64, reason: FailureReason) async throws {
+        try await changeOutbox { outbox throws(FolioError) in
+            guard case .pending = outbox.commands[sequence] else { throw Self.noSuch("pending", sequence) }
+            return [.fail(sequence: sequence, reason: reason.json(at: .now))]
+        }
+    }
+
+    private func changeOutbox(_ changes: (OutboxState) throws(FolioError) -> [JournalRecord.OutboxChange]) async throws {
+        try await commitWrite { state in
+            let outbox = try state.loadedOutbox()
+            let record = JournalRecord(transaction: state.nextTransaction, changes: [], outbox: try changes(outbox))
+            return ((), try state.append(record))
+        }
+    }
+
+    private static func noSuch(_ kind: String, _ sequence: UInt64) -> FolioError {
+        FolioError(.invalidQuery, "there is no \(kind) command \(sequence)")
+    }
+}
+
+extension PartitionGranularity {
+    /// The granularity a partition key's form implies (for collections this process has not
+    /// registered).
+    static func of(partition: String?) -> PartitionGranularity? {
+        guard let partition else { return nil }
+        if partition.isEmpty { return PartitionGranularity.none }
+        if PartitionKey.day(parsing: partition) != nil { return .day }
+        if PartitionKey.month(parsing: partition) != nil { return .month }
+        return nil
+    }
+}

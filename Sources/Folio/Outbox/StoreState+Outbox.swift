@@ -1,0 +1,164 @@
+internal import Foundation
+
+/// The outbox in the store's state: loading its files, enqueueing commands at commit time, and
+/// writing its files at checkpoints.
+extension StoreState {
+    static let outboxFolder = "outbox"
+    static let failedFolder = "outbox/failed"
+    static let sentFolder = "outbox/sent"
+    static let quarantineFolder = "outbox/quarantine"
+    /// How many sent commands `outbox/sent/` keeps (the newest).
+    static let sentArchiveLimit = 100
+
+    static func sequence(fromFileName name: String) -> UInt64? {
+        guard name.utf8.count == 25, name.hasSuffix(".json") else { return nil }
+        let digits = name.dropLast(5)
+        guard digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return UInt64(digits).flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    /// The outbox, loaded from its files on first use (records of the current generation applied).
+    func loadedOutbox() throws(FolioError) -> OutboxState {
+        if let outbox { return outbox }
+        let state = OutboxState()
+        for (folder, isFailed) in [(Self.outboxFolder, false), (Self.failedFolder, true)] {
+            for entry in try fileSystem.list(folder) where !entry.isDirectory {
+                guard let sequence = Self.sequence(fromFileName: entry.name) else {
+                    if entry.name.hasSuffix(".json") && !entry.name.hasSuffix(".reason.json") {
+                        report(.warning, "not a command file name (expected 20 digits and .json); ignored", path: folder + "/" + entry.name)
+                    }
+                    continue
+                }
+                let path = folder + "/" + entry.name
+                state.highestSequence = max(state.highestSequence, sequence)
+                do {
+                    let command = try readCommand(path, sequence: sequence)
+                    if isFailed {
+                        let reasonPath = folder + "/" + entry.name.dropLast(5) + ".reason.json"
+                        let reason = try readJSON(reasonPath) ?? .object(["reason": .string("unknown (no reason file)")])
+                        state.commands[sequence] = .failed(command, reason: reason)
+                    } else {
+                        state.commands[sequence] = .pending(command)
+                    }
+                } catch {
+                    state.quarantined[path] = error
+                    report(.error, "\(error.message); the command is quarantined and the queue stops before it until it is fixed or dropped", path: path)
+                }
+            }
+        }
+        for entry in try fileSystem.list(Self.sentFolder) {
+            if let sequence = Self.sequence(fromFileName: entry.name) {
+                state.highestSequence = max(state.highestSequence, sequence)
+                state.commands[sequence] = state.commands[sequence] ?? .sent(.null)
+            }
+        }
+        for entry in try fileSystem.list(Self.quarantineFolder) where !entry.isDirectory {
+            if let sequence = Self.sequence(fromFileName: entry.name) {
+                state.highestSequence = max(state.highestSequence, sequence)
+            }
+            let path = Self.quarantineFolder + "/" + entry.name
+            state.quarantined[path] = FolioError(.corruptFile, "a quarantined command file: repair it and move it back to outbox/, or delete it", path: path)
+        }
+        for record in records {
+            for change in record.outbox { state.apply(change) }
+        }
+        outbox = state
+        return state
+    }
+
+    private func readJSON(_ path: String) throws(FolioError) -> JSONValue? {
+        guard let (bytes, _) = try fileSystem.read(path) else { return nil }
+        do {
+            return try JSONParser.parse(bytes)
+        } catch {
+            throw FolioError(.corruptFile, "invalid JSON: \(error.message)", path: path, line: error.line, column: error.column)
+        }
+    }
+
+    private func readCommand(_ path: String, sequence: UInt64) throws(FolioError) -> JSONValue {
+        guard let json = try readJSON(path) else {
+            throw FolioError(.corruptFile, "command file vanished", path: path)
+        }
+        let command = try OutboxCommand(json: json, path: path)
+        guard command.sequence == sequence else {
+            throw FolioError(.corruptFile, "the file's name says command \(sequence) but it holds \(command.sequence)", path: path)
+        }
+        return json
+    }
+
+    /// The number the next enqueued command gets.
+    func nextSequence() throws(FolioError) -> UInt64 {
+        let outbox = try loadedOutbox()
+        return max(outbox.highestSequence, (header?.nextSequence ?? 1) - 1) + 1
+    }
+
+    // MARK: Enqueueing at commit
+
+    /// The outbox changes for a transaction's entity changes: one command per entity of a push
+    /// collection that changed (its final state), coalesced where the collection asks for it,
+    /// plus the transaction's custom commands.
+    func outboxChanges(for changes: [JournalRecord.Change], custom: [Transaction.CustomCommand]) throws(FolioError) -> [JournalRecord.OutboxChange] {
+        struct Final { var address: PartitionAddress; var entity: JSONValue?; var touched: [PartitionAddress] }
+        var finals: [String: [String: Final]] = [:]
+        var order: [(String, String)] = []
+        for change in changes where (syncModes[change.address.collection]?.kind ?? .localOnly) == .push {
+            let collection = change.address.collection
+            var final = finals[collection]?[change.id] ?? Final(address: change.address, entity: nil, touched: [])
+            if finals[collection]?[change.id] == nil { order.append((collection, change.id)) }
+            final.touched.append(change.address)
+            // A move removes from one partition and sets in another: the set wins.
+            if change.entity != nil || final.entity == nil {
+                final.address = change.address
+                final.entity = change.entity
+            }
+            finals[collection, default: [:]][change.id] = final
+        }
+        guard !order.isEmpty || !custom.isEmpty else { return [] }
+        let outbox = try loadedOutbox()
+        var sequence = try nextSequence()
+        var result: [JournalRecord.OutboxChange] = []
+        let now = Date()
+        let store = storeID
+        for (collection, id) in order {
+            let final = finals[collection]![id]!
+            // The version the server last gave, from wherever the entity was before this commit.
+            var baseVersion: String?
+            for address in final.touched where baseVersion == nil {
+                baseVersion = try partition(address, verify: false).versions[id]
+            }
+            let operation: OutboxCommand.Operation = final.entity == nil ? .delete : .upsert
+            if syncModes[collection]?.coalescing == true {
+                let (removals, keepNothing) = coalesce(outbox, collection: collection, id: id, operation: operation)
+                result.append(contentsOf: removals.map { .remove(sequence: $0, archive: false) })
+                if keepNothing { continue }
+            }
+            let command = OutboxCommand.make(
+                sequence: sequence, store: store, operation: operation, collection: collection, entityID: id,
+                partition: final.address.key.text, baseVersion: baseVersion, body: final.entity, timestamp: now)
+            result.append(.enqueue(sequence: sequence, command: command))
+            sequence += 1
+        }
+        for command in custom {
+            result.append(.enqueue(sequence: sequence, command: OutboxCommand.make(
+                sequence: sequence, store: store, operation: .custom(command.name), collection: command.collection,
+                entityID: command.entityID, partition: nil, baseVersion: nil, body: command.payload, timestamp: now)))
+            sequence += 1
+        }
+        return result
+    }
+
+    /// Which pending commands of this entity a new command replaces, and whether the new one
+    /// must be dropped too (an entity created and deleted before the server saw it).
+    private func coalesce(_ outbox: OutboxState, collection: String, id: String, operation: OutboxCommand.Operation) -> ([UInt64], Bool) {
+        let mine = outbox.pending.filter { $0.command["collection"]?.stringValue == collection && $0.command["entityID"]?.stringValue == id }
+        guard let last = mine.last, last.sequence > inFlightThrough,
+              last.command["operation"]?.stringValue == "upsert" else { return ([], false) }
+        if operation == .upsert { return ([last.sequence], false) }
+        // A delete: if every pending command of the entity is an unsent upsert made without a
+        // server version, the server never saw it, and nothing needs sending at all.
+        let neverSeen = mine.allSatisfy { $0.sequence > inFlightThrough && $0.command["operation"]?.stringValue == "upsert"
+            && $0.command["baseVersion"] == .null }
+        if neverSeen { return (mine.map(\.sequence), true) }
+        return ([last.sequence], false)
+    }
+}

@@ -1,0 +1,76 @@
+/// Writing the outbox's files at a checkpoint.
+extension StoreState {
+    /// Makes `outbox/`, `outbox/failed/` and `outbox/sent/` match the committed outbox for every
+    /// command the journal's records touched, and moves unreadable command files to
+    /// `outbox/quarantine/`. Idempotent: each step checks what is already there, so a checkpoint
+    /// cut short by a crash is simply done again.
+    ///
+    /// Command files are written once, with their final bytes, and never rewritten: a failed
+    /// command's file in `failed/` has the same bytes as it had in `outbox/`.
+    /// - Returns: How many files were written or removed.
+    func writeOutboxFiles(folders: inout Set<String>) throws(FolioError) -> Int {
+        let needed = records.contains { !$0.outbox.isEmpty } || outbox?.needsQuarantineMove == true
+        guard needed else { return 0 }
+        let outbox = try loadedOutbox()
+        var written = 0
+        let atomic = AtomicFile(fileSystem: fileSystem)
+
+        func ensure(_ path: String, _ value: JSONValue) throws(FolioError) {
+            guard try fileSystem.identity(path) == nil else { return }
+            try fileSystem.makeDirectoryDurably(FileSystem.parent(of: path))
+            try atomic.replace(path, with: JSONWriter.pretty(value))
+            folders.insert(FileSystem.parent(of: path))
+            written += 1
+        }
+        func remove(_ path: String) throws(FolioError) {
+            guard try fileSystem.identity(path) != nil else { return }
+            try fileSystem.unlink(path)
+            folders.insert(FileSystem.parent(of: path))
+            written += 1
+        }
+
+        for sequence in outbox.touched.sorted() {
+            let name = OutboxCommand.fileName(sequence)
+            let queued = Self.outboxFolder + "/" + name
+            let failed = Self.failedFolder + "/" + name
+            let reason = Self.failedFolder + "/" + name.dropLast(5) + ".reason.json"
+            let sent = Self.sentFolder + "/" + name
+            switch outbox.commands[sequence] ?? .gone {
+            case .pending(let command):
+                try ensure(queued, command)
+                try remove(failed)
+                try remove(reason)
+            case .failed(let command, let why):
+                try ensure(failed, command)
+                try ensure(reason, why)
+                try remove(queued)
+            case .sent(let command):
+                if command != .null { try ensure(sent, command) }
+                try remove(queued)
+            case .gone:
+                try remove(queued)
+                try remove(failed)
+                try remove(reason)
+            }
+        }
+        // Keep only the newest sent commands.
+        let archived = try fileSystem.list(Self.sentFolder).compactMap { Self.sequence(fromFileName: $0.name) }.sorted()
+        for sequence in archived.dropLast(Self.sentArchiveLimit) {
+            try remove(Self.sentFolder + "/" + OutboxCommand.fileName(sequence))
+        }
+        // Unreadable command files leave the queue, but are never deleted.
+        for (path, problem) in outbox.quarantined.sorted(by: { $0.key < $1.key }) where !path.hasPrefix(Self.quarantineFolder) {
+            guard try fileSystem.identity(path) != nil else { continue }
+            let target = Self.quarantineFolder + "/" + FileSystem.name(of: path)
+            try fileSystem.makeDirectoryDurably(Self.quarantineFolder)
+            try fileSystem.rename(path, to: target)
+            folders.insert(FileSystem.parent(of: path))
+            folders.insert(Self.quarantineFolder)
+            outbox.quarantined[path] = nil
+            outbox.quarantined[target] = problem
+            report(.error, "moved to \(target): \(problem.message)", path: path)
+            written += 1
+        }
+        return written
+    }
+}
