@@ -126,6 +126,12 @@ extension Store {
         }
     }
 
+    /// Tells the store that commands up to `sequence` may be on their way to the server, so
+    /// coalescing leaves them alone. For sync engines.
+    func markInFlight(through sequence: UInt64) {
+        state.inFlightThrough = max(state.inFlightThrough, sequence)
+    }
+
     private func changeOutbox(_ changes: (OutboxState) throws(FolioError) -> [JournalRecord.OutboxChange]) async throws {
         try await commitWrite { state in
             let outbox = try state.loadedOutbox()

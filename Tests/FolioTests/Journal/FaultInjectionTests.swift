@@ -9,6 +9,8 @@ import Testing
     struct Snapshot: Equatable {
         var todos: [Todo]
         var tags: [Tag]
+        /// The outbox, as "sequence operation entity".
+        var commands: [String]
     }
 
     static let keep = todo("Keep", on: "2026-11-20")
@@ -42,8 +44,12 @@ import Testing
         let store = try await Store.open(at: folder.url, configuration: .testing())
         let result = Snapshot(
             todos: try await store.fetch(Query<Todo>(sortedBy: [SortDescriptor(\.title)])),
-            tags: try await store.fetch(Query<Tag>()))
+            tags: try await store.fetch(Query<Tag>()),
+            commands: try await store.pendingCommands().map { "\($0.sequence) \($0.operation) \($0.entityID ?? "")" })
         try await store.close()
+        // The outbox folder holds exactly the pending commands.
+        let files = folder.allFiles().filter { $0.hasPrefix("outbox/") }
+        #expect(files.map { Int($0.dropFirst(7).dropLast(5)) ?? -1 } == result.commands.map { Int($0.split(separator: " ")[0])! })
         return result
     }
 
@@ -73,7 +79,7 @@ import Testing
     @Test(arguments: [FaultPlan.Mode.fail, .crash])
     func everyStepOfAMultiFileTransaction(mode: FaultPlan.Mode) async throws {
         let (before, after, steps) = try await expected()
-        #expect(before != after)
+        #expect(before.todos != after.todos && before.tags != after.tags && before.commands != after.commands)
         #expect(steps >= 12, "the transaction and its checkpoint take many steps: \(steps)")
         var outcomes: [String] = []
         for step in 0..<steps {
@@ -94,7 +100,7 @@ import Testing
                     "temp files left after a fault at \(failedStep)")
             #expect(try folder.bytes(".folio/journal").count == Journal.headerSize,
                     "journal not emptied after a fault at \(failedStep)")
-            #expect(Set(folder.allFiles()).isSubset(of: [
+            #expect(Set(folder.allFiles().filter { !$0.hasPrefix("outbox/") }).isSubset(of: [
                 ".folio/journal", ".folio/lock", "folio.json", "tags.json",
                 "todos/2026-11/2026-11-20.json", "todos/2026-11/2026-11-21.json", "todos/2026-12/2026-12-24.json",
             ]), "unexpected files after a fault at \(failedStep): \(folder.allFiles())")

@@ -19,7 +19,7 @@ import Testing
         }
         try await store.close()
 
-        #expect(folder.allFiles().filter { !$0.hasPrefix(".folio") } == [
+        #expect(folder.allFiles().filter { !$0.hasPrefix(".folio") && !$0.hasPrefix("outbox/") } == [
             "dailyStats/2026-11.json", "folio.json", "reminders/2026-11/2026-11-22.json",
             "tags.json", "todos/2026-11/2026-11-22.json",
         ])

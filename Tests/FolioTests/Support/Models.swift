@@ -6,6 +6,7 @@ import Foundation
 struct Todo: Entity, Equatable {
     static let collection = "todos"
     static let partitioning = Partitioning<Todo>.day(\.date)
+    static let syncMode = SyncMode.push(coalescing: true)
 
     var id: UUID
     var title: String
@@ -20,6 +21,7 @@ struct Todo: Entity, Equatable {
 struct Tag: Entity, Equatable {
     static let collection = "tags"
     static let partitioning = Partitioning<Tag>.none
+    static let syncMode = SyncMode.push
 
     var id: String
     var name: String
@@ -35,6 +37,7 @@ struct TagStat: Codable, Sendable, Equatable {
 struct DailyStat: Entity, Equatable {
     static let collection = "dailyStats"
     static let partitioning = Partitioning<DailyStat>.month(\.date)
+    static let syncMode = SyncMode.pullOnly
 
     var id: String { date }
     var date: String
