@@ -201,3 +201,28 @@ import Testing
         try await store.close()
     }
 }
+
+@Suite struct OutboxAttemptsTests {
+    @Test func attemptsAreKeptOutsideTheCommandFiles() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(Tag(id: "a", name: "A", color: "#000000")) }
+        try await store.checkpoint()
+        let command = try folder.bytes("outbox/00000000000000000001.json")
+        let later = Date(timeIntervalSince1970: 1_800_000_000)
+        try await store.recordFailedAttempt(1, error: "connection refused", nextAttempt: later)
+        let attempts = try await store.recordFailedAttempt(1, error: "503 Service Unavailable", nextAttempt: later)
+        #expect(attempts == CommandAttempts(count: 2, lastError: "503 Service Unavailable", nextAttempt: later))
+        #expect(try folder.bytes("outbox/00000000000000000001.json") == command)
+        try await store.close()
+
+        let reopened = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await reopened.attempts(for: 1).count == 2)
+        #expect(try await reopened.attempts(for: 9) == .none)
+        try await reopened.acknowledgeCommand(1, serverVersion: nil)
+        try await reopened.write { tx in try tx.upsert(Tag(id: "b", name: "B", color: "#000000")) }
+        try await reopened.recordFailedAttempt(2, error: "timeout", nextAttempt: later)
+        #expect(try await reopened.attempts(for: 1) == .none, "entries of sent commands are pruned")
+        try await reopened.close()
+    }
+}

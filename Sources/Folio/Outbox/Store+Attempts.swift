@@ -1,0 +1,82 @@
+public import Foundation
+
+/// Retry bookkeeping for the outbox: how often a command was tried, why the last try failed, and
+/// when to try again. It lives in `.folio/attempts.json`, never in the command files (which are
+/// never rewritten), and is advisory: losing it only resets the counts.
+public struct CommandAttempts: Sendable, Equatable {
+    /// How many times sending failed so far.
+    public var count: Int
+    /// Why the last attempt failed.
+    public var lastError: String?
+    /// Not before this time should the command be tried again.
+    public var nextAttempt: Date?
+
+    /// No attempt yet.
+    public static let none = CommandAttempts(count: 0, lastError: nil, nextAttempt: nil)
+}
+
+extension Store {
+    static let attemptsFile = ".folio/attempts.json"
+
+    /// Records a failed attempt to send a command. For sync engines.
+    /// - Parameters:
+    ///   - sequence: The pending command's number.
+    ///   - error: Why the attempt failed (kept to show in a UI).
+    ///   - nextAttempt: When to try again.
+    /// - Returns: The command's attempts, this one included.
+    @discardableResult
+    public func recordFailedAttempt(_ sequence: UInt64, error: String, nextAttempt: Date) async throws -> CommandAttempts {
+        try await prepare()
+        try await acquireWriterLock()
+        defer { releaseWriterLock() }
+        try state.refreshJournal()
+        let pending = Set(try state.loadedOutbox().pending.map(\.sequence))
+        var all = try readAttempts().filter { pending.contains($0.key) }
+        var attempts = all[sequence] ?? .none
+        attempts.count += 1
+        attempts.lastError = String(error.prefix(2000))
+        attempts.nextAttempt = nextAttempt
+        all[sequence] = attempts
+        try writeAttempts(all)
+        return attempts
+    }
+
+    /// The attempts made so far to send a command (``CommandAttempts/none`` if none).
+    /// - Parameter sequence: The command's number.
+    public func attempts(for sequence: UInt64) async throws -> CommandAttempts {
+        try await prepare()
+        return try readAttempts()[sequence] ?? .none
+    }
+
+    private func readAttempts() throws(FolioError) -> [UInt64: CommandAttempts] {
+        guard let (bytes, _) = try fileSystem.read(Self.attemptsFile) else { return [:] }
+        let value: JSONValue
+        do { value = try JSONParser.parse(bytes) } catch {
+            // Advisory data: a damaged file resets the counts, it does not stop the queue.
+            state.report(.warning, "unreadable (\(error.message)); attempt counts start again", path: Self.attemptsFile)
+            return [:]
+        }
+        var result: [UInt64: CommandAttempts] = [:]
+        for (key, entry) in value.objectValue ?? [:] {
+            guard let sequence = UInt64(key), let count = entry["count"]?.integerValue else { continue }
+            result[sequence] = CommandAttempts(
+                count: Int(count), lastError: entry["lastError"]?.stringValue,
+                nextAttempt: entry["nextAttempt"]?.stringValue.flatMap(OutboxCommand.parseDate))
+        }
+        return result
+    }
+
+    private func writeAttempts(_ attempts: [UInt64: CommandAttempts]) throws(FolioError) {
+        var members: [String: JSONValue] = [:]
+        for (sequence, entry) in attempts {
+            var fields: [String: JSONValue] = ["count": .number(String(entry.count))]
+            if let lastError = entry.lastError { fields["lastError"] = .string(lastError) }
+            if let next = entry.nextAttempt {
+                fields["nextAttempt"] = .string(next.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            }
+            members[String(OutboxCommand.fileName(sequence).dropLast(5))] = .object(fields)
+        }
+        try AtomicFile(fileSystem: fileSystem).replace(Self.attemptsFile, with: JSONWriter.pretty(.object(members)))
+        try fileSystem.syncDirectory(StoreLayout.machinery)
+    }
+}
