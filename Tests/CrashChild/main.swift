@@ -3,14 +3,18 @@
 // or copy its folder while it writes, then check the store with their own copy of the invariant.
 //
 //   folio-crash-child write DIR SEED COUNT DURABILITY WRITER [--delay-ms 20] [--threshold-kib 64]
-//                           [--idle-ms 0] [--idle-every 8]
-//   folio-crash-child read DIR SECONDS [--until-file PATH]
+//                           [--idle-ms 0] [--idle-every 8] [--tear-last 0] [--max-seconds 120]
+//   folio-crash-child read DIR SECONDS [--until-file PATH] [--pause-ms 0]
 //
 // `write` runs COUNT transactions as WRITER (durability `full` or `relaxed`) and prints `ack N`
 // after each `write` returns. `--idle-ms` pauses that long after about one transaction in
 // `--idle-every`, so idle checkpoints (`--delay-ms` after the last commit) happen between bursts.
+// `--tear-last 1` commits only the first slot of the last transaction, and not its ledger: a
+// deliberately torn transaction, so the tests can show that their check notices one.
 // `read` fetches every slot again and again for SECONDS (or until PATH exists), checks each
-// snapshot, prints `violation …` lines and finally `reads N violations V`.
+// snapshot, prints `violation …` lines and finally `reads N violations V`; `--pause-ms` sleeps
+// between reads, leaving the writers some CPU. Both modes stop when their parent (the test
+// process) is gone, and `write` after `--max-seconds`, so a crashed test leaves no writer behind.
 //
 // The data: each writer owns 40 slots `WRITER-0` … `WRITER-39` and one ledger slot `WRITER-ledger`.
 // Transaction n of a writer upserts 2–6 of its slots on random days (moving them between day
@@ -128,7 +132,7 @@ struct Arguments {
 }
 
 /// One transaction: read the ledger, plan from (seed, n), stage everything, return n.
-func runTransaction(_ tx: Transaction, seed: UInt64, writer: String) throws -> Int {
+func runTransaction(_ tx: Transaction, seed: UInt64, writer: String, tear: Bool = false) throws -> Int {
     var ledger = try tx.get(Slot.self, id: ledgerID(writer))
         ?? Slot(id: ledgerID(writer), day: days[0], transaction: 0, group: [], writer: writer)
     let n = ledger.transaction + 1
@@ -140,6 +144,7 @@ func runTransaction(_ tx: Transaction, seed: UInt64, writer: String) throws -> I
     for id in chosen.prefix(upserts) {
         let day = days.randomElement(using: &random)!
         try tx.upsert(Slot(id: id, day: day, transaction: n, group: group, writer: writer))
+        if tear { return n }
     }
     for id in chosen.dropFirst(upserts) {
         // Recorded even if the slot did not exist: "absent at n" is what the check needs.
@@ -172,9 +177,15 @@ func write(_ arguments: Arguments) async throws {
     // Pauses are not part of the data, so their randomness need not be reproducible.
     var pauses = SplitMix64(seed: UInt64(getpid()) ^ seed)
 
+    let tearLast = arguments.int("tear-last", default: 0) != 0
+    let parent = getppid()
+    let deadline = ContinuousClock.now + .seconds(arguments.int("max-seconds", default: 120))
+
     let store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
-    for _ in 0..<count {
-        let n = try await store.write { tx in try runTransaction(tx, seed: seed, writer: writer) }
+    for index in 0..<count {
+        guard getppid() == parent, ContinuousClock.now < deadline else { break }
+        let tear = tearLast && index == count - 1
+        let n = try await store.write { tx in try runTransaction(tx, seed: seed, writer: writer, tear: tear) }
         say("ack \(n)")
         if idle > 0, Int.random(in: 0..<idleEvery, using: &pauses) == 0 {
             try await Task.sleep(for: .milliseconds(idle))
@@ -188,12 +199,14 @@ func read(_ arguments: Arguments) async throws {
     let values = arguments.positional
     guard values.count == 3, let seconds = Double(values[2]) else { fail("usage: read DIR SECONDS [--until-file PATH]") }
     let stopFile = arguments.options["until-file"]
+    let pause = arguments.int("pause-ms", default: 0)
+    let parent = getppid()
     let store = try await Store.open(at: URL(fileURLWithPath: values[1]))
     let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
     var reads = 0
     var found = 0
     var lastSeen: [String: Int] = [:]   // writer → its ledger's transaction in the last snapshot
-    while ContinuousClock.now < deadline, reads < 1_000_000 {
+    while ContinuousClock.now < deadline, reads < 1_000_000, getppid() == parent {
         if let stopFile, FileManager.default.fileExists(atPath: stopFile) { break }
         var problems: [String]
         do {
@@ -212,6 +225,7 @@ func read(_ arguments: Arguments) async throws {
         reads += 1
         found += problems.count
         for problem in problems.prefix(5) { say("violation read \(reads): \(problem)") }
+        if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }
     }
     try await store.close()
     say("reads \(reads) violations \(found)")

@@ -226,6 +226,8 @@ extension Store {
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
+        // A write of this process may have committed while this waited for the lock.
+        if ContinuousClock.now < lastCommit + configuration.checkpointDelay { return false }
         try state.refreshJournal()
         let position = journalPosition
         if position != lastSeenJournalPosition {

@@ -1,0 +1,300 @@
+@testable import Folio
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Process-level tests of the journal. The writers are separate processes (the executable
+// `folio-crash-child`, Tests/CrashChild/main.swift), so a SIGKILL really cuts a write, a sync or a
+// checkpoint at a random instant, and two writers really are two processes sharing a flock.
+// This file also holds what TwoProcessTests and LiveCopyTests share: the child's entity, the
+// invariant check of a store, and the child process handle.
+
+/// The child's entity (Tests/CrashChild/main.swift declares the same fields). A writer's ledger
+/// `WRITER-ledger` is part of every one of its transactions and records which transaction last
+/// deleted each id; see the child's header comment for the data the check relies on.
+struct CrashSlot: Entity, Equatable {
+    static let collection = "slots"
+    static let partitioning = Partitioning<CrashSlot>.day(\.day)
+
+    var id: String
+    var day: String
+    var transaction: Int
+    var group: [String]
+    var writer: String
+    var deletedAt: [String: Int] = [:]
+
+    static func ledgerID(_ writer: String) -> String { "\(writer)-ledger" }
+}
+
+/// The checks a store written by children must pass, whatever instant they were killed at.
+enum StoreCheck {
+    /// Opens the store (so recovery runs), checks every invariant, closes it.
+    /// - Parameter acked: For each writer, the highest transaction it acknowledged: the store must
+    ///   hold it (or a later one).
+    /// - Returns: The violations found (empty if none), and each writer's last transaction.
+    static func run(_ folder: URL, acked: [String: Int]) async -> (violations: [String], last: [String: Int]) {
+        let store: Store
+        do { store = try await Store.open(at: folder) } catch { return (["the store does not open: \(error)"], [:]) }
+        var result = await check(store, folder, acked: acked)
+        do { try await store.close() } catch { result.violations.append("close failed: \(error)") }
+        return result
+    }
+
+    private static func check(_ store: Store, _ folder: URL, acked: [String: Int]) async -> (violations: [String], last: [String: Int]) {
+        var problems: [String] = []
+        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/.folio/tmp")) ?? []
+        if !leftovers.isEmpty { problems.append(".folio/tmp is not empty after open: \(leftovers.sorted())") }
+        // After open, recovery has checkpointed: the files alone hold the whole state.
+        let files = parseFiles(folder, problems: &problems)
+        let slots: [CrashSlot]
+        do { slots = try await store.fetch(Query<CrashSlot>(.all)) } catch { return (problems + ["fetch failed: \(error)"], [:]) }
+        let fetched = Dictionary(slots.map { ($0.id, $0.transaction) }, uniquingKeysWith: max)
+        if fetched != files { problems.append("fetch and files disagree: fetch \(fetched.count) ids, files \(files.count) ids") }
+        problems += violations(in: slots)
+
+        var last: [String: Int] = [:]
+        for slot in slots where slot.id == CrashSlot.ledgerID(slot.writer) { last[slot.writer] = slot.transaction }
+        for (writer, transaction) in acked where last[writer, default: 0] < transaction {
+            problems.append("writer \(writer) acknowledged transaction \(transaction), the store ends at \(last[writer, default: 0])")
+        }
+        return (problems, last)
+    }
+
+    /// Parses every `.json` file with JSONSerialization (independently of Folio's parser) and
+    /// checks that each slot is in exactly one day file, the one of its `day`.
+    /// - Returns: id → transaction, as the files hold them.
+    static func parseFiles(_ folder: URL, problems: inout [String]) -> [String: Int] {
+        var found: [String: Int] = [:]
+        var places: [String: [String]] = [:]
+        for path in files(under: folder) where path.hasSuffix(".json") {
+            guard let data = FileManager.default.contents(atPath: folder.path + "/" + path),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                problems.append("\(path) is not a JSON object")
+                continue
+            }
+            guard path.hasPrefix("slots/") else { continue }
+            guard let entities = object["entities"] as? [String: [String: Any]] else {
+                problems.append("\(path) has no \"entities\" object")
+                continue
+            }
+            for (id, entity) in entities {
+                places[id, default: []].append(path)
+                found[id] = entity["transaction"] as? Int ?? -1
+                if let day = entity["day"] as? String, path != "slots/\(day.prefix(7))/\(day).json" {
+                    problems.append("\(id) with day \(day) is in \(path)")
+                }
+            }
+        }
+        for (id, paths) in places where paths.count != 1 { problems.append("\(id) is in \(paths.count) files: \(paths.sorted())") }
+        return found
+    }
+
+    /// The group invariant (the child's `read` mode checks the same): no transaction is partly
+    /// visible. A slot written by transaction n sees each member of its group at n or later, or
+    /// gone because its writer's ledger says transaction n or a later one deleted it.
+    static func violations(in slots: [CrashSlot]) -> [String] {
+        var problems: [String] = []
+        var byID: [String: CrashSlot] = [:]
+        for slot in slots {
+            if byID[slot.id] != nil { problems.append("\(slot.id) appears twice") }
+            byID[slot.id] = slot
+        }
+        for slot in slots {
+            guard let ledger = byID[CrashSlot.ledgerID(slot.writer)] else {
+                problems.append("\(slot.id) (transaction \(slot.transaction)) has no ledger")
+                continue
+            }
+            if let deleted = ledger.deletedAt[slot.id], deleted >= slot.transaction {
+                problems.append("\(slot.id) of transaction \(slot.transaction) is present, but transaction \(deleted) deleted it")
+            }
+            for member in slot.group where member != slot.id {
+                if let other = byID[member] {
+                    if other.transaction < slot.transaction {
+                        problems.append("\(slot.id) is at transaction \(slot.transaction) but its group member \(member) at \(other.transaction)")
+                    } else if other.transaction == slot.transaction && other.group != slot.group {
+                        problems.append("\(slot.id) and \(member) are both at transaction \(slot.transaction) with different groups")
+                    }
+                } else if ledger.deletedAt[member, default: 0] < slot.transaction {
+                    problems.append("\(member) of transaction \(slot.transaction) (group of \(slot.id)) is missing and was not deleted since")
+                }
+            }
+        }
+        return problems
+    }
+}
+
+extension StoreCheck {
+    /// Every file below `folder`, relative paths, sorted (the machinery folder included).
+    static func files(under folder: URL) -> [String] {
+        let root = folder.standardizedFileURL.path
+        var files: [String] = []
+        var isDirectory: ObjCBool = false
+        for path in FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []
+        where FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory) && !isDirectory.boolValue {
+            files.append(path)
+        }
+        return files.sorted()
+    }
+}
+
+/// A running `folio-crash-child`. Its output goes to files, not pipes: a pipe nobody drains
+/// would block it, and a file keeps every line written before a kill.
+final class CrashChild {
+    let process = Process()
+    let output: URL
+    let errors: URL
+
+    init(_ arguments: [String], logs: URL, name: String) throws {
+        output = logs.appendingPathComponent("\(name).out")
+        errors = logs.appendingPathComponent("\(name).err")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        let out = try FileHandle(forWritingTo: output), err = try FileHandle(forWritingTo: errors)
+        defer { try? out.close(); try? err.close() }
+        process.executableURL = try Self.executable()
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+    }
+
+    /// The executable, in the build products folder: next to the test binary (Linux), or next to
+    /// the `.xctest` bundle (macOS, where the bundle is loaded by a helper tool).
+    static func executable() throws -> URL {
+        let name = "folio-crash-child"
+        let bases = [URL(fileURLWithPath: CommandLine.arguments[0]), Bundle(for: CrashChild.self).bundleURL, Bundle.main.bundleURL]
+        var folders: [URL] = []
+        for base in bases {
+            var folder = base.deletingLastPathComponent()
+            for _ in 0..<3 {
+                folders.append(folder)
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        if let found = folders.first(where: { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent(name).path) }) {
+            return found.appendingPathComponent(name)
+        }
+        throw ChildNotBuilt(searched: folders.map(\.path))
+    }
+
+    struct ChildNotBuilt: Error, CustomStringConvertible {
+        var searched: [String]
+        var description: String {
+            "folio-crash-child is not built (run `swift build`; looked in \(searched)); the process tests need it"
+        }
+    }
+
+    /// SIGKILL now, and reap.
+    func kill() {
+        if process.isRunning { sendKill(process.processIdentifier) }
+        process.waitUntilExit()
+    }
+
+    /// Waits for the child to exit by itself; false if `deadline` passes first.
+    func waitForExit(before deadline: ContinuousClock.Instant) async -> Bool {
+        while process.isRunning {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        process.waitUntilExit()
+        return true
+    }
+
+    /// Complete lines of output (a line cut by a kill has no newline and is left out).
+    var lines: [String] {
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    var acks: [Int] { lines.compactMap { $0.hasPrefix("ack ") ? Int($0.dropFirst(4)) : nil } }
+    var errorText: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
+    var exitedCleanly: Bool { process.terminationReason == .exit && process.terminationStatus == 0 }
+}
+
+/// SIGKILL (a free function: inside `CrashChild`, `kill` names the method).
+func sendKill(_ pid: Int32) { _ = kill(pid, SIGKILL) }
+
+/// SplitMix64, for reproducible kill instants (the child uses the same generator).
+struct CrashRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct CrashTests {
+    /// Kills a writer at random instants (during open and recovery, a write, a sync, a checkpoint)
+    /// and checks after each kill that the store recovers to a state where every acknowledged
+    /// transaction is present, whole, and no other transaction is partly visible.
+    ///
+    /// Each kill is checked on a copy of the killed folder (the child is dead, so the copy is
+    /// exact), and the next child continues on the original: so kills also land in the recovery of
+    /// a journal the previous kill left dirty. `FOLIO_CRASH_KILLS=5000` runs a longer campaign.
+    @Test func killedWritersLeaveAWholeStore() async throws {
+        let requested = ProcessInfo.processInfo.environment["FOLIO_CRASH_KILLS"].flatMap(Int.init)
+        let kills = requested ?? 300
+        let budget: Duration = requested == nil ? .seconds(40) : .seconds(max(40, kills))
+        let root = TemporaryFolder("crash")
+        let logs = root.url.deletingLastPathComponent()
+        var random = CrashRandom(state: 0xF011_0C4A_5E00)
+        var acked = ["full": 0, "relaxed": 0]
+        var violations: [String] = []   // the first few of each kill, for the failure message
+        var violationCount = 0
+        let start = ContinuousClock.now
+        var done = 0
+        while done < kills && ContinuousClock.now - start < budget {
+            // Alternate durabilities, one store each; the writer's name is its durability.
+            let durability = done % 2 == 0 ? "full" : "relaxed"
+            let folder = root.url.appendingPathComponent(durability)
+            let copy = root.url.appendingPathComponent("checked")
+            let child = try CrashChild(
+                ["write", folder.path, durability == "full" ? "1" : "2", "1000000", durability, durability,
+                 "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25", "--idle-every", "8"],
+                logs: logs, name: "kill-\(done)")
+            let delay = Int.random(in: 5...80, using: &random)
+            try await Task.sleep(for: .milliseconds(delay))
+            child.kill()
+            done += 1
+            let label = "kill \(done) (\(durability), after \(delay) ms)"
+            if child.process.terminationReason != .uncaughtSignal {
+                violations.append("\(label): the child exited by itself, status \(child.process.terminationStatus): \(child.errorText)")
+                violationCount += 1
+                continue
+            }
+            acked[durability] = max(acked[durability]!, child.acks.max() ?? 0)
+            // Killed before it created the folder: nothing to check yet.
+            guard FileManager.default.fileExists(atPath: folder.path) else { continue }
+            try? FileManager.default.removeItem(at: copy)
+            try FileManager.default.copyItem(at: folder, to: copy)
+            let found = await StoreCheck.run(copy, acked: [durability: acked[durability]!])
+            violations += found.violations.prefix(5).map { "\(label): \($0)" }
+            violationCount += found.violations.count
+            try? FileManager.default.removeItem(at: child.output)
+            try? FileManager.default.removeItem(at: child.errors)
+        }
+        print("crash test: \(done) kills, \(violationCount) violations")
+        #expect(violations.isEmpty, "\(violations.prefix(20).joined(separator: "\n"))")
+        #expect(done >= min(kills, 20), "only \(done) kills fitted in the time budget")
+    }
+
+    /// The check itself must not pass vacuously: a writer that commits half a transaction (the
+    /// child's `--tear-last`), and an acknowledged transaction that is missing, are both reported.
+    @Test func theCheckNoticesATornTransaction() async throws {
+        let root = TemporaryFolder("torn")
+        let logs = root.url.deletingLastPathComponent()
+        let child = try CrashChild(["write", root.url.path, "3", "20", "full", "T", "--tear-last", "1"], logs: logs, name: "torn")
+        #expect(await child.waitForExit(before: .now + .seconds(30)), "the child did not finish in 30 s")
+        #expect(child.exitedCleanly, "\(child.errorText)")
+        let found = await StoreCheck.run(root.url, acked: ["T": 21])
+        #expect(found.violations.contains { $0.contains("group member") }, "\(found.violations)")
+        #expect(found.violations.contains { $0.contains("acknowledged transaction 21") }, "\(found.violations)")
+    }
+}

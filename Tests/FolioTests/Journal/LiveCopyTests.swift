@@ -1,0 +1,155 @@
+@testable import Folio
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Copies of a folder while a writer process (`folio-crash-child`) keeps writing in it.
+///
+/// ARCHITECTURE.md, "Copies": a plain copy (rsync, cp) copies `.folio/journal` first (it sorts
+/// first) and the data files after; an idle checkpoint applies only records at least
+/// `checkpointDelay` old, so a copy that takes less than that holds, in its journal, every
+/// transaction its files can hold, and recovers to a whole state. `backup(to:)` is consistent
+/// whatever the timing.
+///
+/// The check is not vacuous: the same loop with copies slower than the delay (a sleep between
+/// files), or with a small `checkpointThreshold` (size-forced checkpoints), finds torn copies —
+/// ids in two day files, group members missing — in most copies that overlap a checkpoint.
+@Suite struct LiveCopyTests {
+    /// The writer's idle checkpoint delay, and the longest copy that counts (a slower copy, on a
+    /// loaded machine, proves nothing either way and is not checked).
+    static let checkpointDelay = 300
+    static let longestCopy: Duration = .milliseconds(100)
+
+    @Test func aQuickPlainCopyOfALiveFolderIsConsistent() async throws {
+        let root = TemporaryFolder("live")
+        let logs = root.url.deletingLastPathComponent()
+        // Bursts of about ten transactions, then a pause longer than the delay: the idle
+        // checkpoint runs in each pause. The threshold is out of reach: a checkpoint forced by
+        // size applies fresh records, and is the documented exception.
+        let child = try CrashChild(["write", root.url.path, "5", "1000000", "full", "L",
+                                    "--delay-ms", "\(Self.checkpointDelay)", "--threshold-kib", "65536",
+                                    "--idle-ms", "\(Self.checkpointDelay + 50)", "--idle-every", "10"],
+                                   logs: logs, name: "live")
+        defer { child.kill() }
+        try await waitForFirstAck(child)
+
+        var copies = 0, checked = 0, straddled = 0, tooSlow = 0, violationCount = 0
+        var violations: [String] = []   // the first few of each copy, for the failure message
+        let start = ContinuousClock.now
+        // Copy back to back for a few seconds (about ten idle checkpoints). Every copy during
+        // which a checkpoint replaced a file or reset the journal is checked, and every tenth other.
+        while ContinuousClock.now - start < .seconds(4), copies < 2000, child.process.isRunning {
+            let acked = child.acks.last ?? 0
+            let before = fingerprint(root.url)
+            let copy = logs.appendingPathComponent("copy")
+            try? FileManager.default.removeItem(at: copy)
+            let began = ContinuousClock.now
+            try copyTree(root.url, to: copy)
+            let took = ContinuousClock.now - began
+            copies += 1
+            if took > Self.longestCopy { tooSlow += 1; continue }
+            let changed = fingerprint(root.url) != before
+            if changed { straddled += 1 }
+            guard changed || copies % 10 == 0 else { continue }
+            checked += 1
+            let found = await StoreCheck.run(copy, acked: ["L": acked])
+            violations += found.violations.prefix(5).map { "copy \(copies) (\(took), checkpoint during copy: \(changed)): \($0)" }
+            violationCount += found.violations.count
+        }
+        #expect(child.process.isRunning, "the writer stopped: \(child.errorText)")
+        print("live copy: \(copies) copies, \(checked) checked, \(straddled) during a checkpoint, "
+              + "\(tooSlow) slower than \(Self.longestCopy), \(violationCount) violations")
+        #expect(violations.isEmpty, "\(violations.prefix(20).joined(separator: "\n"))")
+        #expect(checked > 0, "no copy was fast enough to check")
+    }
+
+    @Test func aBackupOfALiveFolderIsConsistent() async throws {
+        let root = TemporaryFolder("source")
+        let logs = root.url.deletingLastPathComponent()
+        let child = try CrashChild(["write", root.url.path, "6", "1000000", "full", "K",
+                                    "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25"],
+                                   logs: logs, name: "backup")
+        defer { child.kill() }
+        try await waitForFirstAck(child)
+        let store = try await Store.open(at: root.url)
+        var violations: [String] = []
+        var last = 0
+        for index in 0..<5 {
+            // Every transaction acknowledged before the backup starts must be in it.
+            let acked = child.acks.last ?? 0
+            let destination = logs.appendingPathComponent("backup-\(index)")
+            try await store.backup(to: destination)
+            let found = await StoreCheck.run(destination, acked: ["K": acked])
+            violations += found.violations.map { "backup \(index): \($0)" }
+            #expect(found.last["K", default: 0] >= last, "backup \(index) is older than the one before it")
+            last = found.last["K", default: 0]
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        try await store.close()
+        #expect(child.process.isRunning, "the writer stopped: \(child.errorText)")
+        child.kill()
+        let source = await StoreCheck.run(root.url, acked: ["K": child.acks.last ?? 0])
+        violations += source.violations.map { "source after the kill: \($0)" }
+        print("backup: 5 backups of a live folder (last at transaction \(last)), \(violations.count) violations")
+        #expect(violations.isEmpty, "\(violations.prefix(20).joined(separator: "\n"))")
+    }
+
+    // MARK: Helpers
+
+    /// Waits (at most 20 s) until the child has opened the store and committed once.
+    private func waitForFirstAck(_ child: CrashChild) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while child.acks.isEmpty {
+            try #require(child.process.isRunning, "the writer stopped: \(child.errorText)")
+            try #require(ContinuousClock.now < deadline, "the writer acknowledged nothing in 20 s")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Copies like rsync: directories depth first, names in sorted order, each file's bytes (with
+    /// plain POSIX calls, to keep the copy fast). A file that vanishes between listing and reading
+    /// (a temp file renamed, a day file emptied) is skipped, as rsync does.
+    private func copyTree(_ source: URL, to destination: URL) throws {
+        let manager = FileManager.default
+        try manager.createDirectory(at: destination, withIntermediateDirectories: true)
+        for name in try manager.contentsOfDirectory(atPath: source.path).sorted() {
+            let from = source.appendingPathComponent(name).path, to = destination.appendingPathComponent(name).path
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: from, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue {
+                try copyTree(URL(fileURLWithPath: from), to: URL(fileURLWithPath: to))
+                continue
+            }
+            let input = open(from, O_RDONLY)
+            guard input >= 0 else { continue }
+            defer { close(input) }
+            let output = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard output >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: to]) }
+            defer { close(output) }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                guard count > 0 else { break }
+                let written = buffer.withUnsafeBytes { write(output, $0.baseAddress, count) }
+                guard written == count else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: to]) }
+            }
+        }
+    }
+
+    /// What a checkpoint changes: the journal's header (a reset), and each file's inode and
+    /// modification time (a rename over it).
+    private func fingerprint(_ folder: URL) -> [String] {
+        let journal = FileHandle(forReadingAtPath: folder.path + "/.folio/journal")
+        defer { try? journal?.close() }
+        var parts = ["journal \(Array((try? journal?.read(upToCount: Journal.headerSize)) ?? Data()))"]
+        for path in StoreCheck.files(under: folder) where !path.hasPrefix(".folio") {
+            let attributes = (try? FileManager.default.attributesOfItem(atPath: folder.path + "/" + path)) ?? [:]
+            parts.append("\(path) \(attributes[.systemFileNumber] ?? 0) \(attributes[.modificationDate] ?? 0)")
+        }
+        return parts
+    }
+}
