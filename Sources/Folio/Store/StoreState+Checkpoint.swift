@@ -27,7 +27,10 @@ extension StoreState {
         var outcome = CheckpointOutcome()
         guard let header else { return outcome }
         let tail = try journal.size - readOffset
-        guard !records.isEmpty || tail > 0 || outbox?.needsQuarantineMove == true else { return outcome }
+        guard !records.isEmpty || tail > 0 || outbox?.needsQuarantineMove == true else {
+            saveIndexes()
+            return outcome
+        }
         try journal.sync()
 
         var directories = Set<String>()
@@ -79,6 +82,7 @@ extension StoreState {
         records = []
         self.header = fresh
         readOffset = Int64(Journal.headerSize)
+        saveIndexes()
         return outcome
     }
 

@@ -93,6 +93,7 @@ extension StoreState {
             indexes[address.collection]![id] = nil
         }
         for id in partition.entities.keys { indexes[address.collection]![id] = address.key }
+        indexDirty.insert(address.collection)
     }
 
     /// The addresses a selection covers, in path order: files on disk plus partitions that exist
@@ -171,11 +172,7 @@ extension StoreState {
             return try partition(address).entities[id] == nil ? nil : address
         }
         if indexes[collection] == nil {
-            indexes[collection] = [:]
-            unindexed[collection] = [:]
-            for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
-                indexPartition(address)
-            }
+            try buildIndex(collection: collection, granularity: granularity)
         }
         if indexes[collection]![id] == nil, let broken = unindexed[collection], !broken.isEmpty {
             // Files that were broken may have been fixed since.
@@ -191,7 +188,7 @@ extension StoreState {
         return try partition(address).entities[id] == nil ? nil : address
     }
 
-    private func indexPartition(_ address: PartitionAddress) {
+    func indexPartition(_ address: PartitionAddress) {
         do {
             let partition = try partition(address)
             unindexed[address.collection]?[address] = nil

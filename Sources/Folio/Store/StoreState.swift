@@ -40,6 +40,10 @@ final class StoreState {
     var storeID = ""
     /// Partitions the index could not read (broken files), with why.
     var unindexed: [String: [PartitionAddress: FolioError]] = [:]
+    /// Identities of the partition files whose ids came from `.folio/index/` (not read).
+    var indexIdentities: [String: [PartitionKey: FileIdentity]] = [:]
+    /// Collections whose id index changed since it was last saved.
+    var indexDirty: Set<String> = []
 
     init(fileSystem: FileSystem, log: LogHandler?, maximumJournalBytes: Int64) throws(FolioError) {
         self.fileSystem = fileSystem
@@ -81,6 +85,7 @@ final class StoreState {
             // where ids live, and rebuild that on demand.
             indexes = [:]
             unindexed = [:]
+            indexIdentities = [:]
         }
         for address in touched { partitions[address]?.resetToBase() }
         touched = []
@@ -97,6 +102,7 @@ final class StoreState {
             touched.insert(address)
             partitions[address]?.apply(change)
             if indexes[address.collection] != nil {
+                indexDirty.insert(address.collection)
                 if change.entity != nil {
                     indexes[address.collection]![change.id] = address.key
                 } else if indexes[address.collection]![change.id] == address.key {

@@ -1,0 +1,117 @@
+/// `.folio/index/<collection>`: which ids each partition file of a partitioned collection held,
+/// with the file's identity when it was read.
+///
+/// It lets `get(_:id:)` and upserts of new ids skip reading every partition file of a large
+/// collection: a partition whose file still has the recorded identity is not read. It is derived
+/// data, never authoritative: an entry whose file changed is ignored (the file is read instead),
+/// and a missing or damaged index is rebuilt.
+///
+/// ```
+/// folio-index 1
+/// P 2026-11-22 <device> <inode> <size> <modified ns> <changed ns> <count>
+/// <id>
+/// …
+/// ```
+enum IndexFile {
+    struct Entry: Equatable {
+        var identity: FileIdentity
+        var ids: [String]
+    }
+
+    static let header = "folio-index 1"
+
+    static func path(_ collection: String) -> String { StoreLayout.machinery + "/index/" + collection }
+
+    /// The entries, or none when the file is missing or not in this form.
+    static func read(_ fileSystem: FileSystem, collection: String) -> [PartitionKey: Entry] {
+        let bytes: [UInt8]
+        do {
+            guard let (contents, _) = try fileSystem.read(path(collection)) else { return [:] }
+            bytes = contents
+        } catch {
+            return [:]
+        }
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard lines.first == header else { return [:] }
+        var entries: [PartitionKey: Entry] = [:]
+        var index = 1
+        while index < lines.count, lines[index].hasPrefix("P ") {
+            let fields = lines[index].split(separator: " ")
+            guard fields.count == 8, let key = PartitionKey.day(parsing: String(fields[1])) ?? PartitionKey.month(parsing: String(fields[1])),
+                  let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
+                  let modified = Int64(fields[5]), let changed = Int64(fields[6]), let count = Int(fields[7]),
+                  index + count < lines.count
+            else { return [:] }
+            let identity = FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: changed, isDirectory: false)
+            entries[key] = Entry(identity: identity, ids: Array(lines[(index + 1)...(index + count)]))
+            index += count + 1
+        }
+        return entries
+    }
+
+    static func write(_ fileSystem: FileSystem, collection: String, entries: [PartitionKey: Entry]) throws(FolioError) {
+        var text = header + "\n"
+        for key in entries.keys.sorted() {
+            let entry = entries[key]!
+            let identity = entry.identity
+            text += "P \(key.text) \(identity.device) \(identity.inode) \(identity.size) \(identity.modified) \(identity.changed) \(entry.ids.count)\n"
+            for id in entry.ids.sorted(by: { $0.precedesInKeyOrder($1) }) { text += id + "\n" }
+        }
+        try fileSystem.makeDirectoryDurably(StoreLayout.machinery + "/index")
+        try AtomicFile(fileSystem: fileSystem).replace(path(collection), with: Array(text.utf8))
+    }
+}
+
+extension StoreState {
+    /// Builds the id index of a partitioned collection: from `.folio/index/` where the files are
+    /// unchanged, by reading the partition files elsewhere.
+    func buildIndex(collection: String, granularity: PartitionGranularity) throws(FolioError) {
+        indexes[collection] = [:]
+        unindexed[collection] = [:]
+        let persisted = IndexFile.read(fileSystem, collection: collection)
+        var identities: [PartitionKey: FileIdentity] = [:]
+        var stale = false
+        for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
+            if partitions[address] == nil, !touched.contains(address), let entry = persisted[address.key],
+               try fileSystem.identity(address.path) == entry.identity {
+                for id in entry.ids { indexes[collection]![id] = address.key }
+                identities[address.key] = entry.identity
+            } else {
+                stale = true
+                indexPartition(address)
+            }
+        }
+        indexIdentities[collection] = identities
+        if stale || persisted.count != identities.count { indexDirty.insert(collection) }
+    }
+
+    /// Saves the id indexes that changed since they were read (after a checkpoint, when the files
+    /// hold everything). Failures are only reported: the index is derived data.
+    func saveIndexes() {
+        for collection in indexDirty.sorted() {
+            guard let index = indexes[collection], unindexed[collection]?.isEmpty ?? true,
+                  let granularity = collections[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
+            else { continue }
+            var entries: [PartitionKey: IndexFile.Entry] = [:]
+            var complete = true
+            for (id, key) in index {
+                if entries[key] == nil {
+                    let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
+                    guard let identity = partitions[address]?.identity ?? indexIdentities[collection]?[key] else {
+                        complete = false
+                        break
+                    }
+                    entries[key] = IndexFile.Entry(identity: identity, ids: [])
+                }
+                entries[key]!.ids.append(id)
+            }
+            guard complete else { continue }
+            do {
+                try IndexFile.write(fileSystem, collection: collection, entries: entries)
+                indexDirty.remove(collection)
+            } catch {
+                report(.warning, "could not save the id index (it is rebuilt when needed): \(error.message)", path: IndexFile.path(collection))
+            }
+        }
+    }
+}

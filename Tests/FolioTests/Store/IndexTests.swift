@@ -1,0 +1,96 @@
+@testable import Folio
+import Foundation
+import Testing
+
+/// `get` by id and upserts of new ids in a large collection read only the files they need once
+/// `.folio/index/` knows where each id lives; the index never overrules the files.
+@Suite struct IndexTests {
+    /// A year of day files, one todo each, written by hand; returns the todos' ids by day.
+    func yearOfDays(in folder: TemporaryFolder) throws -> [String: UUID] {
+        try folder.write("{\n  \"format\": 1,\n  \"store\": \"index\"\n}\n", to: "folio.json")
+        var ids: [String: UUID] = [:]
+        for month in 1...12 {
+            try FileManager.default.createDirectory(at: folder.file(String(format: "todos/2025-%02d", month)), withIntermediateDirectories: true)
+            for day in 1...PartitionKey.daysInMonth(year: 2025, month: month) {
+                let key = String(format: "2025-%02d-%02d", month, day)
+                let id = UUID()
+                ids[key] = id
+                try folder.writeQuickly("""
+                    {"entities": {"\(id.uuidString)": {"id": "\(id.uuidString)", "title": "On \(key)", "date": "\(key)",
+                    "done": false, "priority": 1, "createdAt": "2025-01-01T00:00:00Z", "updatedAt": "2025-01-01T00:00:00Z"}}}
+                    """, to: "todos/\(key.prefix(7))/\(key).json")
+            }
+        }
+        return ids
+    }
+
+    func partitionReads(_ recorder: IORecorder) -> [String] { recorder.reads.filter { $0.hasPrefix("todos/") } }
+
+    @Test func aSavedIndexSparesReadingEveryFile() async throws {
+        let folder = TemporaryFolder()
+        let ids = try yearOfDays(in: folder)
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await store.get(Todo.self, id: ids["2025-06-15"]!)?.title == "On 2025-06-15")
+        try await store.close()
+        #expect(folder.exists(".folio/index/todos"))
+
+        let reads = IORecorder()
+        store = try await Store.open(at: folder.url, configuration: .testing(hook: reads.hook))
+        #expect(try await store.get(Todo.self, id: ids["2025-03-02"]!)?.title == "On 2025-03-02")
+        #expect(partitionReads(reads) == ["todos/2025-03/2025-03-02.json"])
+        reads.reset()
+        // A new todo: its id is nowhere, and finding that out reads nothing either.
+        let fresh = todo("New", on: "2025-12-31")
+        try await store.write { tx in try tx.upsert(fresh) }
+        #expect(partitionReads(reads) == ["todos/2025-12/2025-12-31.json"])
+        // A move finds the old partition through the index.
+        var moved = try #require(try await store.get(Todo.self, id: ids["2025-01-10"]!))
+        moved.date = "2025-01-11"
+        try await store.write { [moved] tx in try tx.upsert(moved) }
+        try await store.close()
+
+        store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await store.fetch(Query<Todo>(.day("2025-01-10"))).isEmpty)
+        #expect(try await store.fetch(Query<Todo>(.day("2025-01-11"))).count == 2)
+        #expect(try await store.get(Todo.self, id: fresh.id)?.date == "2025-12-31")
+        try await store.close()
+    }
+
+    @Test func anIndexEntryWhoseFileChangedIsIgnored() async throws {
+        let folder = TemporaryFolder()
+        let ids = try yearOfDays(in: folder)
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        _ = try await store.get(Todo.self, id: ids["2025-06-15"]!)
+        try await store.close()
+
+        // By hand, move the todo of 2025-04-01 into the file of 2025-04-02 (rewriting both).
+        let id = ids["2025-04-01"]!.uuidString, other = ids["2025-04-02"]!.uuidString
+        let first = try folder.text("todos/2025-04/2025-04-01.json")
+        let entity = first[first.range(of: "{\"id\"")!.lowerBound..<first.range(of: "}}}")!.lowerBound] + "}"
+        try folder.write("{\"entities\": {}}\n", to: "todos/2025-04/2025-04-01.json")
+        var second = try folder.text("todos/2025-04/2025-04-02.json")
+        second = second.replacingOccurrences(of: "{\"entities\": {", with: "{\"entities\": {\"\(id)\": \(entity.replacingOccurrences(of: "\"date\": \"2025-04-01\"", with: "\"date\": \"2025-04-02\"")), ")
+        try folder.write(second, to: "todos/2025-04/2025-04-02.json")
+
+        let reads = IORecorder()
+        store = try await Store.open(at: folder.url, configuration: .testing(hook: reads.hook))
+        #expect(try await store.get(Todo.self, id: ids["2025-04-01"]!)?.date == "2025-04-02")
+        #expect(Set(partitionReads(reads)) == ["todos/2025-04/2025-04-01.json", "todos/2025-04/2025-04-02.json"])
+        #expect(try await store.get(Todo.self, id: ids["2025-04-02"]!)?.title == "On 2025-04-02")
+        _ = other
+        try await store.close()
+    }
+
+    @Test func aDamagedIndexIsRebuilt() async throws {
+        let folder = TemporaryFolder()
+        let ids = try yearOfDays(in: folder)
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        _ = try await store.get(Todo.self, id: ids["2025-06-15"]!)
+        try await store.close()
+        try folder.write("folio-index 1\nP garbage\n", to: ".folio/index/todos")
+        store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await store.get(Todo.self, id: ids["2025-08-08"]!)?.title == "On 2025-08-08")
+        try await store.close()
+        #expect(try folder.text(".folio/index/todos").split(separator: "\n").count == 365 * 2 + 1)
+    }
+}
