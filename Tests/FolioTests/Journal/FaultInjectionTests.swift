@@ -101,7 +101,7 @@ import Testing
             #expect(try folder.bytes(".folio/journal").count == Journal.headerSize,
                     "journal not emptied after a fault at \(failedStep)")
             #expect(Set(folder.allFiles().filter { !$0.hasPrefix("outbox/") }).isSubset(of: [
-                ".folio/journal", ".folio/lock", "folio.json", "tags.json",
+                ".folio/journal", ".folio/lock", ".folio/index/todos", "folio.json", "tags.json",
                 "todos/2026-11/2026-11-20.json", "todos/2026-11/2026-11-21.json", "todos/2026-12/2026-12-24.json",
             ]), "unexpected files after a fault at \(failedStep): \(folder.allFiles())")
         }
