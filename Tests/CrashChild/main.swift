@@ -3,7 +3,7 @@
 // or copy its folder while it writes, then check the store with their own copy of the invariant.
 //
 //   folio-crash-child write DIR SEED COUNT DURABILITY WRITER [--delay-ms 20] [--threshold-kib 64]
-//                           [--idle-ms 0] [--idle-every 8] [--tear-last 0] [--max-seconds 120]
+//                           [--idle-ms 0] [--idle-every 8] [--tear-last 0] [--max-seconds 120] [--outbox]
 //   folio-crash-child read DIR SECONDS [--until-file PATH] [--pause-ms 0]
 //
 // `write` runs COUNT transactions as WRITER (durability `full` or `relaxed`) and prints `ack N`
@@ -11,6 +11,11 @@
 // `--idle-every`, so idle checkpoints (`--delay-ms` after the last commit) happen between bursts.
 // `--tear-last 1` commits only the first slot of the last transaction, and not its ledger: a
 // deliberately torn transaction, so the tests can show that their check notices one.
+// `--outbox` (a flag, no value) writes the same data to the collection `pushed` instead of `slots`
+// (ledger included): its sync mode is push, without coalescing, so every transaction also enqueues
+// one command per changed entity, the ledger's included, and the tests check the outbox against
+// the entities (OutboxProcessTests.swift). A folder is written in one mode only: the two
+// collections have separate ledgers, so mixing them would restart n at 1.
 // `read` fetches every slot again and again for SECONDS (or until PATH exists), checks each
 // snapshot, prints `violation …` lines and finally `reads N violations V`; `--pause-ms` sleeps
 // between reads, leaving the writers some CPU. Both modes stop when their parent (the test
@@ -33,7 +38,19 @@ import Foundation
 import Glibc
 #endif
 
-struct Slot: Entity, Equatable {
+/// What `Slot` and `PushedSlot` share, so one transaction function writes either.
+protocol SlotRecord: Entity where ID == String {
+    var id: String { get }
+    var day: String { get set }
+    var transaction: Int { get set }
+    var group: [String] { get set }
+    var writer: String { get }
+    /// Only in a writer's ledger: id → the transaction that last deleted it.
+    var deletedAt: [String: Int] { get set }
+    init(id: String, day: String, transaction: Int, group: [String], writer: String, deletedAt: [String: Int])
+}
+
+struct Slot: SlotRecord, Equatable {
     static let collection = "slots"
     static let partitioning = Partitioning<Slot>.day(\.day)
 
@@ -42,7 +59,20 @@ struct Slot: Entity, Equatable {
     var transaction: Int
     var group: [String]
     var writer: String
-    /// Only in a writer's ledger: id → the transaction that last deleted it.
+    var deletedAt: [String: Int] = [:]
+}
+
+/// The same fields in a push collection (no coalescing): `--outbox` writes these.
+struct PushedSlot: SlotRecord, Equatable {
+    static let collection = "pushed"
+    static let partitioning = Partitioning<PushedSlot>.day(\.day)
+    static let syncMode = SyncMode.push
+
+    var id: String
+    var day: String
+    var transaction: Int
+    var group: [String]
+    var writer: String
     var deletedAt: [String: Int] = [:]
 }
 
@@ -106,15 +136,20 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-/// Positional arguments and `--name value` options.
+/// Positional arguments, `--name value` options, and the flags (options without a value) below.
 struct Arguments {
+    static let flagNames: Set<String> = ["outbox"]
     var positional: [String] = []
     var options: [String: String] = [:]
+    var flags: Set<String> = []
 
     init(_ raw: [String]) {
         var index = 0
         while index < raw.count {
-            if raw[index].hasPrefix("--"), index + 1 < raw.count {
+            if raw[index].hasPrefix("--"), Self.flagNames.contains(String(raw[index].dropFirst(2))) {
+                flags.insert(String(raw[index].dropFirst(2)))
+                index += 1
+            } else if raw[index].hasPrefix("--"), index + 1 < raw.count {
                 options[String(raw[index].dropFirst(2))] = raw[index + 1]
                 index += 2
             } else {
@@ -132,9 +167,9 @@ struct Arguments {
 }
 
 /// One transaction: read the ledger, plan from (seed, n), stage everything, return n.
-func runTransaction(_ tx: Transaction, seed: UInt64, writer: String, tear: Bool = false) throws -> Int {
-    var ledger = try tx.get(Slot.self, id: ledgerID(writer))
-        ?? Slot(id: ledgerID(writer), day: days[0], transaction: 0, group: [], writer: writer)
+func runTransaction<S: SlotRecord>(_ tx: Transaction, _ type: S.Type, seed: UInt64, writer: String, tear: Bool = false) throws -> Int {
+    var ledger = try tx.get(S.self, id: ledgerID(writer))
+        ?? S(id: ledgerID(writer), day: days[0], transaction: 0, group: [], writer: writer, deletedAt: [:])
     let n = ledger.transaction + 1
     var random = SplitMix64(seed: seed ^ (UInt64(n) &* 0xD6E8_FEB8_6659_FD93))
     let upserts = Int.random(in: 2...6, using: &random)
@@ -143,12 +178,13 @@ func runTransaction(_ tx: Transaction, seed: UInt64, writer: String, tear: Bool 
     let group = (chosen + [ledgerID(writer)]).sorted()
     for id in chosen.prefix(upserts) {
         let day = days.randomElement(using: &random)!
-        try tx.upsert(Slot(id: id, day: day, transaction: n, group: group, writer: writer))
+        try tx.upsert(S(id: id, day: day, transaction: n, group: group, writer: writer, deletedAt: [:]))
         if tear { return n }
     }
     for id in chosen.dropFirst(upserts) {
-        // Recorded even if the slot did not exist: "absent at n" is what the check needs.
-        try tx.delete(Slot.self, id: id)
+        // Recorded even if the slot did not exist: "absent at n" is what the check needs. (Deleting
+        // an absent slot changes nothing, so it enqueues no command.)
+        try tx.delete(S.self, id: id)
         ledger.deletedAt[id] = n
     }
     ledger.day = days.randomElement(using: &random)!
@@ -178,6 +214,7 @@ func write(_ arguments: Arguments) async throws {
     var pauses = SplitMix64(seed: UInt64(getpid()) ^ seed)
 
     let tearLast = arguments.int("tear-last", default: 0) != 0
+    let outbox = arguments.flags.contains("outbox")
     let parent = getppid()
     let deadline = ContinuousClock.now + .seconds(arguments.int("max-seconds", default: 120))
 
@@ -185,7 +222,10 @@ func write(_ arguments: Arguments) async throws {
     for index in 0..<count {
         guard getppid() == parent, ContinuousClock.now < deadline else { break }
         let tear = tearLast && index == count - 1
-        let n = try await store.write { tx in try runTransaction(tx, seed: seed, writer: writer, tear: tear) }
+        let n = try await store.write { tx in
+            outbox ? try runTransaction(tx, PushedSlot.self, seed: seed, writer: writer, tear: tear)
+                : try runTransaction(tx, Slot.self, seed: seed, writer: writer, tear: tear)
+        }
         say("ack \(n)")
         if idle > 0, Int.random(in: 0..<idleEvery, using: &pauses) == 0 {
             try await Task.sleep(for: .milliseconds(idle))

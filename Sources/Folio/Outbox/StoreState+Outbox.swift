@@ -97,14 +97,15 @@ extension StoreState {
     /// The outbox changes for a transaction's entity changes: one command per entity of a push
     /// collection that changed (its final state), coalesced where the collection asks for it,
     /// plus the transaction's custom commands.
-    func outboxChanges(for changes: [JournalRecord.Change], custom: [Transaction.CustomCommand]) throws(FolioError) -> [JournalRecord.OutboxChange] {
+    /// - Parameter staging: The order in which the transaction touched its entities; commands
+    ///   follow it.
+    func outboxChanges(for changes: [JournalRecord.Change], order staging: [(collection: String, id: String)],
+                       custom: [Transaction.CustomCommand]) throws(FolioError) -> [JournalRecord.OutboxChange] {
         struct Final { var address: PartitionAddress; var entity: JSONValue?; var touched: [PartitionAddress] }
         var finals: [String: [String: Final]] = [:]
-        var order: [(String, String)] = []
         for change in changes where (syncModes[change.address.collection]?.kind ?? .localOnly) == .push {
             let collection = change.address.collection
             var final = finals[collection]?[change.id] ?? Final(address: change.address, entity: nil, touched: [])
-            if finals[collection]?[change.id] == nil { order.append((collection, change.id)) }
             final.touched.append(change.address)
             // A move removes from one partition and sets in another: the set wins.
             if change.entity != nil || final.entity == nil {
@@ -113,6 +114,7 @@ extension StoreState {
             }
             finals[collection, default: [:]][change.id] = final
         }
+        let order = staging.filter { finals[$0.collection]?[$0.id] != nil }
         guard !order.isEmpty || !custom.isEmpty else { return [] }
         let outbox = try loadedOutbox()
         var sequence = try nextSequence()

@@ -19,7 +19,7 @@ extension StoreState {
             }
         }
         try ensureJournalHeader()
-        let outboxChanges = try outboxChanges(for: changes, custom: transaction.customCommands)
+        let outboxChanges = try outboxChanges(for: changes, order: transaction.stagingOrder, custom: transaction.customCommands)
         return try append(JournalRecord(transaction: nextTransaction, changes: changes, outbox: outboxChanges))
     }
 

@@ -16,6 +16,10 @@ public final class Transaction {
     var staged: [PartitionAddress: [String: JSONValue?]] = [:]
     /// Where staged ids live now (nil: deleted), per collection.
     private var locations: [String: [String: PartitionKey?]] = [:]
+    /// The entities staged, in the order the block first touched them: the order of their outbox
+    /// commands (a parent created before its child is sent before it).
+    var stagingOrder: [(collection: String, id: String)] = []
+    private var firstStaged: Set<String> = []
     /// App-defined commands to enqueue with this transaction.
     var customCommands: [CustomCommand] = []
 
@@ -134,6 +138,7 @@ public final class Transaction {
     // MARK: Staging
 
     private func stage(_ address: PartitionAddress, id: String, entity: JSONValue?) {
+        if firstStaged.insert(address.collection + "/" + id).inserted { stagingOrder.append((address.collection, id)) }
         staged[address, default: [:]][id] = .some(entity)
         if entity != nil {
             locations[address.collection, default: [:]][id] = .some(address.key)

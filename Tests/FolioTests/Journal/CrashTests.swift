@@ -10,8 +10,9 @@ import Darwin
 // Process-level tests of the journal. The writers are separate processes (the executable
 // `folio-crash-child`, Tests/CrashChild/main.swift), so a SIGKILL really cuts a write, a sync or a
 // checkpoint at a random instant, and two writers really are two processes sharing a flock.
-// This file also holds what TwoProcessTests and LiveCopyTests share: the child's entity, the
-// invariant check of a store, and the child process handle.
+// This file also holds what TwoProcessTests, LiveCopyTests and OutboxProcessTests share: the
+// child's entity, the invariant check of a store, and the child process handle. The outbox half of
+// the check (for stores written with `--outbox`) is OutboxCheck, in OutboxProcessTests.swift.
 
 /// The child's entity (Tests/CrashChild/main.swift declares the same fields). A writer's ledger
 /// `WRITER-ledger` is part of every one of its transactions and records which transaction last
@@ -50,25 +51,32 @@ enum StoreCheck {
         if !leftovers.isEmpty { problems.append(".folio/tmp is not empty after open: \(leftovers.sorted())") }
         // After open, recovery has checkpointed: the files alone hold the whole state.
         let files = parseFiles(folder, problems: &problems)
-        let slots: [CrashSlot]
-        do { slots = try await store.fetch(Query<CrashSlot>(.all)) } catch { return (problems + ["fetch failed: \(error)"], [:]) }
-        let fetched = Dictionary(slots.map { ($0.id, $0.transaction) }, uniquingKeysWith: max)
-        if fetched != files { problems.append("fetch and files disagree: fetch \(fetched.count) ids, files \(files.count) ids") }
-        problems += violations(in: slots)
-
+        let slots: [CrashSlot], pushed: [PushedSlot]
+        do {
+            slots = try await store.fetch(Query<CrashSlot>(.all))
+            pushed = try await store.fetch(Query<PushedSlot>(.all))
+        } catch { return (problems + ["fetch failed: \(error)"], [:]) }
         var last: [String: Int] = [:]
-        for slot in slots where slot.id == CrashSlot.ledgerID(slot.writer) { last[slot.writer] = slot.transaction }
+        // The two collections are checked alike, each with its own ledgers (a folder uses one).
+        for (collection, group) in [("slots", slots), ("pushed", pushed.map(\.asCrashSlot))] {
+            let fetched = Dictionary(group.map { ($0.id, $0.transaction) }, uniquingKeysWith: max)
+            let inFiles = files[collection, default: [:]]
+            if fetched != inFiles { problems.append("\(collection): fetch and files disagree: fetch \(fetched.count) ids, files \(inFiles.count) ids") }
+            problems += violations(in: group)
+            for slot in group where slot.id == CrashSlot.ledgerID(slot.writer) { last[slot.writer] = max(last[slot.writer, default: 0], slot.transaction) }
+        }
         for (writer, transaction) in acked where last[writer, default: 0] < transaction {
             problems.append("writer \(writer) acknowledged transaction \(transaction), the store ends at \(last[writer, default: 0])")
         }
+        problems += await OutboxCheck.violations(store, folder, pushed: pushed)
         return (problems, last)
     }
 
     /// Parses every `.json` file with JSONSerialization (independently of Folio's parser) and
-    /// checks that each slot is in exactly one day file, the one of its `day`.
-    /// - Returns: id → transaction, as the files hold them.
-    static func parseFiles(_ folder: URL, problems: inout [String]) -> [String: Int] {
-        var found: [String: Int] = [:]
+    /// checks that each slot is in exactly one day file of its collection, the one of its `day`.
+    /// - Returns: collection (`slots`, `pushed`) → id → transaction, as the files hold them.
+    static func parseFiles(_ folder: URL, problems: inout [String]) -> [String: [String: Int]] {
+        var found: [String: [String: Int]] = [:]
         var places: [String: [String]] = [:]
         for path in files(under: folder) where path.hasSuffix(".json") {
             guard let data = FileManager.default.contents(atPath: folder.path + "/" + path),
@@ -76,15 +84,16 @@ enum StoreCheck {
                 problems.append("\(path) is not a JSON object")
                 continue
             }
-            guard path.hasPrefix("slots/") else { continue }
+            let collection = String(path.prefix { $0 != "/" })
+            guard collection == "slots" || collection == "pushed" else { continue }
             guard let entities = object["entities"] as? [String: [String: Any]] else {
                 problems.append("\(path) has no \"entities\" object")
                 continue
             }
             for (id, entity) in entities {
-                places[id, default: []].append(path)
-                found[id] = entity["transaction"] as? Int ?? -1
-                if let day = entity["day"] as? String, path != "slots/\(day.prefix(7))/\(day).json" {
+                places[collection + "/" + id, default: []].append(path)
+                found[collection, default: [:]][id] = entity["transaction"] as? Int ?? -1
+                if let day = entity["day"] as? String, path != "\(collection)/\(day.prefix(7))/\(day).json" {
                     problems.append("\(id) with day \(day) is in \(path)")
                 }
             }
@@ -233,7 +242,9 @@ struct CrashRandom: RandomNumberGenerator {
 @Suite struct CrashTests {
     /// Kills a writer at random instants (during open and recovery, a write, a sync, a checkpoint)
     /// and checks after each kill that the store recovers to a state where every acknowledged
-    /// transaction is present, whole, and no other transaction is partly visible.
+    /// transaction is present, whole, and no other transaction is partly visible. Half the kills
+    /// hit writers that push (`--outbox`): there, each change and its command are both present or
+    /// both absent, and the queue keeps its order across the restarts (OutboxCheck).
     ///
     /// Each kill is checked on a copy of the killed folder (the child is dead, so the copy is
     /// exact), and the next child continues on the original: so kills also land in the recovery of
@@ -241,48 +252,61 @@ struct CrashRandom: RandomNumberGenerator {
     @Test func killedWritersLeaveAWholeStore() async throws {
         let requested = ProcessInfo.processInfo.environment["FOLIO_CRASH_KILLS"].flatMap(Int.init)
         let kills = requested ?? 300
-        let budget: Duration = requested == nil ? .seconds(40) : .seconds(max(40, kills))
+        // The default budget leaves room for the other suites running beside it on two cores.
+        let budget: Duration = requested == nil ? .seconds(100) : .seconds(max(100, kills))
         let root = TemporaryFolder("crash")
         let logs = root.url.deletingLastPathComponent()
         var random = CrashRandom(state: 0xF011_0C4A_5E00)
-        var acked = ["full": 0, "relaxed": 0]
+        var acked = ["full": 0, "relaxed": 0, "full-outbox": 0, "relaxed-outbox": 0]   // by folder
+        var queues: [String: [UInt64: Data]] = [:]   // by folder: the outbox at the previous check
         var violations: [String] = []   // the first few of each kill, for the failure message
         var violationCount = 0
         let start = ContinuousClock.now
-        var done = 0
+        var done = 0, outboxKills = 0
         while done < kills && ContinuousClock.now - start < budget {
-            // Alternate durabilities, one store each; the writer's name is its durability.
+            // Four stores in turn: each durability, without and with the outbox (so half the kills
+            // land in a store whose transactions also enqueue commands). The writer's name is its
+            // durability; the folder's name also says whether it pushes.
             let durability = done % 2 == 0 ? "full" : "relaxed"
-            let folder = root.url.appendingPathComponent(durability)
+            let outbox = done % 4 >= 2
+            let name = outbox ? durability + "-outbox" : durability
+            let folder = root.url.appendingPathComponent(name)
             let copy = root.url.appendingPathComponent("checked")
             let child = try CrashChild(
                 ["write", folder.path, durability == "full" ? "1" : "2", "1000000", durability, durability,
-                 "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25", "--idle-every", "8"],
+                 "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25", "--idle-every", "8"] + (outbox ? ["--outbox"] : []),
                 logs: logs, name: "kill-\(done)")
             let delay = Int.random(in: 5...80, using: &random)
             try await Task.sleep(for: .milliseconds(delay))
             child.kill()
             done += 1
-            let label = "kill \(done) (\(durability), after \(delay) ms)"
+            if outbox { outboxKills += 1 }
+            let label = "kill \(done) (\(name), after \(delay) ms)"
             if child.process.terminationReason != .uncaughtSignal {
                 violations.append("\(label): the child exited by itself, status \(child.process.terminationStatus): \(child.errorText)")
                 violationCount += 1
                 continue
             }
-            acked[durability] = max(acked[durability]!, child.acks.max() ?? 0)
+            acked[name] = max(acked[name]!, child.acks.max() ?? 0)
             // Killed before it created the folder: nothing to check yet.
             guard FileManager.default.fileExists(atPath: folder.path) else { continue }
             try? FileManager.default.removeItem(at: copy)
             try FileManager.default.copyItem(at: folder, to: copy)
-            let found = await StoreCheck.run(copy, acked: [durability: acked[durability]!])
-            violations += found.violations.prefix(5).map { "\(label): \($0)" }
-            violationCount += found.violations.count
+            var problems = await StoreCheck.run(copy, acked: [durability: acked[name]!]).violations
+            if outbox {
+                // FIFO across restarts: the queue only grew since this folder's previous check.
+                let queue = OutboxCheck.queue(in: copy)
+                problems += OutboxCheck.onlyAppended(queues[name, default: [:]], queue)
+                queues[name] = queue
+            }
+            violations += problems.prefix(5).map { "\(label): \($0)" }
+            violationCount += problems.count
             try? FileManager.default.removeItem(at: child.output)
             try? FileManager.default.removeItem(at: child.errors)
         }
-        print("crash test: \(done) kills, \(violationCount) violations")
+        print("crash test: \(done) kills (\(outboxKills) with the outbox), \(violationCount) violations")
         #expect(violations.isEmpty, "\(violations.prefix(20).joined(separator: "\n"))")
-        #expect(done >= min(kills, 20), "only \(done) kills fitted in the time budget")
+        #expect(done >= min(kills, 50), "only \(done) kills fitted in the time budget")
     }
 
     /// The check itself must not pass vacuously: a writer that commits half a transaction (the

@@ -35,6 +35,23 @@ import Testing
         #expect(command.id == "\(marker?["store"] as? String ?? "?")-00000000000000000001")
     }
 
+    @Test func commandsFollowTheOrderTheTransactionMadeTheChanges() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        var milk = todo("Buy milk", on: "2026-11-22")
+        milk.tagID = "groceries"
+        try await store.write { [milk] tx in
+            // The todo first, then the tag it refers to: "tags.json" sorts before "todos/", but
+            // the commands keep the order of the block.
+            try tx.upsert(milk)
+            try tx.upsert(Tag(id: "groceries", name: "Groceries", color: "#00AA00"))
+            try tx.upsert(todo("Buy bread", on: "2026-11-01"))
+        }
+        #expect(try await store.pendingCommands().map(\.collection) == ["todos", "tags", "todos"])
+        #expect(try await store.pendingCommands().first?.entityID == milk.id.uuidString)
+        try await store.close()
+    }
+
     @Test func numbersKeepIncreasingAcrossRestartsEvenWhenEverythingWasSent() async throws {
         let folder = TemporaryFolder()
         var store = try await Store.open(at: folder.url, configuration: .testing())
