@@ -13,10 +13,12 @@ let package = Package(
         .target(name: "Folio"),
         // A child process for the crash tests: runs transactions and reports each acknowledged one,
         // so the tests can SIGKILL it at random instants. Not a product.
-        .executableTarget(name: "folio-crash-child", dependencies: ["Folio"], path: "Tests/CrashChild"),
+        .executableTarget(name: "folio-crash-child", dependencies: ["Folio", "FolioCrashSupport"], path: "Tests/CrashChild"),
+        // The entities and invariant the crash child and the process-level tests share.
+        .target(name: "FolioCrashSupport", dependencies: ["Folio"], path: "Tests/CrashSupport"),
         // The README's example, kept compiling and running: `swift run quickstart`.
         .executableTarget(name: "quickstart", dependencies: ["Folio"], path: "Examples/Quickstart"),
-        .testTarget(name: "FolioTests", dependencies: ["Folio"]),
+        .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioCrashSupport"]),
     ]
 )
 

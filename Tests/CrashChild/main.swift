@@ -27,54 +27,17 @@
 // `transaction = n` and `group` = the ids it touched (deleted one included) plus the ledger id.
 // The ledger is written by every transaction: its `transaction` is the writer's last one, and its
 // `deletedAt` maps each deleted id to the transaction that last deleted it. That makes a snapshot
-// checkable on its own (see `violations(in:)`): a slot of transaction n whose group member is
+// checkable on its own (see `groupViolations(in:)` in Tests/CrashSupport): a slot of transaction n whose group member is
 // older than n, or missing without a deletion at n or later, shows a transaction partly visible.
 // n continues from the ledger across restarts, and a transaction's choices depend only on
 // (SEED, n), so a transaction that a kill cut short is planned the same way when rerun.
 
 import Folio
+import FolioCrashSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// What `Slot` and `PushedSlot` share, so one transaction function writes either.
-protocol SlotRecord: Entity where ID == String {
-    var id: String { get }
-    var day: String { get set }
-    var transaction: Int { get set }
-    var group: [String] { get set }
-    var writer: String { get }
-    /// Only in a writer's ledger: id → the transaction that last deleted it.
-    var deletedAt: [String: Int] { get set }
-    init(id: String, day: String, transaction: Int, group: [String], writer: String, deletedAt: [String: Int])
-}
-
-struct Slot: SlotRecord, Equatable {
-    static let collection = "slots"
-    static let partitioning = Partitioning<Slot>.day(\.day)
-
-    var id: String
-    var day: String
-    var transaction: Int
-    var group: [String]
-    var writer: String
-    var deletedAt: [String: Int] = [:]
-}
-
-/// The same fields in a push collection (no coalescing): `--outbox` writes these.
-struct PushedSlot: SlotRecord, Equatable {
-    static let collection = "pushed"
-    static let partitioning = Partitioning<PushedSlot>.day(\.day)
-    static let syncMode = SyncMode.push
-
-    var id: String
-    var day: String
-    var transaction: Int
-    var group: [String]
-    var writer: String
-    var deletedAt: [String: Int] = [:]
-}
 
 /// SplitMix64: tiny, fast, and the same on every platform (the tests need reproducible runs).
 struct SplitMix64: RandomNumberGenerator {
@@ -93,38 +56,7 @@ let poolSize = 40
 /// 15 days across two months, so slots move between day files and month folders.
 let days = (25...31).map { "2026-01-\($0)" } + (1...8).map { String(format: "2026-02-%02d", $0) }
 
-func ledgerID(_ writer: String) -> String { "\(writer)-ledger" }
-
-/// The violations of the group invariant in one snapshot (the tests hold the same check).
-func violations(in slots: [Slot]) -> [String] {
-    var problems: [String] = []
-    var byID: [String: Slot] = [:]
-    for slot in slots {
-        if byID[slot.id] != nil { problems.append("\(slot.id) appears twice") }
-        byID[slot.id] = slot
-    }
-    for slot in slots {
-        guard let ledger = byID[ledgerID(slot.writer)] else {
-            problems.append("\(slot.id) (transaction \(slot.transaction)) has no ledger")
-            continue
-        }
-        if let deleted = ledger.deletedAt[slot.id], deleted >= slot.transaction {
-            problems.append("\(slot.id) of transaction \(slot.transaction) is present, but transaction \(deleted) deleted it")
-        }
-        for member in slot.group where member != slot.id {
-            if let other = byID[member] {
-                if other.transaction < slot.transaction {
-                    problems.append("\(slot.id) is at transaction \(slot.transaction) but its group member \(member) at \(other.transaction)")
-                } else if other.transaction == slot.transaction && other.group != slot.group {
-                    problems.append("\(slot.id) and \(member) both at transaction \(slot.transaction) with different groups")
-                }
-            } else if (ledger.deletedAt[member] ?? 0) < slot.transaction {
-                problems.append("\(member) of transaction \(slot.transaction) (group of \(slot.id)) is missing and was not deleted since")
-            }
-        }
-    }
-    return problems
-}
+func ledgerID(_ writer: String) -> String { Slot.ledgerID(writer) }
 
 func say(_ line: String) {
     // write(2) on every line: a line the parent reads is a line that was printed before the kill.
@@ -251,7 +183,7 @@ func read(_ arguments: Arguments) async throws {
         var problems: [String]
         do {
             let slots = try await store.fetch(Query<Slot>(.all))
-            problems = violations(in: slots)
+            problems = groupViolations(in: slots)
             // Reads must never go back in time: a writer's ledger only moves forward.
             for ledger in slots where ledger.id == ledgerID(ledger.writer) {
                 if ledger.transaction < lastSeen[ledger.writer, default: 0] {

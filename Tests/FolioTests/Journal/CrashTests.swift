@@ -1,4 +1,5 @@
 @testable import Folio
+import FolioCrashSupport
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -13,23 +14,6 @@ import Darwin
 // This file also holds what TwoProcessTests, LiveCopyTests and OutboxProcessTests share: the
 // child's entity, the invariant check of a store, and the child process handle. The outbox half of
 // the check (for stores written with `--outbox`) is OutboxCheck, in OutboxProcessTests.swift.
-
-/// The child's entity (Tests/CrashChild/main.swift declares the same fields). A writer's ledger
-/// `WRITER-ledger` is part of every one of its transactions and records which transaction last
-/// deleted each id; see the child's header comment for the data the check relies on.
-struct CrashSlot: Entity, Equatable {
-    static let collection = "slots"
-    static let partitioning = Partitioning<CrashSlot>.day(\.day)
-
-    var id: String
-    var day: String
-    var transaction: Int
-    var group: [String]
-    var writer: String
-    var deletedAt: [String: Int] = [:]
-
-    static func ledgerID(_ writer: String) -> String { "\(writer)-ledger" }
-}
 
 /// The checks a store written by children must pass, whatever instant they were killed at.
 enum StoreCheck {
@@ -51,19 +35,19 @@ enum StoreCheck {
         if !leftovers.isEmpty { problems.append(".folio/tmp is not empty after open: \(leftovers.sorted())") }
         // After open, recovery has checkpointed: the files alone hold the whole state.
         let files = parseFiles(folder, problems: &problems)
-        let slots: [CrashSlot], pushed: [PushedSlot]
+        let slots: [Slot], pushed: [PushedSlot]
         do {
-            slots = try await store.fetch(Query<CrashSlot>(.all))
+            slots = try await store.fetch(Query<Slot>(.all))
             pushed = try await store.fetch(Query<PushedSlot>(.all))
         } catch { return (problems + ["fetch failed: \(error)"], [:]) }
         var last: [String: Int] = [:]
         // The two collections are checked alike, each with its own ledgers (a folder uses one).
-        for (collection, group) in [("slots", slots), ("pushed", pushed.map(\.asCrashSlot))] {
+        for (collection, group) in [("slots", slots), ("pushed", pushed.map(\.asSlot))] {
             let fetched = Dictionary(group.map { ($0.id, $0.transaction) }, uniquingKeysWith: max)
             let inFiles = files[collection, default: [:]]
             if fetched != inFiles { problems.append("\(collection): fetch and files disagree: fetch \(fetched.count) ids, files \(inFiles.count) ids") }
-            problems += violations(in: group)
-            for slot in group where slot.id == CrashSlot.ledgerID(slot.writer) { last[slot.writer] = max(last[slot.writer, default: 0], slot.transaction) }
+            problems += groupViolations(in: group)
+            for slot in group where slot.id == Slot.ledgerID(slot.writer) { last[slot.writer] = max(last[slot.writer, default: 0], slot.transaction) }
         }
         for (writer, transaction) in acked where last[writer, default: 0] < transaction {
             problems.append("writer \(writer) acknowledged transaction \(transaction), the store ends at \(last[writer, default: 0])")
@@ -100,39 +84,6 @@ enum StoreCheck {
         }
         for (id, paths) in places where paths.count != 1 { problems.append("\(id) is in \(paths.count) files: \(paths.sorted())") }
         return found
-    }
-
-    /// The group invariant (the child's `read` mode checks the same): no transaction is partly
-    /// visible. A slot written by transaction n sees each member of its group at n or later, or
-    /// gone because its writer's ledger says transaction n or a later one deleted it.
-    static func violations(in slots: [CrashSlot]) -> [String] {
-        var problems: [String] = []
-        var byID: [String: CrashSlot] = [:]
-        for slot in slots {
-            if byID[slot.id] != nil { problems.append("\(slot.id) appears twice") }
-            byID[slot.id] = slot
-        }
-        for slot in slots {
-            guard let ledger = byID[CrashSlot.ledgerID(slot.writer)] else {
-                problems.append("\(slot.id) (transaction \(slot.transaction)) has no ledger")
-                continue
-            }
-            if let deleted = ledger.deletedAt[slot.id], deleted >= slot.transaction {
-                problems.append("\(slot.id) of transaction \(slot.transaction) is present, but transaction \(deleted) deleted it")
-            }
-            for member in slot.group where member != slot.id {
-                if let other = byID[member] {
-                    if other.transaction < slot.transaction {
-                        problems.append("\(slot.id) is at transaction \(slot.transaction) but its group member \(member) at \(other.transaction)")
-                    } else if other.transaction == slot.transaction && other.group != slot.group {
-                        problems.append("\(slot.id) and \(member) are both at transaction \(slot.transaction) with different groups")
-                    }
-                } else if ledger.deletedAt[member, default: 0] < slot.transaction {
-                    problems.append("\(member) of transaction \(slot.transaction) (group of \(slot.id)) is missing and was not deleted since")
-                }
-            }
-        }
-        return problems
     }
 }
 

@@ -1,4 +1,5 @@
 @testable import Folio
+import FolioCrashSupport
 import Foundation
 import Testing
 
@@ -6,25 +7,6 @@ import Testing
 // collection, and two writer processes push at once (TwoProcessTests.swift). OutboxCheck below is
 // the outbox half of their StoreCheck; the test here shows that it catches what it should. The
 // children are `folio-crash-child write … --outbox` (Tests/CrashChild/main.swift).
-
-/// The child's pushed entity: CrashSlot's fields in a push collection without coalescing, so each
-/// transaction enqueues one command per changed slot, its ledger's included.
-struct PushedSlot: Entity, Equatable {
-    static let collection = "pushed"
-    static let partitioning = Partitioning<PushedSlot>.day(\.day)
-    static let syncMode = SyncMode.push
-
-    var id: String
-    var day: String
-    var transaction: Int
-    var group: [String]
-    var writer: String
-    var deletedAt: [String: Int] = [:]
-
-    var asCrashSlot: CrashSlot {
-        CrashSlot(id: id, day: day, transaction: transaction, group: group, writer: writer, deletedAt: deletedAt)
-    }
-}
 
 /// The outbox invariants of a store written by `--outbox` children. Nothing acknowledges and
 /// nothing coalesces, so the pending queue holds every command ever enqueued: replayed from an
@@ -118,7 +100,7 @@ enum OutboxCheck {
     /// transaction; a delete belongs to the transaction whose ledger says it deleted that id.
     static func replay(_ pending: [OutboxCommand], pushed: [PushedSlot]) -> [String] {
         var problems: [String] = []
-        let ledgers = Dictionary(pushed.filter { $0.id == CrashSlot.ledgerID($0.writer) }.map { ($0.writer, $0.transaction) },
+        let ledgers = Dictionary(pushed.filter { $0.id == Slot.ledgerID($0.writer) }.map { ($0.writer, $0.transaction) },
                                  uniquingKeysWith: max)
         // First pass: read every command, and each writer's ledger command of each transaction.
         var entries: [(writer: String, entry: Entry)] = []
@@ -143,7 +125,7 @@ enum OutboxCheck {
                     problems.append("command \(command.sequence) (\(id)) is of transaction \(transaction) of \(writer), "
                                     + "which never committed: the store's ledger is at \(ledgers[writer, default: 0])")
                 }
-                if id == CrashSlot.ledgerID(writer), ledgerBodies[writer, default: [:]].updateValue(body, forKey: transaction) != nil {
+                if id == Slot.ledgerID(writer), ledgerBodies[writer, default: [:]].updateValue(body, forKey: transaction) != nil {
                     problems.append("two ledger commands of transaction \(transaction) of \(writer)")
                 }
             }
