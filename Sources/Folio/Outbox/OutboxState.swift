@@ -49,6 +49,16 @@ final class OutboxState {
         }.sorted { $0.sequence < $1.sequence }
     }
 
+    /// The pending commands of one entity, in order (without sorting the whole queue: this runs
+    /// for every change a commit enqueues).
+    func pending(collection: String, id: String) -> [(sequence: UInt64, command: JSONValue)] {
+        commands.compactMap { sequence, location -> (sequence: UInt64, command: JSONValue)? in
+            guard case .pending(let command) = location, command["entityID"]?.stringValue == id,
+                  command["collection"]?.stringValue == collection else { return nil }
+            return (sequence, command)
+        }.sorted { $0.sequence < $1.sequence }
+    }
+
     var failed: [(sequence: UInt64, command: JSONValue, reason: JSONValue)] {
         commands.compactMap { sequence, location in
             if case .failed(let command, let reason) = location { return (sequence, command, reason) }

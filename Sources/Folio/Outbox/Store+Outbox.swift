@@ -60,10 +60,8 @@ extension Store {
         let key = id.storageKey
         return try await read { state throws(FolioError) in
             let outbox = try state.loadedOutbox()
-            func concerns(_ command: JSONValue) -> Bool {
-                command["collection"]?.stringValue == E.collection && command["entityID"]?.stringValue == key
-            }
-            return outbox.pending.contains { concerns($0.command) } || outbox.failed.contains { concerns($0.command) }
+            return !outbox.pending(collection: E.collection, id: key).isEmpty
+                || outbox.failed.contains { $0.command["collection"]?.stringValue == E.collection && $0.command["entityID"]?.stringValue == key }
         }
     }
 

@@ -152,7 +152,7 @@ extension StoreState {
     /// Which pending commands of this entity a new command replaces, and whether the new one
     /// must be dropped too (an entity created and deleted before the server saw it).
     private func coalesce(_ outbox: OutboxState, collection: String, id: String, operation: OutboxCommand.Operation) -> ([UInt64], Bool) {
-        let mine = outbox.pending.filter { $0.command["collection"]?.stringValue == collection && $0.command["entityID"]?.stringValue == id }
+        let mine = outbox.pending(collection: collection, id: id)
         guard let last = mine.last, last.sequence > inFlightThrough,
               last.command["operation"]?.stringValue == "upsert" else { return ([], false) }
         if operation == .upsert { return ([last.sequence], false) }

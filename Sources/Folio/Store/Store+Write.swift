@@ -187,7 +187,7 @@ extension Store {
     // MARK: Checkpoint scheduling
 
     private func afterCommit() async throws {
-        if state.journalBytes >= Int64(configuration.checkpointThreshold) {
+        if state.readOffset >= Int64(configuration.checkpointThreshold) {
             try await checkpoint()
             return
         }

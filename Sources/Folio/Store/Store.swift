@@ -74,8 +74,7 @@ public actor Store {
         try await lock.acquire(exclusive: true)
         do {
             let storeID = try Marker.ensure(in: fileSystem)
-            let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler,
-                                       maximumJournalBytes: Int64(configuration.checkpointThreshold))
+            let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler)
             state.storeID = storeID
             try state.removeLeftoverTempFiles()
             try Self.recover(state)
@@ -174,8 +173,7 @@ public actor Store {
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         state.close()
-        let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler,
-                                   maximumJournalBytes: Int64(configuration.checkpointThreshold))
+        let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler)
         fresh.storeID = state.storeID
         fresh.syncModes = state.syncModes
         try Self.recover(fresh)

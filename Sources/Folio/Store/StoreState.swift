@@ -11,7 +11,6 @@ final class StoreState {
     let coder = EntityCoder()
     let log: LogHandler?
     let journal: Journal
-    let maximumJournalBytes: Int64
 
     /// The journal header this process last read, or nil if the journal holds none yet.
     var header: Journal.Header?
@@ -45,10 +44,9 @@ final class StoreState {
     /// Collections whose id index changed since it was last saved.
     var indexDirty: Set<String> = []
 
-    init(fileSystem: FileSystem, log: LogHandler?, maximumJournalBytes: Int64) throws(FolioError) {
+    init(fileSystem: FileSystem, log: LogHandler?) throws(FolioError) {
         self.fileSystem = fileSystem
         self.log = log
-        self.maximumJournalBytes = maximumJournalBytes
         self.journal = try Journal(fileSystem: fileSystem)
     }
 
@@ -132,5 +130,4 @@ final class StoreState {
         startGeneration(fresh)
     }
 
-    var journalBytes: Int64 { readOffset }
 }

@@ -140,13 +140,9 @@ public final class Transaction {
     private func stage(_ address: PartitionAddress, id: String, entity: JSONValue?) {
         if firstStaged.insert(address.collection + "/" + id).inserted { stagingOrder.append((address.collection, id)) }
         staged[address, default: [:]][id] = .some(entity)
-        if entity != nil {
-            locations[address.collection, default: [:]][id] = .some(address.key)
-        } else if case .some(.some(let key)) = locations[address.collection]?[id], key != address.key {
-            return   // removed from an old partition after being added to a new one: keep the new
-        } else {
-            locations[address.collection, default: [:]][id] = .some(nil)
-        }
+        // An upsert that moves an entity stages the removal first, so the last stage says where
+        // the entity is now.
+        locations[address.collection, default: [:]][id] = .some(entity == nil ? nil : address.key)
     }
 
     private func location(of id: String, collection: String, granularity: PartitionGranularity) throws(FolioError) -> PartitionAddress? {
