@@ -63,8 +63,12 @@ import Testing
         let store = try await Store.open(at: folder.url, configuration: .testing(checkpointDelay: .milliseconds(50)))
         try await store.write { tx in try tx.upsert(todo("Soon on disk", on: "2026-11-21")) }
         #expect(!folder.exists("todos/2026-11/2026-11-21.json"), "the journal holds it first")
-        // Bounded wait: the idle checkpoint runs 50 ms after the last write.
-        for _ in 0..<200 where !folder.exists("todos/2026-11/2026-11-21.json") {
+        // Bounded wait (at most 5 s): the idle checkpoint runs 50 ms after the last write. It
+        // writes the day file first and empties the journal last, so wait for the last step.
+        func caughtUp() throws -> Bool {
+            try folder.exists("todos/2026-11/2026-11-21.json") && folder.bytes(".folio/journal").count == Journal.headerSize
+        }
+        for _ in 0..<500 where try !caughtUp() {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(folder.exists("todos/2026-11/2026-11-21.json"))
