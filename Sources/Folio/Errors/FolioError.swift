@@ -50,6 +50,14 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let invalidQuery = Code(rawValue: "invalidQuery")
         /// Evaluating a query's predicate threw.
         public static let predicateFailed = Code(rawValue: "predicateFailed")
+        /// The server could not be reached, or the request failed on the way (no network, a
+        /// dropped connection, a timeout). Sync retries these by itself.
+        public static let network = Code(rawValue: "network")
+        /// The server's answer cannot be used: an unexpected status, a body that is not the JSON
+        /// the protocol specifies (the message names the field), or one over the size limit.
+        public static let badResponse = Code(rawValue: "badResponse")
+        /// The server refused the credentials, even fresh ones from the auth provider.
+        public static let unauthorized = Code(rawValue: "unauthorized")
     }
 
     /// What kind of failure this is.

@@ -33,6 +33,10 @@ public struct OutboxCommand: Sendable, Equatable, Identifiable {
     public let timestamp: Date
     /// The entity's JSON (upsert) or the custom payload, as compact UTF-8 JSON.
     public let body: Data?
+    /// The entity as the change was made on it (its state before the change, once the earlier
+    /// pending commands of the entity apply), as compact JSON; nil for a create. The base of a
+    /// three-way merge when the server's version turns out to differ.
+    public let base: Data?
 
     let json: JSONValue
 
@@ -44,7 +48,7 @@ public struct OutboxCommand: Sendable, Equatable, Identifiable {
     /// The command's file content.
     static func make(
         sequence: UInt64, store: String, operation: Operation, collection: String?, entityID: String?,
-        partition: String?, baseVersion: String?, body: JSONValue?, timestamp: Date
+        partition: String?, baseVersion: String?, body: JSONValue?, base: JSONValue? = nil, timestamp: Date
     ) -> JSONValue {
         var members: [String: JSONValue] = [
             "sequence": .number(String(sequence)),
@@ -63,6 +67,7 @@ public struct OutboxCommand: Sendable, Equatable, Identifiable {
         if let entityID { members["entityID"] = .string(entityID) }
         if let partition { members["partition"] = .string(partition) }
         if let body { members[operation == .upsert ? "entity" : "payload"] = body }
+        if let base { members["base"] = base }
         return .object(members)
     }
 
@@ -104,6 +109,7 @@ public struct OutboxCommand: Sendable, Equatable, Identifiable {
         self.baseVersion = json["baseVersion"]?.stringValue
         self.timestamp = timestamp
         self.body = body.map { Data(JSONWriter.compact($0)) }
+        self.base = json["base"].flatMap { $0.objectValue == nil ? nil : Data(JSONWriter.compact($0)) }
         self.json = json
     }
 
@@ -127,6 +133,11 @@ public struct FailedCommand: Sendable, Equatable, Identifiable {
     public let failedAt: Date?
     /// The reason file's whole JSON (it may hold more, e.g. the server's version of the entity).
     public let details: Data
+    /// For a conflict kept for the app: the server's version of the entity.
+    public let serverVersion: String?
+    /// For a conflict kept for the app: the server's entity as compact JSON (nil if the server
+    /// deleted it).
+    public let serverEntity: Data?
 
     public var id: UInt64 { command.sequence }
 
@@ -136,6 +147,8 @@ public struct FailedCommand: Sendable, Equatable, Identifiable {
         self.status = json["status"]?.integerValue.map { Int($0) }
         self.failedAt = json["failedAt"]?.stringValue.flatMap(OutboxCommand.parseDate)
         self.details = Data(JSONWriter.compact(json))
+        self.serverVersion = json["serverVersion"]?.stringValue
+        self.serverEntity = json["serverEntity"].flatMap { $0.objectValue == nil ? nil : Data(JSONWriter.compact($0)) }
     }
 }
 
@@ -147,6 +160,8 @@ public struct FailureReason: Sendable {
     public var status: Int?
     /// Extra JSON-compatible details (e.g. a bounded excerpt of the response body).
     public var details: [String: String]
+    /// Details that are JSON values (the server's entity in a conflict kept for the app).
+    var extra: [String: JSONValue] = [:]
 
     /// Creates a reason.
     /// - Parameters:
@@ -161,6 +176,7 @@ public struct FailureReason: Sendable {
 
     func json(at date: Date) -> JSONValue {
         var members: [String: JSONValue] = details.mapValues { .string($0) }
+        members.merge(extra) { _, new in new }
         members["reason"] = .string(reason)
         members["failedAt"] = .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
         if let status { members["status"] = .number(String(status)) }

@@ -6,6 +6,9 @@ public import Foundation
 public struct CommandAttempts: Sendable, Equatable {
     /// How many times sending failed so far.
     public var count: Int
+    /// How many of those failures the server answered (5xx, 429…), as opposed to failures to
+    /// reach it: only these count toward dead-lettering.
+    public var serverErrors: Int = 0
     /// Why the last attempt failed.
     public var lastError: String?
     /// Not before this time should the command be tried again.
@@ -13,6 +16,14 @@ public struct CommandAttempts: Sendable, Equatable {
 
     /// No attempt yet.
     public static let none = CommandAttempts(count: 0, lastError: nil, nextAttempt: nil)
+
+    /// Creates a record.
+    public init(count: Int, serverErrors: Int = 0, lastError: String?, nextAttempt: Date?) {
+        self.count = count
+        self.serverErrors = serverErrors
+        self.lastError = lastError
+        self.nextAttempt = nextAttempt
+    }
 }
 
 extension Store {
@@ -23,9 +34,12 @@ extension Store {
     ///   - sequence: The pending command's number.
     ///   - error: Why the attempt failed (kept to show in a UI).
     ///   - nextAttempt: When to try again.
+    ///   - serverAnswered: Whether the server answered (a 5xx, a 429…) rather than being
+    ///     unreachable; only answered failures count toward ``CommandAttempts/serverErrors``.
     /// - Returns: The command's attempts, this one included.
     @discardableResult
-    public func recordFailedAttempt(_ sequence: UInt64, error: String, nextAttempt: Date) async throws -> CommandAttempts {
+    public func recordFailedAttempt(_ sequence: UInt64, error: String, nextAttempt: Date,
+                                    serverAnswered: Bool = true) async throws -> CommandAttempts {
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
@@ -34,6 +48,7 @@ extension Store {
         var all = try readAttempts().filter { pending.contains($0.key) }
         var attempts = all[sequence] ?? .none
         attempts.count += 1
+        if serverAnswered { attempts.serverErrors += 1 }
         attempts.lastError = String(error.prefix(2000))
         attempts.nextAttempt = nextAttempt
         all[sequence] = attempts
@@ -60,7 +75,7 @@ extension Store {
         for (key, entry) in value.objectValue ?? [:] {
             guard let sequence = UInt64(key), let count = entry["count"]?.integerValue else { continue }
             result[sequence] = CommandAttempts(
-                count: Int(count), lastError: entry["lastError"]?.stringValue,
+                count: Int(count), serverErrors: Int(entry["serverErrors"]?.integerValue ?? 0), lastError: entry["lastError"]?.stringValue,
                 nextAttempt: entry["nextAttempt"]?.stringValue.flatMap(OutboxCommand.parseDate))
         }
         return result
@@ -69,7 +84,7 @@ extension Store {
     private func writeAttempts(_ attempts: [UInt64: CommandAttempts]) throws(FolioError) {
         var members: [String: JSONValue] = [:]
         for (sequence, entry) in attempts {
-            var fields: [String: JSONValue] = ["count": .number(String(entry.count))]
+            var fields: [String: JSONValue] = ["count": .number(String(entry.count)), "serverErrors": .number(String(entry.serverErrors))]
             if let lastError = entry.lastError { fields["lastError"] = .string(lastError) }
             if let next = entry.nextAttempt {
                 fields["nextAttempt"] = .string(next.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))

@@ -128,15 +128,22 @@ extension StoreState {
             for address in final.touched where baseVersion == nil {
                 baseVersion = try partition(address, verify: false).versions[id]
             }
+            // The entity as this change was made on it: its committed state before this commit.
+            var base: JSONValue?
+            for address in final.touched where base == nil {
+                base = try partition(address, verify: false).entities[id]
+            }
             let operation: OutboxCommand.Operation = final.entity == nil ? .delete : .upsert
             if syncModes[collection]?.coalescing == true {
                 let (removals, keepNothing) = coalesce(outbox, collection: collection, id: id, operation: operation)
                 result.append(contentsOf: removals.map { .remove(sequence: $0, archive: false) })
                 if keepNothing { continue }
+                // The replaced command never reaches the server: its base is this one's.
+                if let first = removals.min(), case .pending(let replaced)? = outbox.commands[first] { base = replaced["base"] }
             }
             let command = OutboxCommand.make(
                 sequence: sequence, store: store, operation: operation, collection: collection, entityID: id,
-                partition: final.address.key.text, baseVersion: baseVersion, body: final.entity, timestamp: now)
+                partition: final.address.key.text, baseVersion: baseVersion, body: final.entity, base: base, timestamp: now)
             result.append(.enqueue(sequence: sequence, command: command))
             sequence += 1
         }

@@ -39,6 +39,7 @@ extension Store {
         try await acquireWriterLock()
         let result: R
         let end: Int64?
+        let queuedBefore = state.queuedCommands
         do {
             try state.refreshJournal()
             if !syncInProgress && syncWaiters.isEmpty { durableEnd = state.readOffset }
@@ -63,6 +64,7 @@ extension Store {
             releaseExclusiveLockIfIdle()
         }
         try await afterCommit()
+        notifyOutboxListenersIfQueued(since: queuedBefore)
         return result
     }
 

@@ -46,6 +46,8 @@ public actor Store {
     var lastCommit = ContinuousClock.now
     var lastSeenJournalPosition = JournalPosition(generation: nil, offset: 0)
     var checkpointTask: Task<Void, Never>?
+    /// Called after commits that queue commands (the sync engine's nudge).
+    var outboxListeners: [UUID: @Sendable () -> Void] = [:]
 
     private init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreState) {
         self.url = url

@@ -12,15 +12,20 @@ extension StoreState {
         for address in transaction.staged.keys.sorted() {
             let partition = try partition(address, verify: false)
             let staged = transaction.staged[address]!
+            let versions = transaction.stagedVersions[address] ?? [:]
             for id in staged.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
                 let entity = staged[id]!
-                guard partition.entities[id] != entity else { continue }
-                changes.append(JournalRecord.Change(address: address, id: id, entity: entity))
+                let version = entity == nil ? nil : versions[id]
+                guard partition.entities[id] != entity || (version != nil && partition.versions[id] != version) else { continue }
+                changes.append(JournalRecord.Change(address: address, id: id, entity: entity, version: version))
             }
         }
         try ensureJournalHeader()
-        let outboxChanges = try outboxChanges(for: changes, order: transaction.stagingOrder, custom: transaction.customCommands)
-        return try append(JournalRecord(transaction: nextTransaction, changes: changes, outbox: outboxChanges))
+        var outbox = transaction.outboxChanges
+        if !transaction.isFromServer {
+            outbox += try outboxChanges(for: changes, order: transaction.stagingOrder, custom: transaction.customCommands)
+        }
+        return try append(JournalRecord(transaction: nextTransaction, changes: changes, outbox: outbox))
     }
 
     /// Appends a record (unless it changes nothing) and applies it; see ``commit(_:)``.

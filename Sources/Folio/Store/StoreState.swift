@@ -35,6 +35,9 @@ final class StoreState {
     var syncModes: [String: SyncMode] = [:]
     /// Commands up to this number may be on their way to the server: never coalesce them.
     var inFlightThrough: UInt64 = 0
+    /// How many commands records put into the queue (new or retried) since the state was made:
+    /// the sync engine is nudged when it grows.
+    var queuedCommands = 0
     /// The store's id, from `folio.json` (the first half of every command id).
     var storeID = ""
     /// Partitions the index could not read (broken files), with why.
@@ -110,6 +113,12 @@ final class StoreState {
         }
         if let outbox {
             for change in record.outbox { outbox.apply(change) }
+        }
+        for change in record.outbox {
+            switch change {
+            case .enqueue, .retry: queuedCommands += 1
+            case .remove, .fail: continue
+            }
         }
         records.append(record)
         nextTransaction = record.transaction + 1

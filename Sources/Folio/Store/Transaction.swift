@@ -22,6 +22,12 @@ public final class Transaction {
     private var firstStaged: Set<String> = []
     /// App-defined commands to enqueue with this transaction.
     var customCommands: [CustomCommand] = []
+    /// Set by the sync engine: the changes are the server's, so they enqueue no commands.
+    var isFromServer = false
+    /// Server versions learnt in this transaction, per partition and id (sync engine only).
+    var stagedVersions: [PartitionAddress: [String: String]] = [:]
+    /// Outbox changes the sync engine makes with the entity changes (acknowledgements…).
+    var outboxChanges: [JournalRecord.OutboxChange] = []
 
     struct CustomCommand {
         var name: String
@@ -136,6 +142,35 @@ public final class Transaction {
     }
 
     // MARK: Staging
+
+    /// Stages the server's value of an entity (nil: deleted) with its version, wherever it lives
+    /// now and wherever it must go. For the sync engine.
+    func stageServerValue(_ entity: JSONValue?, at target: PartitionAddress?, collection: String,
+                          granularity: PartitionGranularity, id: String, version: String?) throws(FolioError) {
+        let current = try location(of: id, collection: collection, granularity: granularity)
+        if let current, current != target { stage(current, id: id, entity: nil) }
+        if let target, let entity {
+            stage(target, id: id, entity: entity)
+            if let version { stagedVersions[target, default: [:]][id] = version }
+        }
+    }
+
+    /// Where an entity lives, as this transaction sees it.
+    func address(of id: String, collection: String, granularity: PartitionGranularity) throws(FolioError) -> PartitionAddress? {
+        try location(of: id, collection: collection, granularity: granularity)
+    }
+
+    /// An entity's JSON, as this transaction sees it.
+    func json(at address: PartitionAddress, id: String) throws(FolioError) -> JSONValue? {
+        try currentJSON(at: address, id: id)
+    }
+
+    /// Records a version for an entity whose JSON stays as it is.
+    func stageVersion(_ version: String, at address: PartitionAddress, id: String) throws(FolioError) {
+        guard let entity = try currentJSON(at: address, id: id) else { return }
+        stage(address, id: id, entity: entity)
+        stagedVersions[address, default: [:]][id] = version
+    }
 
     private func stage(_ address: PartitionAddress, id: String, entity: JSONValue?) {
         if firstStaged.insert(address.collection + "/" + id).inserted { stagingOrder.append((address.collection, id)) }

@@ -1,0 +1,113 @@
+internal import Foundation
+#if canImport(FoundationNetworking)
+internal import FoundationNetworking
+#endif
+
+/// Runs URLSession data tasks whose response body is capped: a body over the limit cancels the
+/// task (the server's answers are untrusted input; an oversized one must not exhaust memory).
+///
+/// All HTTP of the library goes through here. One session per transport; the delegate routes the
+/// callbacks of each task by its identifier. Cancelling the calling task cancels the request.
+final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    /// What a request produced.
+    enum Result {
+        case response(HTTPURLResponse, Data)
+        case tooLarge(HTTPURLResponse?)
+        case failed(any Error)
+    }
+
+    private struct Pending {
+        var continuation: CheckedContinuation<Result, Never>
+        var response: HTTPURLResponse?
+        var data = Data()
+        var tooLarge = false
+    }
+
+    private let limit: Int
+    private let lock = NSLock()
+    private var pending: [Int: Pending] = [:]
+    private var session: URLSession?
+
+    init(configuration: URLSessionConfiguration, limit: Int) {
+        self.limit = limit
+        super.init()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+    }
+
+    /// Ends the session: requests in flight are cancelled.
+    func invalidate() {
+        lock.lock()
+        let session = self.session
+        self.session = nil
+        lock.unlock()
+        session?.invalidateAndCancel()
+    }
+
+    func load(_ request: URLRequest) async -> Result {
+        guard let task = makeTask(request) else { return .failed(URLError(.cancelled)) }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
+                lock.lock()
+                pending[task.taskIdentifier] = Pending(continuation: continuation)
+                lock.unlock()
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    private func makeTask(_ request: URLRequest) -> URLSessionDataTask? {
+        lock.lock()
+        defer { lock.unlock() }
+        return session?.dataTask(with: request)
+    }
+
+    // MARK: URLSessionDataDelegate
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        lock.lock()
+        pending[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse
+        let declared = response.expectedContentLength
+        let tooLarge = declared > Int64(limit)
+        if tooLarge { pending[dataTask.taskIdentifier]?.tooLarge = true }
+        lock.unlock()
+        completionHandler(tooLarge ? .cancel : .allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        lock.lock()
+        var cancel = false
+        if var entry = pending[dataTask.taskIdentifier], !entry.tooLarge {
+            if entry.data.count + data.count > limit {
+                entry.tooLarge = true
+                entry.data = Data()
+                cancel = true
+            } else {
+                entry.data.append(data)
+            }
+            pending[dataTask.taskIdentifier] = entry
+        }
+        lock.unlock()
+        if cancel { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        lock.lock()
+        let entry = pending.removeValue(forKey: task.taskIdentifier)
+        lock.unlock()
+        guard let entry else { return }
+        if entry.tooLarge {
+            entry.continuation.resume(returning: .tooLarge(entry.response))
+        } else if let error {
+            entry.continuation.resume(returning: .failed(error))
+        } else if let response = entry.response ?? task.response as? HTTPURLResponse {
+            entry.continuation.resume(returning: .response(response, entry.data))
+        } else {
+            entry.continuation.resume(returning: .failed(URLError(.badServerResponse)))
+        }
+    }
+}

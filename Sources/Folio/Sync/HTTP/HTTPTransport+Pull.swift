@@ -1,0 +1,61 @@
+internal import Foundation
+
+/// Pulling: `GET {base}/{collection}?partition=…` and `GET {base}/{collection}?since=…`.
+extension HTTPTransport {
+    public func pull(_ request: PullRequest) async throws -> PullResponse {
+        var query: [URLQueryItem] = []
+        if let partition = request.partition {
+            query.append(URLQueryItem(name: "partition", value: partition))
+        } else if let cursor = request.cursor {
+            query.append(URLQueryItem(name: "since", value: cursor))
+        }
+        let path = HTTPHeaders.segment(request.collection)
+        let answer = await send(method: "GET", path: path, query: query, headers: ["Accept": "application/json"], body: nil)
+        let what = "GET \(request.collection)" + (request.partition.map { "?partition=\($0)" } ?? "")
+        switch answer {
+        case .unreachable(let reason): throw FolioError(.network, reason)
+        case .unauthorized(let reason): throw FolioError(.unauthorized, reason)
+        case .tooLarge(_, let limit): throw FolioError(.badResponse, "the answer to \(what) is larger than the \(limit)-byte limit")
+        case .response(let status, _, let body):
+            switch HTTPResponseClass(status: status) {
+            case .success: return try Self.pullResponse(body, what: what, isPartition: request.partition != nil)
+            case .unauthorized: throw FolioError(.unauthorized, "the server answered 401 to \(what)")
+            case .transient: throw FolioError(.network, "the server answered \(status) to \(what)")
+            default:
+                throw FolioError(.badResponse, "the server answered \(status) to \(what): \(HTTPHeaders.excerpt(body, limit: 300))")
+            }
+        }
+    }
+
+    /// Reads a pull's body, naming the field when it is not what PROTOCOL.md says.
+    static func pullResponse(_ body: Data, what: String, isPartition: Bool) throws(FolioError) -> PullResponse {
+        let json = try parse(body, what: "the answer to \(what)")
+        func bad(_ why: String) -> FolioError { FolioError(.badResponse, "the answer to \(what): \(why)") }
+        let key = isPartition ? "entities" : "changes"
+        guard case .array(let list)? = json[key] else { throw bad("no \"\(key)\" array") }
+        var items: [PullResponse.Item] = []
+        items.reserveCapacity(list.count)
+        for (index, item) in list.enumerated() {
+            let field = "\(key)[\(index)]"
+            guard let id = item["id"]?.stringValue else { throw bad("\(field).id is not a string") }
+            let version: String?
+            switch item["version"] {
+            case nil, .null?: version = nil
+            case .string(let text)?: version = text
+            case .number(let text)?: version = text
+            default: throw bad("\(field).version is not a string")
+            }
+            if item["deleted"] == .bool(true) {
+                items.append(PullResponse.Item(id: id, version: version, entity: nil))
+                continue
+            }
+            guard let entity = item["entity"], entity.objectValue != nil else { throw bad("\(field).entity is not a JSON object") }
+            items.append(PullResponse.Item(id: id, version: version, entity: Data(JSONWriter.compact(entity))))
+        }
+        if isPartition { return PullResponse(items: items) }
+        guard let cursor = json["cursor"]?.stringValue ?? json["cursor"]?.integerValue.map(String.init) else {
+            throw bad("no \"cursor\" string")
+        }
+        return PullResponse(items: items, cursor: cursor, hasMore: json["hasMore"] == .bool(true))
+    }
+}

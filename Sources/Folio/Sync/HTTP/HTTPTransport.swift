@@ -1,0 +1,260 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+internal import FoundationNetworking
+#endif
+
+/// The transport for the HTTP protocol of PROTOCOL.md, over URLSession.
+///
+/// ```swift
+/// let transport = HTTPTransport(baseURL: URL(string: "https://api.example.com/sync/")!,
+///                               auth: TokenAuth(session: session))
+/// ```
+///
+/// On a 401 it asks the auth provider for fresh credentials and tries once more. Every answer is
+/// checked: a body over ``Options/maxResponseBytes`` or one that is not the JSON the protocol
+/// specifies becomes an outcome or an error naming what is wrong, never a crash.
+public final class HTTPTransport: BatchTransport {
+    /// Limits and tuning. The defaults suit an app.
+    public struct Options: Sendable {
+        /// How long one request may take before it is abandoned (and retried). Default 30 s.
+        public var requestTimeout: Duration = .seconds(30)
+        /// The largest response body accepted. Default 16 MiB.
+        public var maxResponseBytes: Int = 16 << 20
+        /// The most commands sent in one `POST {base}/_batch` request; 1 (the default) sends one
+        /// request per command, for servers without batches.
+        public var batchSize: Int = 1
+        /// Headers added to every request (an API key, a client version…).
+        public var headers: [String: String] = [:]
+
+        /// The defaults.
+        public init() {}
+    }
+
+    let baseURL: URL
+    let auth: (any AuthProvider)?
+    let options: Options
+    private let loader: BoundedLoader
+
+    public var maxBatchSize: Int { max(1, options.batchSize) }
+
+    /// Creates a transport.
+    /// - Parameters:
+    ///   - baseURL: The protocol's `{base}`, e.g. `https://api.example.com/sync/`.
+    ///   - auth: Gives the `Authorization` header, if the server wants one.
+    ///   - options: Timeouts, limits, batching.
+    public init(baseURL: URL, auth: (any AuthProvider)? = nil, options: Options = Options()) {
+        self.baseURL = baseURL
+        self.auth = auth
+        self.options = options
+        let configuration = URLSessionConfiguration.ephemeral
+        let seconds = Double(options.requestTimeout.components.seconds) + Double(options.requestTimeout.components.attoseconds) * 1e-18
+        configuration.timeoutIntervalForRequest = seconds
+        configuration.timeoutIntervalForResource = seconds
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        self.loader = BoundedLoader(configuration: configuration, limit: options.maxResponseBytes)
+    }
+
+    deinit { loader.invalidate() }
+
+    // MARK: Push
+
+    public func push(_ request: PushRequest) async throws -> PushOutcome {
+        let (method, path) = Self.route(request.command)
+        var headers = Self.pushHeaders(request)
+        if request.body != nil { headers["Content-Type"] = "application/json" }
+        let answer = await send(method: method, path: path, headers: headers, body: request.body)
+        return Self.outcome(of: answer, for: request.command)
+    }
+
+    public func push(batch requests: [PushRequest]) async throws -> [PushOutcome] {
+        if requests.count == 1 { return [try await push(requests[0])] }
+        var items: [JSONValue] = []
+        for request in requests {
+            let (method, path) = Self.route(request.command)
+            var item: [String: JSONValue] = [
+                "method": .string(method), "path": .string(path),
+                "headers": .object(Self.pushHeaders(request).mapValues { .string($0) }),
+            ]
+            if let body = request.body { item["body"] = try Self.parse(body, what: "a command's body") }
+            items.append(.object(item))
+        }
+        let body = Data(JSONWriter.compact(.object(["requests": .array(items)])))
+        let answer = await send(method: "POST", path: "_batch", headers: ["Content-Type": "application/json"], body: body)
+        guard case .response(let status, _, let data) = answer, HTTPResponseClass(status: status) == .success else {
+            // The batch itself failed: as if its first request had.
+            return [Self.outcome(of: answer, for: requests[0].command)]
+        }
+        let responses: [JSONValue]
+        do {
+            guard case .array(let list)? = try Self.parse(data, what: "the batch response")["responses"] else {
+                throw FolioError(.badResponse, "the batch response has no \"responses\" array")
+            }
+            responses = list
+        } catch {
+            return [.retryLater(reason: Self.describe(error), status: status, after: nil)]
+        }
+        var outcomes: [PushOutcome] = []
+        for (index, response) in responses.prefix(requests.count).enumerated() {
+            guard let itemStatus = response["status"]?.integerValue, (100..<600).contains(itemStatus) else {
+                outcomes.append(.retryLater(reason: "the batch response's responses[\(index)].status is not an HTTP status", status: status, after: nil))
+                break
+            }
+            var itemHeaders: [String: String] = [:]
+            for (name, value) in response["headers"]?.objectValue ?? [:] {
+                if let text = value.stringValue { itemHeaders[name.lowercased()] = text }
+            }
+            let itemBody = response["body"].map { $0 == .null ? Data() : Data(JSONWriter.compact($0)) } ?? Data()
+            let outcome = Self.outcome(of: .response(Int(itemStatus), itemHeaders, itemBody), for: requests[index].command)
+            outcomes.append(outcome)
+            guard case .applied = outcome else { break }
+        }
+        return outcomes
+    }
+
+    static func route(_ command: OutboxCommand) -> (method: String, path: String) {
+        let collection = HTTPHeaders.segment(command.collection ?? "")
+        let id = HTTPHeaders.segment(command.entityID ?? "")
+        switch command.operation {
+        case .upsert: return ("PUT", collection + "/" + id)
+        case .delete: return ("DELETE", collection + "/" + id)
+        case .custom(let name): return ("POST", "_commands/" + HTTPHeaders.segment(name))
+        }
+    }
+
+    static func pushHeaders(_ request: PushRequest) -> [String: String] {
+        var headers = ["Idempotency-Key": request.idempotencyKey]
+        switch request.precondition {
+        case .version(let version): headers["If-Match"] = "\"" + version + "\""
+        case .absent: headers["If-None-Match"] = "*"
+        case .none: break
+        }
+        let command = request.command
+        switch command.operation {
+        case .upsert, .delete: headers["Folio-Partition"] = command.partition ?? ""
+        case .custom:
+            if let collection = command.collection, let id = command.entityID {
+                headers["Folio-Entity"] = collection + "/" + HTTPHeaders.segment(id)
+            }
+        }
+        return headers
+    }
+
+    /// What an answer to a push means (PROTOCOL.md, "Responses to a push").
+    static func outcome(of answer: Answer, for command: OutboxCommand) -> PushOutcome {
+        let status: Int, headers: [String: String], body: Data
+        switch answer {
+        case .unreachable(let reason): return .unreachable(reason: reason)
+        case .tooLarge(let status, let limit):
+            return .retryLater(reason: "the server's answer is larger than the \(limit)-byte limit", status: status, after: nil)
+        case .unauthorized(let reason): return .unauthorized(reason: reason)
+        case .response(let s, let h, let b): (status, headers, body) = (s, h, b)
+        }
+        let version = HTTPHeaders.version(fromETag: headers["etag"])
+        let isDelete = command.operation == .delete
+        if isDelete && (status == 404 || status == 410) { return .applied(version: nil, entity: nil) }
+        if command.operation == .upsert && status == 404 { return .conflict(version: nil, entity: nil) }
+        switch HTTPResponseClass(status: status) {
+        case .success:
+            guard command.operation == .upsert else { return .applied(version: version, entity: nil) }
+            do {
+                let entity = try entityBody(body, what: "the server's answer to PUT")
+                return .applied(version: version, entity: entity)
+            } catch {
+                return .retryLater(reason: describe(error), status: status, after: nil)
+            }
+        case .conflict:
+            do {
+                let entity = try entityBody(body, what: "the server's \(status) answer")
+                return .conflict(version: entity == nil ? nil : version, entity: entity)
+            } catch {
+                return .retryLater(reason: describe(error), status: status, after: nil)
+            }
+        case .transient:
+            return .retryLater(reason: "the server answered \(status)", status: status, after: HTTPHeaders.retryAfter(headers["retry-after"]))
+        case .unauthorized:
+            return .unauthorized(reason: "the server answered 401 to fresh credentials")
+        case .permanent:
+            return .rejected(FailureReason("the server refused the command with status \(status)", status: status,
+                                           details: ["body": HTTPHeaders.excerpt(body)]))
+        }
+    }
+
+    /// An entity in a body: nil for an empty body or `null`, else a JSON object, compacted.
+    static func entityBody(_ body: Data, what: String) throws(FolioError) -> Data? {
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return nil }
+        let value = try parse(body, what: what)
+        if value == .null { return nil }
+        guard value.objectValue != nil else { throw FolioError(.badResponse, "\(what) is not a JSON object") }
+        return Data(JSONWriter.compact(value))
+    }
+
+    static func parse(_ body: Data, what: String) throws(FolioError) -> JSONValue {
+        do {
+            return try JSONParser.parse([UInt8](body))
+        } catch {
+            throw FolioError(.badResponse, "\(what) is not valid JSON (line \(error.line), column \(error.column): \(error.message)): "
+                             + HTTPHeaders.excerpt(body, limit: 200))
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        (error as? FolioError)?.message ?? String(describing: error)
+    }
+
+    // MARK: Sending
+
+    /// The answer to one request, after a 401 was retried with fresh credentials.
+    enum Answer {
+        case response(Int, [String: String], Data)
+        case tooLarge(status: Int?, limit: Int)
+        case unreachable(String)
+        case unauthorized(String)
+    }
+
+    func send(method: String, path: String, query: [URLQueryItem] = [], headers: [String: String], body: Data?) async -> Answer {
+        var answer = await sendOnce(method: method, path: path, query: query, headers: headers, body: body, refreshAuth: false)
+        if case .response(401, _, _) = answer, auth != nil {
+            answer = await sendOnce(method: method, path: path, query: query, headers: headers, body: body, refreshAuth: true)
+        }
+        return answer
+    }
+
+    private func sendOnce(method: String, path: String, query: [URLQueryItem], headers: [String: String], body: Data?,
+                          refreshAuth: Bool) async -> Answer {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+            return .unreachable("the base URL \(baseURL) is not a valid URL")
+        }
+        let basePath = components.percentEncodedPath.hasSuffix("/") ? components.percentEncodedPath : components.percentEncodedPath + "/"
+        components.percentEncodedPath = basePath + path
+        if !query.isEmpty { components.queryItems = query }
+        guard let url = components.url else { return .unreachable("cannot make a URL from \(baseURL) and \(path)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = body
+        for (name, value) in options.headers { request.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let auth {
+            do {
+                if let value = try await auth.authorization(refresh: refreshAuth) {
+                    request.setValue(value, forHTTPHeaderField: "Authorization")
+                }
+            } catch {
+                return .unauthorized("the auth provider gave no credentials: \(error)")
+            }
+        }
+        switch await loader.load(request) {
+        case .failed(let error):
+            return .unreachable("\(method) \(url.absoluteString): \(error.localizedDescription)")
+        case .tooLarge(let response):
+            return .tooLarge(status: response?.statusCode, limit: options.maxResponseBytes)
+        case .response(let response, let data):
+            var fields: [String: String] = [:]
+            for (name, value) in response.allHeaderFields {
+                if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+            }
+            return .response(response.statusCode, fields, data)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+internal import Foundation
+
+/// What the sync engine needs from the store beyond the public outbox API: the head of the queue,
+/// the versions it sends, writes of server state that enqueue nothing, and a nudge when commands
+/// are enqueued.
+extension Store {
+    /// The first commands of the queue, and what stops it.
+    struct QueueHead {
+        var commands: [OutboxCommand]
+        var pendingCount: Int
+        var quarantined: [FolioError]
+    }
+
+    func queueHead(limit: Int) async throws -> QueueHead {
+        try await read { state throws(FolioError) in
+            let outbox = try state.loadedOutbox()
+            var sequences: [UInt64] = []
+            for (sequence, location) in outbox.commands {
+                if case .pending = location { sequences.append(sequence) }
+            }
+            sequences.sort()
+            var commands: [OutboxCommand] = []
+            for sequence in sequences.prefix(limit) {
+                guard case .pending(let json)? = outbox.commands[sequence] else { continue }
+                commands.append(try OutboxCommand(json: json, path: StoreState.outboxFolder + "/" + OutboxCommand.fileName(sequence)))
+            }
+            return QueueHead(commands: commands, pendingCount: sequences.count,
+                             quarantined: outbox.quarantined.sorted { $0.key < $1.key }.map(\.value))
+        }
+    }
+
+    /// The server version stored with an entity: nil if the entity is not stored here (or the
+    /// server never gave one), `""` if the server knows it without a version.
+    func storedVersion(collection: String, granularity: PartitionGranularity, id: String) async throws -> String? {
+        try await read { state throws(FolioError) in
+            guard let address = try state.locate(collection: collection, granularity: granularity, id: id) else { return nil }
+            return try state.partition(address, verify: false).versions[id]
+        }
+    }
+
+    /// The granularity of a collection, from a registered type or from a partition key's form.
+    func granularity(of collection: String, partition: String?) async -> PartitionGranularity? {
+        state.collections[collection] ?? PartitionGranularity.of(partition: partition)
+    }
+
+    /// A transaction of server state: its entity changes enqueue no command; `body` may add
+    /// outbox changes (acknowledgements, drops) and versions.
+    func syncWrite<R: Sendable>(_ body: @Sendable (Transaction, OutboxState) throws -> R) async throws -> R {
+        try await commitWrite { state in
+            let transaction = Transaction(state: state)
+            transaction.isFromServer = true
+            let result = try body(transaction, try state.loadedOutbox())
+            return (result, try state.commit(transaction))
+        }
+    }
+
+    func logSync(_ level: LogMessage.Level, _ text: String) {
+        state.report(level, text)
+    }
+
+    // MARK: Cursors
+
+    static let syncFile = ".folio/sync.json"
+
+    /// The cursor of the last changes pull of a collection, from `.folio/sync.json`.
+    func syncCursor(for collection: String) async throws -> String? {
+        try await prepare()
+        return try readSyncFile()["cursors"]?[collection]?.stringValue
+    }
+
+    /// Keeps the cursor of a changes pull (after its changes are stored).
+    func setSyncCursor(_ cursor: String, for collection: String) async throws {
+        try await prepare()
+        try await acquireWriterLock()
+        defer { releaseWriterLock() }
+        var file = try readSyncFile().objectValue ?? [:]
+        var cursors = file["cursors"]?.objectValue ?? [:]
+        cursors[collection] = .string(cursor)
+        file["cursors"] = .object(cursors)
+        try AtomicFile(fileSystem: fileSystem).replace(Self.syncFile, with: JSONWriter.pretty(.object(file)))
+        try fileSystem.syncDirectory(StoreLayout.machinery)
+    }
+
+    private func readSyncFile() throws(FolioError) -> JSONValue {
+        guard let (bytes, _) = try fileSystem.read(Self.syncFile) else { return .object([:]) }
+        do { return try JSONParser.parse(bytes) } catch {
+            // Only cursors: losing them means pulling from the beginning again, which is safe.
+            state.report(.warning, "unreadable (\(error.message)); changes are pulled from the beginning", path: Self.syncFile)
+            return .object([:])
+        }
+    }
+
+    // MARK: Nudges
+
+    /// Calls `listener` after every commit of this process that puts commands into the queue
+    /// (a new command, a retried one). Returns a token for ``removeOutboxListener(_:)``.
+    func addOutboxListener(_ listener: @escaping @Sendable () -> Void) -> UUID {
+        let token = UUID()
+        outboxListeners[token] = listener
+        return token
+    }
+
+    func removeOutboxListener(_ token: UUID) {
+        outboxListeners[token] = nil
+    }
+
+    /// Tells the listeners if the last commit queued commands.
+    func notifyOutboxListenersIfQueued(since count: Int) {
+        guard state.queuedCommands != count else { return }
+        for listener in outboxListeners.values { listener() }
+    }
+}
+
+extension OutboxState {
+    /// The ids of a collection's entities with commands not yet acknowledged (pending or failed).
+    func unacknowledgedIDs(collection: String) -> Set<String> {
+        var ids: Set<String> = []
+        for location in commands.values {
+            switch location {
+            case .pending(let command), .failed(let command, _):
+                if command["collection"]?.stringValue == collection, let id = command["entityID"]?.stringValue { ids.insert(id) }
+            default: continue
+            }
+        }
+        return ids
+    }
+
+    /// The first pending or failed command of an entity (the one whose base the entity's local
+    /// state was built on).
+    func firstUnacknowledged(collection: String, id: String) -> JSONValue? {
+        var best: (UInt64, JSONValue)?
+        for (sequence, location) in commands {
+            switch location {
+            case .pending(let command), .failed(let command, _):
+                guard command["collection"]?.stringValue == collection, command["entityID"]?.stringValue == id else { continue }
+                if best == nil || sequence < best!.0 { best = (sequence, command) }
+            default: continue
+            }
+        }
+        return best?.1
+    }
+}

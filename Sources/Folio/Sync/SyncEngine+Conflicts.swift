@@ -1,0 +1,151 @@
+internal import Foundation
+
+/// Settling a conflict (409/412, or 404 on a PUT): by the collection's policy, PROTOCOL.md
+/// "Conflict policies".
+extension SyncEngine {
+    func settleConflict(_ request: PushRequest, serverVersion: String?, serverEntity: Data?, round: Int,
+                        report: inout DrainReport, touched: inout [String: Set<String>]) async throws -> Step {
+        let command = request.command
+        guard let name = command.collection, let id = command.entityID,
+              command.operation == .upsert || command.operation == .delete else {
+            // A custom command has no version to conflict on: the server refuses it.
+            try await deadLetter(command, reason: FailureReason("the server reported a conflict for a custom command"), report: &report)
+            return .next
+        }
+        guard round <= configuration.maxConflictRounds else {
+            return try await handle(.retryLater(reason: "the server reported \(round - 1) conflicts in a row", status: 409, after: nil),
+                                    of: request, round: round, report: &report, touched: &touched)
+        }
+        let collection = configuration.collections[name]
+        let base = Self.json(command.base)
+        let local = command.operation == .upsert ? Self.json(command.body) : nil
+        let server = Self.json(serverEntity)
+        let decision = decide(collection?.policy ?? .threeWayMerge,
+                              SyncedCollection.ErasedConflict(base: base, local: local, server: server, serverVersion: serverVersion, id: id))
+        switch decision.resolution {
+        case .useServer where collection != nil || server == nil:
+            try await takeServer(command, collection: collection, version: serverVersion, entity: server)
+            report.remaining = max(0, report.remaining - 1)
+            emit(.conflict(command.sequence, resolution: "server"))
+            return .next
+        case .useServer, .keepBoth:
+            var reason = FailureReason(decision.note ?? "the server has another version of \(name)/\(id); the app decides", status: 409)
+            reason.extra["serverVersion"] = serverVersion.map(JSONValue.string) ?? .null
+            reason.extra["serverEntity"] = server ?? .null
+            try await deadLetter(command, reason: reason, report: &report)
+            emit(.conflict(command.sequence, resolution: "kept both"))
+            return .next
+        case .delete where server == nil:
+            // Both sides deleted it.
+            try await acknowledge(command, version: nil, entity: nil)
+            report.sent += 1
+            emit(.conflict(command.sequence, resolution: decision.label))
+            return .next
+        case .send(let entity) where entity != local:
+            try await storeMerged(command, collection: collection, entity: entity)
+            fallthrough
+        case .send, .delete:
+            let body: Data?
+            if case .send(let entity) = decision.resolution { body = Data(JSONWriter.compact(entity)) } else { body = nil }
+            // The same resolution of the same conflict is the same request: a deterministic key.
+            let resend = PushRequest(
+                command: Self.resending(command, asDelete: body == nil), body: body,
+                precondition: server == nil ? .absent : serverVersion.map { .version($0) } ?? .none,
+                idempotencyKey: command.id + "@" + (serverVersion ?? "deleted"))
+            emit(.conflict(command.sequence, resolution: decision.label))
+            status.inFlight = command.sequence
+            let outcome: PushOutcome
+            do { outcome = try await transport.push(resend) } catch {
+                outcome = .retryLater(reason: "the transport failed: \(error)", status: nil, after: nil)
+            }
+            status.inFlight = nil
+            try checkNotStopped()
+            return try await handle(outcome, of: resend, round: round + 1, report: &report, touched: &touched)
+        }
+    }
+
+    /// A policy's decision, with a label for events and a note for the reason file.
+    private func decide(_ policy: SyncedCollection.ErasedPolicy, _ conflict: SyncedCollection.ErasedConflict)
+        -> (resolution: SyncedCollection.ErasedResolution, label: String, note: String?) {
+        switch policy {
+        case .serverWins: return (.useServer, "server", nil)
+        case .clientWins: return (conflict.local.map { .send($0) } ?? .delete, "client", nil)
+        case .keepBoth: return (.keepBoth, "kept both", nil)
+        case .threeWayMerge:
+            guard let local = conflict.local else {
+                // A local delete: it stands unless the server edited the entity meanwhile.
+                if conflict.server == nil || conflict.server == conflict.base { return (.delete, "merged", nil) }
+                return (.useServer, "merged", nil)
+            }
+            guard let server = conflict.server else { return (.send(local), "merged", nil) }
+            return (.send(ThreeWayMerge.merge(base: conflict.base, local: local, server: server)), "merged", nil)
+        case .custom(let resolve):
+            do {
+                return (try resolve(conflict, coder), "custom", nil)
+            } catch {
+                return (.keepBoth, "kept both", "the conflict resolver failed: \(error)")
+            }
+        }
+    }
+
+    /// The command a resolution sends: the same, or turned into a delete (a custom resolver may
+    /// decide to delete).
+    private static func resending(_ command: OutboxCommand, asDelete: Bool) -> OutboxCommand {
+        guard asDelete, command.operation == .upsert else { return command }
+        var json = command.json
+        if case .object(var members) = json {
+            members["operation"] = .string("delete")
+            members["entity"] = nil
+            json = .object(members)
+        }
+        do { return try OutboxCommand(json: json, path: "") } catch { return command }
+    }
+
+    static func json(_ data: Data?) -> JSONValue? {
+        guard let data else { return nil }
+        do {
+            let value = try JSONParser.parse([UInt8](data))
+            return value == .null ? nil : value
+        } catch {
+            return nil
+        }
+    }
+
+    /// Server wins: the server's entity (or deletion) replaces the local one; this command and
+    /// the later pending commands of the entity leave the queue; one transaction.
+    private func takeServer(_ command: OutboxCommand, collection: SyncedCollection?, version: String?, entity: JSONValue?) async throws {
+        var found: PartitionGranularity?
+        if let name = command.collection { found = await self.granularity(of: name, partition: command.partition) }
+        let granularity = found
+        try await store.syncWrite { tx, outbox in
+            guard let name = command.collection, let id = command.entityID, let granularity else { return }
+            try collection?.register(tx.state)
+            for (sequence, later) in outbox.pending(collection: name, id: id) where sequence >= command.sequence {
+                let operation = later["operation"]?.stringValue
+                if operation == "upsert" || operation == "delete" {
+                    tx.outboxChanges.append(.remove(sequence: sequence, archive: false))
+                }
+            }
+            var target: PartitionAddress?
+            if let entity, let collection {
+                let key = try collection.admit(entity, id, tx.state.coder)
+                target = PartitionAddress(collection: name, granularity: granularity, key: key)
+            }
+            try tx.stageServerValue(entity, at: target, collection: name, granularity: granularity, id: id, version: version ?? "")
+        }
+        if let name = command.collection, let id = command.entityID { acknowledgedVersions[name + "/" + id] = nil }
+    }
+
+    /// Stores a merged entity locally (unless later local changes of the entity are pending: they
+    /// meet their own conflict in turn), keeping its version until the server acknowledges it.
+    private func storeMerged(_ command: OutboxCommand, collection: SyncedCollection?, entity: JSONValue) async throws {
+        guard let collection, let name = command.collection, let id = command.entityID else { return }
+        try await store.syncWrite { tx, outbox in
+            try collection.register(tx.state)
+            if outbox.pending(collection: name, id: id).contains(where: { $0.sequence > command.sequence }) { return }
+            let key = try collection.admit(entity, id, tx.state.coder)
+            try tx.stageServerValue(entity, at: PartitionAddress(collection: name, granularity: collection.granularity, key: key),
+                                    collection: name, granularity: collection.granularity, id: id, version: nil)
+        }
+    }
+}

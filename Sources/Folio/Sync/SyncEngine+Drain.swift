@@ -1,0 +1,250 @@
+internal import Foundation
+
+/// Draining: the head of the queue goes out, its outcome is recorded, then the next.
+extension SyncEngine {
+    /// What to do after one command's outcome.
+    enum Step {
+        case next
+        case wait(until: Date)
+    }
+
+    /// Sends commands in order until the queue is empty, blocked by a quarantined file, or a
+    /// failure means waiting. Runs alone (see `exclusive`).
+    func drainPass(honouringBackoff: Bool) async throws -> DrainReport {
+        var report = DrainReport()
+        var touched: [String: Set<String>] = [:]
+        var honour = honouringBackoff && !ignoreBackoffOnce
+        ignoreBackoffOnce = false
+        let batchSize = (transport as? any BatchTransport)?.maxBatchSize ?? 1
+        defer { status.inFlight = nil }
+        while true {
+            try checkNotStopped()
+            let head = try await store.queueHead(limit: batchSize)
+            status.pendingCount = head.pendingCount
+            report.remaining = head.pendingCount
+            if let blocked = head.quarantined.first {
+                let reason = "the queue waits for an unreadable command file: \(blocked)"
+                if status.blockedReason != reason { emit(.blocked(reason: reason)) }
+                status.blockedReason = reason
+                report.stoppedBecause = reason
+                break
+            }
+            status.blockedReason = nil
+            guard let first = head.commands.first else {
+                status.nextAttempt = nil
+                emit(.idle)
+                break
+            }
+            if honour, let next = try await store.attempts(for: first.sequence).nextAttempt, next > Date() {
+                status.nextAttempt = next
+                report.nextAttempt = next
+                report.stoppedBecause = "waiting to retry command \(first.sequence)"
+                break
+            }
+            honour = true
+            var requests: [PushRequest] = []
+            for command in head.commands { requests.append(try await request(for: command)) }
+            status.inFlight = first.sequence
+            emit(.sending(first.sequence))
+            var outcomes = await push(requests, batch: batchSize > 1)
+            status.inFlight = nil
+            try checkNotStopped()
+            if outcomes.isEmpty { outcomes = [.retryLater(reason: "the server handled no command of the batch", status: nil, after: nil)] }
+            var step = Step.next
+            for (request, outcome) in zip(requests, outcomes) {
+                step = try await handle(outcome, of: request, round: 1, report: &report, touched: &touched)
+                guard case .next = step else { break }
+            }
+            if case .wait(let until) = step {
+                report.nextAttempt = until
+                report.stoppedBecause = status.lastError
+                break
+            }
+        }
+        for (derived, source) in configuration.refreshes {
+            guard let partitions = touched[source], let collection = configuration.collections[derived] else { continue }
+            let keys = Set(partitions.compactMap { Self.partition(of: $0, in: collection.granularity) })
+            for key in keys.sorted() {
+                try checkNotStopped()
+                do {
+                    _ = try await pullPartition(collection, key: key)
+                } catch {
+                    status.lastError = "refreshing \(derived) \(key): \(error)"
+                    await store.logSync(.warning, "could not refresh \(derived) \(key) after a push: \(error)")
+                }
+            }
+        }
+        return report
+    }
+
+    /// The partition of a derived collection that contains a source partition.
+    static func partition(of source: String, in granularity: PartitionGranularity) -> String? {
+        switch granularity {
+        case .none: return ""
+        case .month: return source.count >= 7 ? String(source.prefix(7)) : nil
+        case .day: return source.count == 10 ? source : nil
+        }
+    }
+
+    /// Sends requests one by one, or as one batch.
+    private func push(_ requests: [PushRequest], batch: Bool) async -> [PushOutcome] {
+        do {
+            if batch, requests.count > 1, let batching = transport as? any BatchTransport {
+                return Array(try await batching.push(batch: requests).prefix(requests.count))
+            }
+            return [try await transport.push(requests[0])]
+        } catch {
+            return [.retryLater(reason: "the transport failed: \(error)", status: nil, after: nil)]
+        }
+    }
+
+    /// The request for a command as the queue holds it.
+    func request(for command: OutboxCommand) async throws -> PushRequest {
+        guard let collection = command.collection, let id = command.entityID,
+              command.operation == .upsert || command.operation == .delete else {
+            return PushRequest(command: command, body: command.body, precondition: .none, idempotencyKey: command.id)
+        }
+        var version: String?
+        if command.operation == .upsert, let granularity = await granularity(of: collection, partition: command.partition) {
+            // The stored version: what the server acknowledged or a pull brought last.
+            version = try await store.storedVersion(collection: collection, granularity: granularity, id: id)
+        } else {
+            version = acknowledgedVersions[collection + "/" + id]
+        }
+        version = version ?? command.baseVersion
+        let precondition: PushRequest.Precondition
+        switch version {
+        case nil: precondition = .absent
+        case ""?: precondition = .none
+        case let version?: precondition = .version(version)
+        }
+        return PushRequest(command: command, body: command.body, precondition: precondition, idempotencyKey: command.id)
+    }
+
+    func granularity(of collection: String, partition: String?) async -> PartitionGranularity? {
+        if let known = configuration.collections[collection] { return known.granularity }
+        return await store.granularity(of: collection, partition: partition)
+    }
+
+    /// Records one outcome; says whether the pass goes on.
+    func handle(_ outcome: PushOutcome, of request: PushRequest, round: Int, report: inout DrainReport,
+                touched: inout [String: Set<String>]) async throws -> Step {
+        let command = request.command
+        switch outcome {
+        case .applied(let version, let entity):
+            try await acknowledge(command, version: version, entity: entity)
+            report.sent += 1
+            report.remaining = max(0, report.remaining - 1)
+            if let collection = command.collection, let partition = command.partition {
+                touched[collection, default: []].insert(partition)
+            }
+            markReachable()
+            status.lastSuccess = Date()
+            status.lastError = nil
+            emit(.sent(command.sequence, version: version))
+            return .next
+        case .conflict(let version, let entity):
+            markReachable()
+            report.conflicts += 1
+            return try await settleConflict(request, serverVersion: version, serverEntity: entity, round: round,
+                                            report: &report, touched: &touched)
+        case .retryLater(let reason, let httpStatus, let after):
+            markReachable()
+            return try await recordFailure(command, reason: reason, httpStatus: httpStatus, serverAnswered: true,
+                                           retryAfter: after, report: &report)
+        case .unreachable(let reason):
+            if status.isOnline {
+                status.isOnline = false
+                emit(.offline(reason: reason))
+            }
+            return try await recordFailure(command, reason: reason, httpStatus: nil, serverAnswered: false,
+                                           retryAfter: nil, report: &report)
+        case .unauthorized(let reason):
+            markReachable()
+            return try await recordFailure(command, reason: reason, httpStatus: 401, serverAnswered: false,
+                                           retryAfter: nil, report: &report)
+        case .rejected(let reason):
+            markReachable()
+            try await deadLetter(command, reason: reason, report: &report)
+            return .next
+        }
+    }
+
+    func markReachable() {
+        if !status.isOnline {
+            status.isOnline = true
+            emit(.online)
+        }
+    }
+
+    /// Counts a failed attempt and says when to try again; past the limit of answered failures,
+    /// the command is dead-lettered and the pass goes on.
+    private func recordFailure(_ command: OutboxCommand, reason: String, httpStatus: Int?, serverAnswered: Bool,
+                               retryAfter: Duration?, report: inout DrainReport) async throws -> Step {
+        let previous = try await store.attempts(for: command.sequence)
+        if serverAnswered && previous.serverErrors + 1 >= configuration.maxAttempts {
+            let why = "gave up after \(previous.serverErrors + 1) failed attempts; the last: \(reason)"
+            try await deadLetter(command, reason: FailureReason(why, status: httpStatus), report: &report)
+            return .next
+        }
+        let backoff = Backoff(initial: configuration.initialBackoff, maximum: configuration.maxBackoff,
+                              maxRetryAfter: configuration.maxRetryAfter)
+        let delay = backoff.delay(attempt: previous.count + 1, retryAfter: retryAfter, using: &generator)
+        let next = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18)
+        try await store.recordFailedAttempt(command.sequence, error: reason, nextAttempt: next, serverAnswered: serverAnswered)
+        status.lastError = reason
+        status.nextAttempt = next
+        emit(.retrying(command.sequence, reason: reason, nextAttempt: next))
+        return .wait(until: next)
+    }
+
+    func deadLetter(_ command: OutboxCommand, reason: FailureReason, report: inout DrainReport) async throws {
+        try await store.failCommand(command.sequence, reason: reason)
+        report.deadLettered += 1
+        report.remaining = max(0, report.remaining - 1)
+        status.lastError = reason.reason
+        emit(.deadLettered(command.sequence, reason: reason.reason))
+    }
+
+    /// The server applied the command: it leaves the queue, and the entity takes the server's
+    /// version (and the server's JSON, when the server sent it and no later local change of the
+    /// entity is pending), in one transaction.
+    func acknowledge(_ command: OutboxCommand, version: String?, entity: Data?) async throws {
+        let collection = command.collection.flatMap { configuration.collections[$0] }
+        var found: PartitionGranularity?
+        if let name = command.collection { found = await self.granularity(of: name, partition: command.partition) }
+        let granularity = found
+        let serverJSON = entity.flatMap { data -> JSONValue? in
+            do { return try JSONParser.parse([UInt8](data)) } catch { return nil }
+        }
+        let warning: String? = try await store.syncWrite { tx, outbox in
+            tx.outboxChanges.append(.remove(sequence: command.sequence, archive: true))
+            guard command.operation == .upsert, let name = command.collection, let id = command.entityID,
+                  let granularity else { return nil }
+            try collection?.register(tx.state)
+            guard let address = try tx.address(of: id, collection: name, granularity: granularity) else { return nil }
+            let later = outbox.pending(collection: name, id: id).contains { $0.sequence > command.sequence }
+            var warning: String?
+            if !later, let serverJSON, let collection {
+                do {
+                    let key = try collection.admit(serverJSON, id, tx.state.coder)
+                    try tx.stageServerValue(serverJSON, at: PartitionAddress(collection: name, granularity: granularity, key: key),
+                                            collection: name, granularity: granularity, id: id, version: version ?? "")
+                    return nil
+                } catch {
+                    warning = "kept the local \(name)/\(id): the server's answer to command \(command.sequence) is unusable: \(error)"
+                }
+            }
+            try tx.stageVersion(version ?? "", at: address, id: id)
+            return warning
+        }
+        if let warning { await store.logSync(.warning, warning) }
+        if let name = command.collection, let id = command.entityID {
+            if command.operation == .upsert {
+                acknowledgedVersions[name + "/" + id] = version ?? ""
+            } else {
+                acknowledgedVersions[name + "/" + id] = nil
+            }
+        }
+    }
+}
