@@ -59,8 +59,12 @@ extension Store {
     /// The attempts made so far to send a command (``CommandAttempts/none`` if none).
     /// - Parameter sequence: The command's number.
     public func attempts(for sequence: UInt64) async throws -> CommandAttempts {
-        try await prepare()
-        return try readAttempts()[sequence] ?? .none
+        let isPending = try await read { state throws(FolioError) in
+            if case .pending? = try state.loadedOutbox().commands[sequence] { return true }
+            return false
+        }
+        // Bookkeeping of a command no longer in the queue is stale until the next failure prunes it.
+        return isPending ? try readAttempts()[sequence] ?? .none : .none
     }
 
     private func readAttempts() throws(FolioError) -> [UInt64: CommandAttempts] {

@@ -149,3 +149,61 @@ extension SyncEngine {
         }
     }
 }
+
+/// Which side a conflict kept for the app (``ConflictPolicy/keepBoth``) ends with.
+public enum ConflictSide: Sendable {
+    /// The server's entity (or deletion) replaces the local change, which is dropped.
+    case server
+    /// The local change is sent again over the server's version, and wins.
+    case local
+}
+
+extension SyncEngine {
+    /// Settles a conflict that ``ConflictPolicy/keepBoth`` (or a failing custom resolver) left in
+    /// `outbox/failed/`.
+    /// - Parameters:
+    ///   - sequence: The failed command's number.
+    ///   - side: Which side wins.
+    /// - Throws: ``FolioError`` with ``FolioError/Code/invalidQuery`` if no failed command has
+    ///   this number or it is not a conflict.
+    public func resolveFailedConflict(_ sequence: UInt64, keeping side: ConflictSide) async throws {
+        try await exclusive {
+            guard let failed = try await store.failedCommands().first(where: { $0.id == sequence }),
+                  let name = failed.command.collection, let id = failed.command.entityID,
+                  failed.command.operation == .upsert || failed.command.operation == .delete,
+                  failed.serverVersion != nil || failed.serverEntity != nil else {
+                throw FolioError(.invalidQuery, "there is no failed conflict with number \(sequence)")
+            }
+            let collection = configuration.collections[name]
+            guard let granularity = await granularity(of: name, partition: failed.command.partition) else {
+                throw FolioError(.invalidQuery, "register \(name) with the sync configuration to settle its conflicts")
+            }
+            let server = Self.json(failed.serverEntity)
+            let version = failed.serverVersion
+            try await store.syncWrite { tx, _ in
+                try collection?.register(tx.state)
+                switch side {
+                case .server:
+                    tx.outboxChanges.append(.remove(sequence: sequence, archive: false))
+                    var target: PartitionAddress?
+                    if let server {
+                        guard let collection else {
+                            throw FolioError(.invalidQuery, "register \(name) with the sync configuration to take the server's entity")
+                        }
+                        target = PartitionAddress(collection: name, granularity: granularity, key: try collection.admit(server, id, tx.state.coder))
+                    }
+                    try tx.stageServerValue(server, at: target, collection: name, granularity: granularity, id: id, version: version ?? "")
+                case .local:
+                    tx.outboxChanges.append(.retry(sequence: sequence))
+                    if let version, let address = try tx.address(of: id, collection: name, granularity: granularity) {
+                        try tx.stageVersion(version, at: address, id: id)
+                    }
+                }
+            }
+            if side == .local, let version, failed.command.operation == .delete {
+                acknowledgedVersions[name + "/" + id] = version
+            }
+        }
+        wake()
+    }
+}

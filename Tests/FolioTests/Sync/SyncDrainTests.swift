@@ -1,0 +1,199 @@
+@testable import Folio
+import FolioTestServer
+import Foundation
+import Testing
+
+/// Draining the outbox over a real HTTP server on 127.0.0.1: order, idempotency, and each error
+/// class of PROTOCOL.md.
+@Suite struct SyncDrainTests {
+    private func tags(_ count: Int, in harness: SyncHarness) async throws -> [Tag] {
+        let tags = (0..<count).map { Tag(id: "tag-\($0)", name: "Tag \($0)", color: "#00000\($0 % 10)") }
+        for tag in tags { try await harness.store.write { tx in try tx.upsert(tag) } }
+        return tags
+    }
+
+    @Test func commandsReachTheServerInOrderWithTheirVersions() async throws {
+        let harness = try await SyncHarness()
+        let first = todo("Buy milk", on: "2026-11-21")
+        try await harness.store.write { tx in try tx.upsert(first) }
+        _ = try await tags(3, in: harness)
+        try await harness.store.write { tx in try tx.delete(Tag.self, id: "tag-1") }
+
+        let report = try await harness.engine.drainNow()
+        #expect(report.sent == 5)
+        #expect(try await harness.store.pendingCommandCount() == 0)
+        let log = harness.server.appliedLog
+        #expect(log.map(\.id) == [first.id.uuidString, "tag-0", "tag-1", "tag-2", "tag-1"])
+        #expect(log.map(\.method) == ["PUT", "PUT", "PUT", "PUT", "DELETE"])
+        #expect(try harness.onServer(Todo.self, first.id.uuidString) == first)
+        #expect(harness.server.entity("tags", "tag-1") == nil)
+        // The server's version is kept with the entity, and is the base of its next change.
+        let version = harness.server.entity("todos", first.id.uuidString)!.version
+        try await harness.store.write { tx in try tx.upsert(Todo(id: first.id, title: "Buy oat milk", date: first.date)) }
+        let pending = try await harness.store.pendingCommands()
+        #expect(pending.first?.baseVersion == version)
+        try await harness.engine.drainNow()
+        let put = harness.server.pushes.last { $0.method == "PUT" }
+        #expect(put?.header("If-Match") == "\"\(version)\"")
+        #expect(harness.server.entity("todos", first.id.uuidString)?.version != version)
+        try await harness.close()
+    }
+
+    @Test func aLostResponseIsSentAgainWithTheSameKeyAndAppliedOnce() async throws {
+        let harness = try await SyncHarness()
+        let tags = try await tags(3, in: harness)
+        harness.server.inject(.dropAfterApplying)
+        harness.server.inject(.dropBeforeApplying)
+        harness.server.inject(.garbage)
+        var sent = 0
+        for _ in 0..<10 where sent < 3 { sent += try await harness.engine.drainNow().sent }
+        #expect(sent == 3)
+        for tag in tags { #expect(try harness.onServer(Tag.self, tag.id) == tag) }
+        #expect(harness.server.maxAppliedCountPerKey == 1)
+        #expect(harness.server.appliedLog.count == 3)
+        let keys = harness.server.pushes.compactMap(\.idempotencyKey)
+        #expect(keys.count > 3 && Set(keys).count == 3, "retries reuse the key: \(keys)")
+        try await harness.close()
+    }
+
+    @Test(arguments: [408, 425, 429, 500, 503])
+    func transientStatusesAreRetriedWithBackoffAndRetryAfter(status: Int) async throws {
+        let harness = try await SyncHarness()
+        _ = try await tags(1, in: harness)
+        harness.server.inject(.status(status, retryAfter: "120"))
+        let report = try await harness.engine.drainNow()
+        #expect(report.sent == 0)
+        let attempts = try await harness.store.attempts(for: 1)
+        #expect(attempts.count == 1 && attempts.serverErrors == 1)
+        #expect(attempts.lastError?.contains("\(status)") == true)
+        // Retry-After: 120 means not before two minutes from now.
+        let wait = try #require(attempts.nextAttempt).timeIntervalSinceNow
+        #expect(wait > 110 && wait <= 121, "waits \(wait) s")
+        #expect(report.nextAttempt != nil)
+        #expect(await harness.engine.status.lastError?.contains("\(status)") == true)
+        // drainNow ignores the delay (pull-to-refresh); the command is then applied once.
+        #expect(try await harness.engine.drainNow().sent == 1)
+        #expect(harness.server.maxAppliedCountPerKey == 1)
+        try await harness.close()
+    }
+
+    @Test func backoffGrowsAndStaysWithinItsBounds() {
+        let backoff = Backoff(initial: .seconds(1), maximum: .seconds(300), maxRetryAfter: .seconds(3600))
+        var generator = SystemRandomNumberGenerator()
+        for attempt in 1...20 {
+            let delay = backoff.delay(attempt: attempt, retryAfter: nil, using: &generator)
+            let full = min(Double(1 << min(attempt - 1, 30)), 300)
+            #expect(delay >= .seconds(full / 2) && delay <= .seconds(full), "attempt \(attempt): \(delay)")
+        }
+        #expect(backoff.delay(attempt: 1, retryAfter: .seconds(90), using: &generator) == .seconds(90))
+        #expect(backoff.delay(attempt: 1, retryAfter: .seconds(99_999), using: &generator) == .seconds(3600))
+        #expect(HTTPHeaders.retryAfter("7") == .seconds(7))
+        let date = Date().addingTimeInterval(60)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let fromDate = try? #require(HTTPHeaders.retryAfter(formatter.string(from: date)))
+        #expect(fromDate.map { $0 > .seconds(55) && $0 <= .seconds(61) } == true)
+        #expect(HTTPHeaders.retryAfter("soon") == nil)
+    }
+
+    @Test func permanentErrorsDeadLetterTheCommandAndTheQueueGoesOn() async throws {
+        let harness = try await SyncHarness()
+        _ = try await tags(3, in: harness)
+        harness.server.inject(.status(422, body: "{\"error\":\"name too long\"}")) { $0.id == "tag-1" }
+        let report = try await harness.engine.drainNow()
+        #expect(report.sent == 2 && report.deadLettered == 1)
+        let failed = try await harness.store.failedCommands()
+        #expect(failed.map(\.command.entityID) == ["tag-1"])
+        #expect(failed.first?.status == 422)
+        #expect(failed.first?.reason.contains("422") == true)
+        #expect(String(decoding: failed.first!.details, as: UTF8.self).contains("name too long"))
+        #expect(harness.server.appliedLog.map(\.id) == ["tag-0", "tag-2"])
+        try await harness.close()
+    }
+
+    @Test func tooManyServerErrorsDeadLetterButNetworkErrorsNever() async throws {
+        let harness = try await SyncHarness { $0.maxAttempts = 3 }
+        _ = try await tags(2, in: harness)
+        harness.server.inject(.status(500), times: 3) { $0.id == "tag-0" }
+        for _ in 0..<3 { try await harness.engine.drainNow() }
+        #expect(try await harness.store.failedCommands().map(\.command.entityID) == ["tag-0"])
+        #expect(harness.server.entity("tags", "tag-1") != nil)
+
+        // Network errors: the server is unreachable many more times than maxAttempts.
+        try await harness.store.write { tx in try tx.upsert(Tag(id: "tag-9", name: "Later", color: "#fff")) }
+        harness.server.inject(.dropBeforeApplying, times: 6)
+        for _ in 0..<6 { try await harness.engine.drainNow() }
+        #expect(await harness.engine.status.isOnline == false)
+        #expect(try await harness.store.failedCommands().count == 1)
+        #expect(try await harness.store.attempts(for: 3).count == 6)
+        #expect(try await harness.engine.drainNow().sent == 1)
+        #expect(await harness.engine.status.isOnline)
+        try await harness.close()
+    }
+
+    @Test func unauthorizedAsksForFreshCredentials() async throws {
+        let auth = RotatingAuth(token: "expired", after: "fresh")
+        let harness = try await SyncHarness(auth: auth)
+        harness.server.requiredToken = "fresh"
+        _ = try await tags(2, in: harness)
+        #expect(try await harness.engine.drainNow().sent == 2)
+        #expect(auth.refreshes == 1)
+        // Credentials the server keeps refusing: the command waits, it is not dead-lettered.
+        harness.server.requiredToken = "something else"
+        try await harness.store.write { tx in try tx.upsert(Tag(id: "tag-5", name: "Five", color: "#555")) }
+        let report = try await harness.engine.drainNow()
+        #expect(report.sent == 0 && report.deadLettered == 0 && report.nextAttempt != nil)
+        #expect(try await harness.store.failedCommands().isEmpty)
+        try await harness.close()
+    }
+
+    @Test func aTimeoutGarbageAndOversizedAnswersAreRetriedNotCrashes() async throws {
+        let harness = try await SyncHarness(options: {
+            $0.requestTimeout = .milliseconds(300)
+            $0.maxResponseBytes = 4096
+        })
+        _ = try await tags(3, in: harness)
+        harness.server.inject(.delay(seconds: 1.5)) { $0.id == "tag-0" }
+        harness.server.inject(.oversized(bytes: 100_000)) { $0.id == "tag-1" }
+        harness.server.inject(.status(200, body: "{\"not\": \"closed\"")) { $0.id == "tag-2" }
+        var report = DrainReport()
+        for _ in 0..<10 where report.remaining > 0 || report.sent == 0 {
+            let pass = try await harness.engine.drainNow()
+            report.sent += pass.sent
+            report.remaining = pass.remaining
+        }
+        #expect(report.sent == 3)
+        #expect(harness.server.maxAppliedCountPerKey == 1)
+        #expect(try await harness.store.failedCommands().isEmpty)
+        try await harness.close()
+    }
+
+    @Test func batchesSendManyCommandsPerRequestAndStopAtAFailure() async throws {
+        let harness = try await SyncHarness(options: { $0.batchSize = 10 })
+        _ = try await tags(25, in: harness)
+        harness.server.inject(.status(400)) { $0.id == "tag-12" }
+        let report = try await harness.engine.drainNow()
+        #expect(report.sent == 24 && report.deadLettered == 1)
+        let batches = harness.server.requests.filter(\.isBatch).count
+        #expect(batches >= 3 && batches <= 5, "\(batches) batch requests")
+        #expect(harness.server.appliedLog.map(\.id) == (0..<25).filter { $0 != 12 }.map { "tag-\($0)" })
+        try await harness.close()
+    }
+
+    @Test func customCommandsAndPercentEncodedIDs() async throws {
+        struct Invite: Codable, Sendable { var email: String }
+        let harness = try await SyncHarness()
+        let odd = Tag(id: "work & play ü?#%", name: "Odd", color: "#123")
+        try await harness.store.write { tx in
+            try tx.upsert(odd)
+            try tx.enqueue("sendInvite", payload: Invite(email: "a@example.com"))
+        }
+        #expect(try await harness.engine.drainNow().sent == 2)
+        #expect(try harness.onServer(Tag.self, odd.id) == odd)
+        let custom = harness.server.pushes.last
+        #expect(custom?.method == "POST" && custom?.path == ["_commands", "sendInvite"])
+        try await harness.close()
+    }
+}
