@@ -14,11 +14,17 @@ let package = Package(
         // A child process for the crash tests: runs transactions and reports each acknowledged one,
         // so the tests can SIGKILL it at random instants. Not a product.
         .executableTarget(name: "folio-crash-child", dependencies: ["Folio", "FolioCrashSupport"], path: "Tests/CrashChild"),
+        // A child process for the sync convergence test: drains a store to a server; the test
+        // SIGKILLs it mid-drain and starts it again.
+        .executableTarget(name: "folio-sync-child", dependencies: ["Folio", "FolioCrashSupport"], path: "Tests/SyncChild"),
         // The entities and invariant the crash child and the process-level tests share.
         .target(name: "FolioCrashSupport", dependencies: ["Folio"], path: "Tests/CrashSupport"),
         // The README's example, kept compiling and running: `swift run quickstart`.
         .executableTarget(name: "quickstart", dependencies: ["Folio"], path: "Examples/Quickstart"),
-        .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioCrashSupport"]),
+        // A dependency-free HTTP server on 127.0.0.1 that implements PROTOCOL.md and injects
+        // faults on demand, for the sync tests and the drain benchmark.
+        .target(name: "FolioTestServer", path: "Tests/TestServer"),
+        .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioCrashSupport", "FolioTestServer"]),
     ]
 )
 

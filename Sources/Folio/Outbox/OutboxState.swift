@@ -9,8 +9,9 @@ final class OutboxState {
         case gone
     }
 
-    /// Every command known, by sequence number.
-    var commands: [UInt64: Location] = [:]
+    /// Every command known, by sequence number. Change it through ``set(_:_:)``, which keeps the
+    /// indexes below.
+    private(set) var commands: [UInt64: Location] = [:]
     /// Sequence numbers touched by the current generation's records: what the checkpoint writes.
     var touched: Set<UInt64> = []
     /// Command files that could not be read, moved (or to be moved) to `outbox/quarantine/`.
@@ -18,52 +19,112 @@ final class OutboxState {
     /// The highest sequence number seen anywhere, files or journal.
     var highestSequence: UInt64 = 0
 
+    // Indexes, so the sync engine's per-command questions (the head of the queue, an entity's
+    // pending commands) do not scan the whole outbox: sorted arrays, binary-searched.
+    /// The pending commands' numbers, in order.
+    private(set) var pendingSequences: [UInt64] = []
+    /// The failed commands' numbers, in order.
+    private(set) var failedSequences: [UInt64] = []
+    /// Per entity (`collection` NUL `id`), its pending commands' numbers, in order.
+    private var pendingByEntity: [String: [UInt64]] = [:]
+
+    func set(_ sequence: UInt64, _ location: Location) {
+        let old = commands[sequence]
+        commands[sequence] = location
+        switch old {
+        case .pending(let command)?:
+            Self.remove(sequence, from: &pendingSequences)
+            if let key = Self.entityKey(command) {
+                Self.remove(sequence, from: &pendingByEntity[key, default: []])
+                if pendingByEntity[key]?.isEmpty == true { pendingByEntity[key] = nil }
+            }
+        case .failed?: Self.remove(sequence, from: &failedSequences)
+        default: break
+        }
+        switch location {
+        case .pending(let command):
+            Self.insert(sequence, into: &pendingSequences)
+            if let key = Self.entityKey(command) { Self.insert(sequence, into: &pendingByEntity[key, default: []]) }
+        case .failed: Self.insert(sequence, into: &failedSequences)
+        default: break
+        }
+    }
+
+    private static func entityKey(_ command: JSONValue) -> String? {
+        guard let collection = command["collection"]?.stringValue, let id = command["entityID"]?.stringValue else { return nil }
+        return collection + "\u{0}" + id
+    }
+
+    private static func position(of sequence: UInt64, in sorted: [UInt64]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    private static func insert(_ sequence: UInt64, into sorted: inout [UInt64]) {
+        if let last = sorted.last, last < sequence { sorted.append(sequence); return }
+        let index = position(of: sequence, in: sorted)
+        if index == sorted.count || sorted[index] != sequence { sorted.insert(sequence, at: index) }
+    }
+
+    private static func remove(_ sequence: UInt64, from sorted: inout [UInt64]) {
+        let index = position(of: sequence, in: sorted)
+        if index < sorted.count && sorted[index] == sequence { sorted.remove(at: index) }
+    }
+
     func apply(_ change: JournalRecord.OutboxChange) {
         let sequence = change.sequence
         touched.insert(sequence)
         highestSequence = max(highestSequence, sequence)
         switch change {
         case .enqueue(_, let command):
-            commands[sequence] = .pending(command)
+            set(sequence, .pending(command))
         case .remove(_, let archive):
             if archive, case .pending(let command) = commands[sequence] {
-                commands[sequence] = .sent(command)
+                set(sequence, .sent(command))
             } else {
-                commands[sequence] = .gone
+                set(sequence, .gone)
             }
         case .fail(_, let reason):
             if case .pending(let command) = commands[sequence] {
-                commands[sequence] = .failed(command, reason: reason)
+                set(sequence, .failed(command, reason: reason))
             }
         case .retry:
             if case .failed(let command, _) = commands[sequence] {
-                commands[sequence] = .pending(command)
+                set(sequence, .pending(command))
             }
         }
     }
 
     var pending: [(sequence: UInt64, command: JSONValue)] {
-        commands.compactMap { sequence, location in
-            if case .pending(let command) = location { return (sequence, command) }
+        pendingSequences.compactMap { sequence in
+            if case .pending(let command)? = commands[sequence] { return (sequence, command) }
             return nil
-        }.sorted { $0.sequence < $1.sequence }
+        }
     }
 
-    /// The pending commands of one entity, in order (without sorting the whole queue: this runs
-    /// for every change a commit enqueues).
+    /// The pending commands of one entity, in order.
     func pending(collection: String, id: String) -> [(sequence: UInt64, command: JSONValue)] {
-        commands.compactMap { sequence, location -> (sequence: UInt64, command: JSONValue)? in
-            guard case .pending(let command) = location, command["entityID"]?.stringValue == id,
-                  command["collection"]?.stringValue == collection else { return nil }
-            return (sequence, command)
-        }.sorted { $0.sequence < $1.sequence }
+        (pendingByEntity[collection + "\u{0}" + id] ?? []).compactMap { sequence in
+            if case .pending(let command)? = commands[sequence] { return (sequence, command) }
+            return nil
+        }
+    }
+
+    /// The ids of a collection's entities with pending commands.
+    func pendingIDs(collection: String) -> [String] {
+        let prefix = collection + "\u{0}"
+        return pendingByEntity.keys.compactMap { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil }
     }
 
     var failed: [(sequence: UInt64, command: JSONValue, reason: JSONValue)] {
-        commands.compactMap { sequence, location in
-            if case .failed(let command, let reason) = location { return (sequence, command, reason) }
+        failedSequences.compactMap { sequence in
+            if case .failed(let command, let reason)? = commands[sequence] { return (sequence, command, reason) }
             return nil
-        }.sorted { $0.sequence < $1.sequence }
+        }
     }
 
     /// Whether an unreadable command file still sits in the queue's folders.

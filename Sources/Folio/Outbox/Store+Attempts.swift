@@ -44,7 +44,7 @@ extension Store {
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         try state.refreshJournal()
-        let pending = Set(try state.loadedOutbox().pending.map(\.sequence))
+        let pending = Set(try state.loadedOutbox().pendingSequences)
         var all = try readAttempts().filter { pending.contains($0.key) }
         var attempts = all[sequence] ?? .none
         attempts.count += 1

@@ -40,7 +40,7 @@ extension Store {
 
     /// How many commands wait to be sent.
     public func pendingCommandCount() async throws -> Int {
-        try await read { state throws(FolioError) in try state.loadedOutbox().pending.count }
+        try await read { state throws(FolioError) in try state.loadedOutbox().pendingSequences.count }
     }
 
     /// Whether any local change has not been acknowledged by the server yet (pending, failed,
@@ -48,7 +48,7 @@ extension Store {
     public func hasPendingChanges() async throws -> Bool {
         try await read { state throws(FolioError) in
             let outbox = try state.loadedOutbox()
-            return !outbox.pending.isEmpty || !outbox.failed.isEmpty || !outbox.quarantined.isEmpty
+            return !outbox.pendingSequences.isEmpty || !outbox.failedSequences.isEmpty || !outbox.quarantined.isEmpty
         }
     }
 

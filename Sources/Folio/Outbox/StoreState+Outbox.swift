@@ -36,9 +36,9 @@ extension StoreState {
                     if isFailed {
                         let reasonPath = folder + "/" + entry.name.dropLast(5) + ".reason.json"
                         let reason = try readJSON(reasonPath) ?? .object(["reason": .string("unknown (no reason file)")])
-                        state.commands[sequence] = .failed(command, reason: reason)
+                        state.set(sequence, .failed(command, reason: reason))
                     } else {
-                        state.commands[sequence] = .pending(command)
+                        state.set(sequence, .pending(command))
                     }
                 } catch {
                     state.quarantined[path] = error
@@ -49,7 +49,7 @@ extension StoreState {
         for entry in try fileSystem.list(Self.sentFolder) {
             if let sequence = Self.sequence(fromFileName: entry.name) {
                 state.highestSequence = max(state.highestSequence, sequence)
-                state.commands[sequence] = state.commands[sequence] ?? .sent(.null)
+                if state.commands[sequence] == nil { state.set(sequence, .sent(.null)) }
             }
         }
         for entry in try fileSystem.list(Self.quarantineFolder) where !entry.isDirectory {

@@ -34,7 +34,10 @@ extension Store {
     /// dead letters, retries): `body` runs with the writer turn and the flock held and the journal
     /// refreshed, stages its changes and appends them (returning the journal's new end, or nil
     /// if it changed nothing); this then waits for durability and schedules the checkpoint.
-    func commitWrite<R>(_ body: (StoreState) throws -> (R, Int64?)) async throws -> R {
+    /// - Parameter durability: Overrides the store's durability for this commit (the sync
+    ///   engine's acknowledgements are relaxed: losing one to a power cut only means sending the
+    ///   command again, which the server recognizes by its idempotency key).
+    func commitWrite<R>(durability: Durability? = nil, _ body: (StoreState) throws -> (R, Int64?)) async throws -> R {
         try await prepare()
         try await acquireWriterLock()
         let result: R
@@ -58,7 +61,7 @@ extension Store {
         }
         lastCommit = .now
         lastSeenJournalPosition = journalPosition
-        if configuration.durability == .full {
+        if (durability ?? configuration.durability) == .full {
             try await waitUntilDurable(end)
         } else {
             releaseExclusiveLockIfIdle()

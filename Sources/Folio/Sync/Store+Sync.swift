@@ -14,17 +14,12 @@ extension Store {
     func queueHead(limit: Int) async throws -> QueueHead {
         try await read { state throws(FolioError) in
             let outbox = try state.loadedOutbox()
-            var sequences: [UInt64] = []
-            for (sequence, location) in outbox.commands {
-                if case .pending = location { sequences.append(sequence) }
-            }
-            sequences.sort()
             var commands: [OutboxCommand] = []
-            for sequence in sequences.prefix(limit) {
+            for sequence in outbox.pendingSequences.prefix(limit) {
                 guard case .pending(let json)? = outbox.commands[sequence] else { continue }
                 commands.append(try OutboxCommand(json: json, path: StoreState.outboxFolder + "/" + OutboxCommand.fileName(sequence)))
             }
-            return QueueHead(commands: commands, pendingCount: sequences.count,
+            return QueueHead(commands: commands, pendingCount: outbox.pendingSequences.count,
                              quarantined: outbox.quarantined.sorted { $0.key < $1.key }.map(\.value))
         }
     }
@@ -44,9 +39,12 @@ extension Store {
     }
 
     /// A transaction of server state: its entity changes enqueue no command; `body` may add
-    /// outbox changes (acknowledgements, drops) and versions.
+    /// outbox changes (acknowledgements, drops) and versions. It is committed with relaxed
+    /// durability: everything in it can be had from the server again (a lost acknowledgement
+    /// means the command is sent again with the same idempotency key, and the server answers it
+    /// from memory), so it costs no sync of its own; the next durable write or checkpoint syncs it.
     func syncWrite<R: Sendable>(_ body: @Sendable (Transaction, OutboxState) throws -> R) async throws -> R {
-        try await commitWrite { state in
+        try await commitWrite(durability: .relaxed) { state in
             let transaction = Transaction(state: state)
             transaction.isFromServer = true
             let result = try body(transaction, try state.loadedOutbox())
@@ -114,13 +112,9 @@ extension Store {
 extension OutboxState {
     /// The ids of a collection's entities with commands not yet acknowledged (pending or failed).
     func unacknowledgedIDs(collection: String) -> Set<String> {
-        var ids: Set<String> = []
-        for location in commands.values {
-            switch location {
-            case .pending(let command), .failed(let command, _):
-                if command["collection"]?.stringValue == collection, let id = command["entityID"]?.stringValue { ids.insert(id) }
-            default: continue
-            }
+        var ids = Set(pendingIDs(collection: collection))
+        for (_, command, _) in failed where command["collection"]?.stringValue == collection {
+            if let id = command["entityID"]?.stringValue { ids.insert(id) }
         }
         return ids
     }
@@ -128,15 +122,12 @@ extension OutboxState {
     /// The first pending or failed command of an entity (the one whose base the entity's local
     /// state was built on).
     func firstUnacknowledged(collection: String, id: String) -> JSONValue? {
-        var best: (UInt64, JSONValue)?
-        for (sequence, location) in commands {
-            switch location {
-            case .pending(let command), .failed(let command, _):
-                guard command["collection"]?.stringValue == collection, command["entityID"]?.stringValue == id else { continue }
-                if best == nil || sequence < best!.0 { best = (sequence, command) }
-            default: continue
-            }
+        var best = pending(collection: collection, id: id).first
+        for (sequence, command, _) in failed
+        where command["collection"]?.stringValue == collection && command["entityID"]?.stringValue == id {
+            if best == nil || sequence < best!.sequence { best = (sequence, command) }
+            break
         }
-        return best?.1
+        return best?.command
     }
 }

@@ -41,6 +41,15 @@ extension SyncEngine {
             report.sent += 1
             emit(.conflict(command.sequence, resolution: decision.label))
             return .next
+        case .send(let entity) where entity == server:
+            // The server already holds exactly what would be sent (an earlier resend whose answer
+            // was lost): applied.
+            try await acknowledge(command, version: serverVersion, entity: nil)
+            report.sent += 1
+            report.remaining = max(0, report.remaining - 1)
+            emit(.conflict(command.sequence, resolution: decision.label))
+            emit(.sent(command.sequence, version: serverVersion))
+            return .next
         case .send(let entity) where entity != local:
             try await storeMerged(command, collection: collection, entity: entity)
             fallthrough

@@ -105,6 +105,11 @@ extension SyncEngine {
             return PushRequest(command: command, body: command.body, precondition: .none, idempotencyKey: command.id)
         }
         var version: String?
+        if command.operation == .upsert && command.base == nil {
+            // The change created the entity here (new, or again after a delete): a create, whatever
+            // version an earlier incarnation had.
+            return PushRequest(command: command, body: command.body, precondition: .absent, idempotencyKey: command.id)
+        }
         if command.operation == .upsert, let granularity = await granularity(of: collection, partition: command.partition) {
             // The stored version: what the server acknowledged or a pull brought last.
             version = try await store.storedVersion(collection: collection, granularity: granularity, id: id)

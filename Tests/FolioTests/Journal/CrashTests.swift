@@ -108,14 +108,14 @@ final class CrashChild {
     let output: URL
     let errors: URL
 
-    init(_ arguments: [String], logs: URL, name: String) throws {
+    init(_ arguments: [String], logs: URL, name: String, executable: String = "folio-crash-child") throws {
         output = logs.appendingPathComponent("\(name).out")
         errors = logs.appendingPathComponent("\(name).err")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let out = try FileHandle(forWritingTo: output), err = try FileHandle(forWritingTo: errors)
         defer { try? out.close(); try? err.close() }
-        process.executableURL = try Self.executable()
+        process.executableURL = try Self.executable(executable)
         process.arguments = arguments
         process.standardOutput = out
         process.standardError = err
@@ -124,8 +124,7 @@ final class CrashChild {
 
     /// The executable, in the build products folder: next to the test binary (Linux), or next to
     /// the `.xctest` bundle (macOS, where the bundle is loaded by a helper tool).
-    static func executable() throws -> URL {
-        let name = "folio-crash-child"
+    static func executable(_ name: String = "folio-crash-child") throws -> URL {
         let bases = [URL(fileURLWithPath: CommandLine.arguments[0]), Bundle(for: CrashChild.self).bundleURL, Bundle.main.bundleURL]
         var folders: [URL] = []
         for base in bases {
@@ -138,13 +137,14 @@ final class CrashChild {
         if let found = folders.first(where: { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent(name).path) }) {
             return found.appendingPathComponent(name)
         }
-        throw ChildNotBuilt(searched: folders.map(\.path))
+        throw ChildNotBuilt(name: name, searched: folders.map(\.path))
     }
 
     struct ChildNotBuilt: Error, CustomStringConvertible {
+        var name: String
         var searched: [String]
         var description: String {
-            "folio-crash-child is not built (run `swift build`; looked in \(searched)); the process tests need it"
+            "\(name) is not built (run `swift build`; looked in \(searched)); the process tests need it"
         }
     }
 

@@ -227,9 +227,9 @@ import Testing
         try await store.checkpoint()
         let command = try folder.bytes("outbox/00000000000000000001.json")
         let later = Date(timeIntervalSince1970: 1_800_000_000)
-        try await store.recordFailedAttempt(1, error: "connection refused", nextAttempt: later)
+        try await store.recordFailedAttempt(1, error: "connection refused", nextAttempt: later, serverAnswered: false)
         let attempts = try await store.recordFailedAttempt(1, error: "503 Service Unavailable", nextAttempt: later)
-        #expect(attempts == CommandAttempts(count: 2, lastError: "503 Service Unavailable", nextAttempt: later))
+        #expect(attempts == CommandAttempts(count: 2, serverErrors: 1, lastError: "503 Service Unavailable", nextAttempt: later))
         #expect(try folder.bytes("outbox/00000000000000000001.json") == command)
         try await store.close()
 

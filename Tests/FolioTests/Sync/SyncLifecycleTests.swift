@@ -59,7 +59,8 @@ import Testing
         harness.server.inject(.status(503, retryAfter: "0"), times: 3)
         await harness.engine.start()
         try await harness.store.write { tx in try tx.upsert(Tag(id: "x", name: "X", color: "#000")) }
-        #expect(await eventually { harness.server.entity("tags", "x") != nil })
+        #expect(try await eventually { try await harness.store.pendingCommandCount() == 0 })
+        #expect(harness.server.entity("tags", "x") != nil)
         #expect(try await harness.store.attempts(for: 1) == .none, "bookkeeping is dropped with the command")
         try await harness.close()
     }
