@@ -68,7 +68,7 @@ final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked Sendable
     // MARK: URLSessionDataDelegate
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         lock.lock()
         pending[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse
         let declared = response.expectedContentLength
