@@ -24,6 +24,9 @@ let package = Package(
         // A dependency-free HTTP server on 127.0.0.1 that implements PROTOCOL.md and injects
         // faults on demand, for the sync tests and the drain benchmark.
         .target(name: "FolioTestServer", path: "Tests/TestServer"),
+        // Prints the drain throughput to the test server next to raw URLSession requests:
+        // `swift run -c release folio-drain-bench`. Not a test: timing is measured, not asserted.
+        .executableTarget(name: "folio-drain-bench", dependencies: ["Folio", "FolioTestServer", "FolioCrashSupport"], path: "Tests/DrainBench"),
         .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioCrashSupport", "FolioTestServer"]),
     ]
 )

@@ -29,7 +29,17 @@ extension StoreState {
             written += 1
         }
 
-        for sequence in outbox.touched.sorted() {
+        // The archive keeps the newest sent commands: of those sent since the last checkpoint,
+        // write only the ones that will stay (a drain of thousands writes 100 files, not thousands).
+        let touched = outbox.touched.sorted()
+        let archived = try fileSystem.list(Self.sentFolder).compactMap { Self.sequence(fromFileName: $0.name) }
+        let sentNow = touched.filter { sequence in
+            if case .sent(let command)? = outbox.commands[sequence] { return command != .null }
+            return false
+        }
+        let kept = Set((archived + sentNow).sorted().suffix(Self.sentArchiveLimit))
+
+        for sequence in touched {
             let name = OutboxCommand.fileName(sequence)
             let queued = Self.outboxFolder + "/" + name
             let failed = Self.failedFolder + "/" + name
@@ -45,7 +55,7 @@ extension StoreState {
                 try ensure(reason, why)
                 try remove(queued)
             case .sent(let command):
-                if command != .null { try ensure(sent, command) }
+                if command != .null && kept.contains(sequence) { try ensure(sent, command) }
                 try remove(queued)
             case .gone:
                 try remove(queued)
@@ -54,8 +64,7 @@ extension StoreState {
             }
         }
         // Keep only the newest sent commands.
-        let archived = try fileSystem.list(Self.sentFolder).compactMap { Self.sequence(fromFileName: $0.name) }.sorted()
-        for sequence in archived.dropLast(Self.sentArchiveLimit) {
+        for sequence in archived where !kept.contains(sequence) {
             try remove(Self.sentFolder + "/" + OutboxCommand.fileName(sequence))
         }
         // Unreadable command files leave the queue, but are never deleted.

@@ -182,6 +182,24 @@ import Testing
         try await harness.close()
     }
 
+    @Test func theSentArchiveKeepsTheNewestHundred() async throws {
+        let harness = try await SyncHarness()
+        _ = try await tags(60, in: harness)
+        try await harness.store.checkpoint()
+        #expect(try await harness.engine.drainNow().sent == 60)
+        try await harness.store.checkpoint()
+        try await harness.store.write { tx in
+            for index in 60..<150 { try tx.upsert(Tag(id: "tag-\(index)", name: "More", color: "#000")) }
+        }
+        #expect(try await harness.engine.drainNow().sent == 90)
+        try await harness.store.checkpoint()
+        let archived = try FileManager.default.contentsOfDirectory(atPath: harness.folder.file("outbox/sent").path).sorted()
+        #expect(archived == (51...150).map { OutboxCommand.fileName(UInt64($0)) })
+        let queued = try FileManager.default.contentsOfDirectory(atPath: harness.folder.file("outbox").path)
+        #expect(Set(queued) == ["sent"])
+        try await harness.close()
+    }
+
     @Test func customCommandsAndPercentEncodedIDs() async throws {
         struct Invite: Codable, Sendable { var email: String }
         let harness = try await SyncHarness()
