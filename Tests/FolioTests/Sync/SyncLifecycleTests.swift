@@ -6,7 +6,7 @@ import Testing
 /// The engine running by itself: what starts a drain, going offline and back, stopping.
 @Suite struct SyncLifecycleTests {
     /// Waits (at most `seconds`) until `condition` holds.
-    private func eventually(_ seconds: Double = 5, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    private func eventually(_ seconds: Double = 15, _ condition: () async throws -> Bool) async rethrows -> Bool {
         for _ in 0..<Int(seconds * 100) {
             if try await condition() { return true }
             do { try await Task.sleep(for: .milliseconds(10)) } catch { break }
@@ -67,7 +67,7 @@ import Testing
 
     @Test func nothingHappensAfterStopReturns() async throws {
         let harness = try await SyncHarness()
-        harness.server.inject(.delay(seconds: 5))
+        harness.server.inject(.delay(seconds: 30))
         await harness.engine.start()
         try await harness.store.write { tx in try tx.upsert(Tag(id: "slow", name: "Slow", color: "#000")) }
         #expect(await eventually { harness.server.requestCount > 0 })
