@@ -44,6 +44,8 @@ extension SyncEngine {
             honour = true
             var requests: [PushRequest] = []
             for command in head.commands { requests.append(try await request(for: command)) }
+            // From here the commands may reach the server: coalescing must leave them alone.
+            await store.markInFlight(through: head.commands[requests.count - 1].sequence)
             status.inFlight = first.sequence
             emit(.sending(first.sequence))
             var outcomes = await push(requests, batch: batchSize > 1)

@@ -182,6 +182,30 @@ import Testing
         try await harness.close()
     }
 
+    @Test func aCommandOnItsWayIsNotCoalescedAway() async throws {
+        let harness = try await SyncHarness()
+        var milk = todo("Buy milk", on: "2026-11-21")
+        let first = milk
+        try await harness.store.write { tx in try tx.upsert(first) }
+        harness.server.inject(.delay(seconds: 1))
+        let drain = Task { try await harness.engine.drainNow() }
+        for _ in 0..<500 where harness.server.requestCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        milk.done = true
+        let second = milk
+        try await harness.store.write { tx in try tx.upsert(second) }   // while the first is on its way
+        _ = try await drain.value
+        try await harness.engine.drainNow()
+        // Both changes reached the server, in order: the second did not replace the first in flight.
+        let applied = harness.server.appliedLog
+        #expect(applied.compactMap { $0.key.flatMap(SyncConvergenceTests.sequence(ofKey:)) } == [1, 2])
+        // Made on top of the first, the second went over its version: no conflict, no resend.
+        #expect(applied.allSatisfy { $0.key?.contains("@") == false })
+        #expect(applied.count == 2)
+        #expect(try applied.first.map { try SyncHarness.decoder.decode(Todo.self, from: $0.body) } == first)
+        #expect(try harness.onServer(Todo.self, milk.id.uuidString) == second)
+        try await harness.close()
+    }
+
     @Test func theSentArchiveKeepsTheNewestHundred() async throws {
         let harness = try await SyncHarness()
         _ = try await tags(60, in: harness)
