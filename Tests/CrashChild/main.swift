@@ -39,19 +39,6 @@ import Foundation
 import Glibc
 #endif
 
-/// SplitMix64: tiny, fast, and the same on every platform (the tests need reproducible runs).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 let poolSize = 40
 /// 15 days across two months, so slots move between day files and month folders.
 let days = (25...31).map { "2026-01-\($0)" } + (1...8).map { String(format: "2026-02-%02d", $0) }

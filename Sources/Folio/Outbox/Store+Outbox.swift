@@ -93,23 +93,54 @@ extension Store {
     ///   - serverVersion: The entity's version the server answered with (its ETag), or nil if it
     ///     gave none.
     public func acknowledgeCommand(_ sequence: UInt64, serverVersion: String?) async throws {
-        try await commitWrite { state in
+        let found = try await acknowledge(sequence, version: serverVersion, serverEntity: nil, collection: nil, durability: nil)
+        guard found else { throw Self.noSuch("pending", sequence) }
+    }
+
+    /// Acknowledges a pending command in one transaction: it leaves the queue (to `outbox/sent/`)
+    /// and its entity takes `version` (`""` if none), and the server's JSON when given, checked
+    /// against `collection`, and no later local change of the entity is pending. Shared by
+    /// ``acknowledgeCommand(_:serverVersion:)`` and the sync engine.
+    /// - Returns: False if the command was not pending (nothing changed).
+    func acknowledge(_ sequence: UInt64, version: String?, serverEntity: JSONValue?, collection: SyncedCollection?,
+                     durability: Durability?) async throws -> Bool {
+        let (found, warning): (Bool, String?) = try await commitWrite(durability: durability) { state in
             let outbox = try state.loadedOutbox()
-            guard case .pending(let command) = outbox.commands[sequence] else { throw Self.noSuch("pending", sequence) }
-            var changes: [JournalRecord.Change] = []
-            if command["operation"]?.stringValue == "upsert", let collection = command["collection"]?.stringValue,
-               let id = command["entityID"]?.stringValue, let granularity = state.collections[collection]
-                ?? PartitionGranularity.of(partition: command["partition"]?.stringValue) {
-                if let address = try state.locate(collection: collection, granularity: granularity, id: id),
-                   let entity = try state.partition(address, verify: false).entities[id] {
-                    // Known to the server now, even when it gives no version: "" marks that.
-                    changes.append(.init(address: address, id: id, entity: entity, version: serverVersion ?? ""))
-                }
-            }
-            let record = JournalRecord(transaction: state.nextTransaction, changes: changes,
-                                       outbox: [.remove(sequence: sequence, archive: true)])
-            return ((), try state.append(record))
+            guard case .pending(let command)? = outbox.commands[sequence] else { return ((false, nil), nil) }
+            let transaction = Transaction(state: state)
+            transaction.isFromServer = true
+            transaction.outboxChanges.append(.remove(sequence: sequence, archive: true))
+            let warning = try Self.stageAcknowledged(command, sequence: sequence, version: version, serverEntity: serverEntity,
+                                                     collection: collection, in: transaction, outbox: outbox)
+            return ((true, warning), try state.commit(transaction))
         }
+        if let warning { state.report(.warning, warning) }
+        return found
+    }
+
+    private static func stageAcknowledged(_ command: JSONValue, sequence: UInt64, version: String?, serverEntity: JSONValue?,
+                                          collection: SyncedCollection?, in tx: Transaction, outbox: OutboxState) throws -> String? {
+        guard command["operation"]?.stringValue == "upsert", let name = command["collection"]?.stringValue,
+              let id = command["entityID"]?.stringValue,
+              let granularity = collection?.granularity ?? tx.state.collections[name]
+                ?? PartitionGranularity.of(partition: command["partition"]?.stringValue) else { return nil }
+        try collection?.register(tx.state)
+        guard let address = try tx.address(of: id, collection: name, granularity: granularity) else { return nil }
+        let later = outbox.pending(collection: name, id: id).contains { $0.sequence > sequence }
+        var warning: String?
+        if !later, let serverEntity, let collection {
+            do {
+                let key = try collection.admit(serverEntity, id, tx.state.coder)
+                try tx.stageServerValue(serverEntity, at: PartitionAddress(collection: name, granularity: granularity, key: key),
+                                        collection: name, granularity: granularity, id: id, version: version ?? "")
+                return nil
+            } catch {
+                warning = "kept the local \(name)/\(id): the server's answer to command \(sequence) is unusable: \(error)"
+            }
+        }
+        // Known to the server now, even when it gives no version: "" marks that.
+        try tx.stageVersion(version ?? "", at: address, id: id)
+        return warning
     }
 
     /// Moves a command that can never succeed to `outbox/failed/`, with the reason. For sync

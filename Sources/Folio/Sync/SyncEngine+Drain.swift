@@ -35,13 +35,15 @@ extension SyncEngine {
                 emit(.idle)
                 break
             }
+            // Only the pass's first head can be waiting out a backoff: a command is tried only
+            // once every earlier one is settled, and a failure ends the pass.
             if honour, let next = try await store.attempts(for: first.sequence).nextAttempt, next > Date() {
                 status.nextAttempt = next
                 report.nextAttempt = next
                 report.stoppedBecause = "waiting to retry command \(first.sequence)"
                 break
             }
-            honour = true
+            honour = false
             var requests: [PushRequest] = []
             for command in head.commands { requests.append(try await request(for: command)) }
             // From here the commands may reach the server: coalescing must leave them alone.
@@ -217,35 +219,10 @@ extension SyncEngine {
     /// version (and the server's JSON, when the server sent it and no later local change of the
     /// entity is pending), in one transaction.
     func acknowledge(_ command: OutboxCommand, version: String?, entity: Data?) async throws {
-        let collection = command.collection.flatMap { configuration.collections[$0] }
-        var found: PartitionGranularity?
-        if let name = command.collection { found = await self.granularity(of: name, partition: command.partition) }
-        let granularity = found
-        let serverJSON = entity.flatMap { data -> JSONValue? in
-            do { return try JSONParser.parse([UInt8](data)) } catch { return nil }
-        }
-        let warning: String? = try await store.syncWrite { tx, outbox in
-            tx.outboxChanges.append(.remove(sequence: command.sequence, archive: true))
-            guard command.operation == .upsert, let name = command.collection, let id = command.entityID,
-                  let granularity else { return nil }
-            try collection?.register(tx.state)
-            guard let address = try tx.address(of: id, collection: name, granularity: granularity) else { return nil }
-            let later = outbox.pending(collection: name, id: id).contains { $0.sequence > command.sequence }
-            var warning: String?
-            if !later, let serverJSON, let collection {
-                do {
-                    let key = try collection.admit(serverJSON, id, tx.state.coder)
-                    try tx.stageServerValue(serverJSON, at: PartitionAddress(collection: name, granularity: granularity, key: key),
-                                            collection: name, granularity: granularity, id: id, version: version ?? "")
-                    return nil
-                } catch {
-                    warning = "kept the local \(name)/\(id): the server's answer to command \(command.sequence) is unusable: \(error)"
-                }
-            }
-            try tx.stageVersion(version ?? "", at: address, id: id)
-            return warning
-        }
-        if let warning { await store.logSync(.warning, warning) }
+        // Relaxed: everything here can be had from the server again (see `Store.syncWrite`).
+        _ = try await store.acknowledge(command.sequence, version: version, serverEntity: Self.json(entity),
+                                        collection: command.collection.flatMap { configuration.collections[$0] },
+                                        durability: .relaxed)
         if let name = command.collection, let id = command.entityID {
             if command.operation == .upsert {
                 acknowledgedVersions[name + "/" + id] = version ?? ""

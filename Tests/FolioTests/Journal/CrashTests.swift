@@ -178,18 +178,6 @@ final class CrashChild {
 /// SIGKILL (a free function: inside `CrashChild`, `kill` names the method).
 func sendKill(_ pid: Int32) { _ = kill(pid, SIGKILL) }
 
-/// SplitMix64, for reproducible kill instants (the child uses the same generator).
-struct CrashRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct CrashTests {
     /// Kills a writer at random instants (during open and recovery, a write, a sync, a checkpoint)
     /// and checks after each kill that the store recovers to a state where every acknowledged
@@ -207,7 +195,7 @@ struct CrashRandom: RandomNumberGenerator {
         let budget: Duration = requested == nil ? .seconds(100) : .seconds(max(100, kills))
         let root = TemporaryFolder("crash")
         let logs = root.url.deletingLastPathComponent()
-        var random = CrashRandom(state: 0xF011_0C4A_5E00)
+        var random = SplitMix64(seed: 0xF011_0C4A_5E00)
         var acked = ["full": 0, "relaxed": 0, "full-outbox": 0, "relaxed-outbox": 0]   // by folder
         var queues: [String: [UInt64: Data]] = [:]   // by folder: the outbox at the previous check
         var violations: [String] = []   // the first few of each kill, for the failure message

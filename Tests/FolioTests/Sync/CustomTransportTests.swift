@@ -84,4 +84,38 @@ import Testing
         #expect(try await store.pendingCommandCount() == 0)
         try await store.close()
     }
+
+    /// A server that stores the entity its own way (an upper-cased `title` or `name`) and answers
+    /// with it; it refuses entities named "refused".
+    struct NormalizingTransport: Transport {
+        func push(_ request: PushRequest) async throws -> PushOutcome {
+            let object = try JSONSerialization.jsonObject(with: request.body ?? Data())
+            guard var fields = object as? [String: Any] else { return .rejected(FailureReason("not an object")) }
+            if fields["name"] as? String == "refused" { return .rejected(FailureReason("refused")) }
+            for key in ["title", "name"] { if let text = fields[key] as? String { fields[key] = text.uppercased() } }
+            return .applied(version: "7", entity: try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]))
+        }
+
+        func pull(_ request: PullRequest) async throws -> PullResponse { PullResponse(items: []) }
+    }
+
+    @Test func theServersAnswerBecomesTheLocalEntityUnlessALaterChangeWaits() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let engine = SyncEngine(store: store, transport: NormalizingTransport(), configuration: .testing)
+        let milk = todo("Buy milk", on: "2026-11-21")
+        try await store.write { tx in try tx.upsert(milk) }
+        try await engine.drainNow()
+        #expect(try await store.get(Todo.self, id: milk.id)?.title == "BUY MILK")
+        try await store.checkpoint()
+        #expect(try folder.text("todos/2026-11/2026-11-21.json").contains("\"\(milk.id.uuidString)\": \"7\""))
+
+        // Two pending changes of a tag: the answer to the first must not undo the second.
+        try await store.write { tx in try tx.upsert(Tag(id: "t", name: "first", color: "#000")) }
+        try await store.write { tx in try tx.upsert(Tag(id: "t", name: "refused", color: "#000")) }
+        let report = try await engine.drainNow()
+        #expect(report.sent == 1 && report.deadLettered == 1)
+        #expect(try await store.get(Tag.self, id: "t")?.name == "refused")
+        try await store.close()
+    }
 }

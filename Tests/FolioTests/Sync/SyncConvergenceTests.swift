@@ -17,7 +17,7 @@ import Testing
     static let kills = 6
 
     @Test func killedClientsAndAFaultyServerStillConverge() async throws {
-        var random = CrashRandom(state: 0x5EED_5_C0DE)
+        var random = SplitMix64(seed: 0x5EED_5_C0DE)
         let folder = TemporaryFolder()
         let server = try TestServer()
         defer { server.stop() }
