@@ -25,6 +25,11 @@ extension Store {
         public var checkpointThreshold: Int = 4 << 20
         /// Receives Folio's log messages (files it could not read, temp files it removed…).
         public var logHandler: LogHandler?
+        /// While the store is observed, how often it checks the files it has read for changes
+        /// made outside this process, where the platform's file-system watcher cannot tell it
+        /// (Apple platforms: files edited in place). On Linux inotify reports every change and
+        /// this is not used. Default 2 seconds.
+        public var outsideChangePollInterval: Duration = .seconds(2)
         var ioHook: IOHook?
 
         /// Creates the default configuration.

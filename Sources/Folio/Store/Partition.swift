@@ -20,6 +20,9 @@ final class Partition {
     /// served meanwhile and the file is never overwritten.
     var unreadable: FolioError?
     var unreadableIdentity: FileIdentity?
+    /// With change tracking: the state observers were last told about, when it differs from
+    /// `entities` because another process's checkpoint reset this partition to its (old) file.
+    var announced: [String: JSONValue]?
 
     init(address: PartitionAddress, identity: FileIdentity?, contents: PartitionFile.Contents) {
         self.address = address

@@ -55,8 +55,11 @@ extension Store {
             throw error
         }
         writerGate.leave()
+        // This commit's changes are announced once it is committed (durable, if it must be).
+        let changes = state.takeChanges()
         guard let end else {
             releaseExclusiveLockIfIdle()
+            deliver(changes)
             return result
         }
         lastCommit = .now
@@ -66,6 +69,7 @@ extension Store {
         } else {
             releaseExclusiveLockIfIdle()
         }
+        deliver(changes)
         try await afterCommit()
         notifyOutboxListenersIfQueued(since: queuedBefore)
         return result
@@ -97,6 +101,7 @@ extension Store {
         }
         durableEnd = state.readOffset
         lastSeenJournalPosition = journalPosition
+        publishChanges()
         if let blocked = outcome.blocked.first { throw blocked }
     }
 

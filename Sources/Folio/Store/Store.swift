@@ -48,6 +48,10 @@ public actor Store {
     var checkpointTask: Task<Void, Never>?
     /// Called after commits that queue commands (the sync engine's nudge).
     var outboxListeners: [UUID: @Sendable () -> Void] = [:]
+    /// The change streams (see Store+Changes.swift), and what feeds them outside changes.
+    var changeSubscribers: [UUID: AsyncStream<ChangeSet>.Continuation] = [:]
+    var watcher: FolderWatcher?
+    var pollTask: Task<Void, Never>?
 
     private init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreState) {
         self.url = url
@@ -112,6 +116,7 @@ public actor Store {
     ///   changes and the next open applies them.
     public func close() async throws {
         guard !isClosed else { return }
+        finishChangeStreams()
         checkpointTask?.cancel()
         checkpointTask = nil
         if syncInProgress || !syncWaiters.isEmpty {
@@ -154,6 +159,8 @@ public actor Store {
     /// the shared lock, where no checkpoint runs and the files and journal agree.
     func read<T>(_ body: (StoreState) throws(FolioError) -> T) async throws -> T {
         try await prepare()
+        // Whatever the read noticed (other processes' commits, edited files) is announced.
+        defer { publishChanges() }
         if holdsExclusiveLock {
             try state.refreshJournal()
             return try body(state)
@@ -179,6 +186,7 @@ public actor Store {
         fresh.storeID = state.storeID
         fresh.syncModes = state.syncModes
         try Self.recover(fresh)
+        fresh.tracksChanges = state.tracksChanges
         state = fresh
         needsReload = false
     }

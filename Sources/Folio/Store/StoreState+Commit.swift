@@ -25,11 +25,12 @@ extension StoreState {
         if !transaction.isFromServer {
             outbox += try outboxChanges(for: changes, order: transaction.stagingOrder, custom: transaction.customCommands)
         }
-        return try append(JournalRecord(transaction: nextTransaction, changes: changes, outbox: outbox))
+        return try append(JournalRecord(transaction: nextTransaction, changes: changes, outbox: outbox),
+                          origin: transaction.isFromServer ? .sync : .thisProcess)
     }
 
     /// Appends a record (unless it changes nothing) and applies it; see ``commit(_:)``.
-    func append(_ record: JournalRecord) throws(FolioError) -> Int64? {
+    func append(_ record: JournalRecord, origin: ChangeSet.Origin = .thisProcess) throws(FolioError) -> Int64? {
         guard !record.changes.isEmpty || !record.outbox.isEmpty else { return nil }
         try ensureJournalHeader()
         let bytes = Journal.encode(record, generation: header!.generation)
@@ -42,7 +43,7 @@ extension StoreState {
             try journal.truncate(to: start)
             throw error
         }
-        apply(record)
+        apply(record, origin: origin)
         readOffset = start + Int64(bytes.count)
         return readOffset
     }

@@ -32,6 +32,10 @@ extension StoreState {
             guard verify else { return cached }
             let identity = try fileSystem.identity(address.path)
             if identity == cached.identity || (cached.unreadable != nil && identity == cached.unreadableIdentity) {
+                if let announced = cached.announced {
+                    cached.announced = nil
+                    noteReload(of: cached, before: announced)
+                }
                 return cached
             }
             try reload(cached)
@@ -62,9 +66,10 @@ extension StoreState {
 
     /// The file changed outside this process: read it again, keep the journal's changes on top.
     /// If it no longer parses, keep serving the last good state and report it once.
-    private func reload(_ partition: Partition) throws(FolioError) {
+    func reload(_ partition: Partition) throws(FolioError) {
         let path = partition.address.path
         let previousIDs = Set(partition.entities.keys)
+        let before = partition.announced ?? partition.entities
         fileLoads += 1
         if let (bytes, identity) = try fileSystem.read(path) {
             do {
@@ -84,6 +89,8 @@ extension StoreState {
         partition.unreadableIdentity = nil
         applyRecords(to: partition)
         updateIndex(for: partition, previousIDs: previousIDs)
+        partition.announced = nil
+        noteReload(of: partition, before: before)
     }
 
     private func updateIndex(for partition: Partition, previousIDs: Set<String>) {

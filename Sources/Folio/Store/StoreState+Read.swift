@@ -36,8 +36,15 @@ extension StoreState {
     }
 
     private func addressMatches(_ address: PartitionAddress, _ selection: PartitionSelection) -> Bool {
-        let key = address.key.text
-        switch selection {
+        selection.contains(partitionKey: address.key.text)
+    }
+}
+
+extension PartitionSelection {
+    /// Whether the partition with this key ("YYYY-MM-DD", "YYYY-MM", or "" when unpartitioned)
+    /// is selected.
+    func contains(partitionKey key: String) -> Bool {
+        switch self {
         case .all: return true
         case .day(let day): return key == day
         case .days(let from, let through): return key >= from && key <= through

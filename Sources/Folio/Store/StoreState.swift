@@ -46,6 +46,12 @@ final class StoreState {
     var indexIdentities: [String: [PartitionKey: FileIdentity]] = [:]
     /// Collections whose id index changed since it was last saved.
     var indexDirty: Set<String> = []
+    /// Whether to note what changes (someone observes the store); see StoreState+Changes.swift.
+    var tracksChanges = false
+    /// The changes noted and not yet delivered to observers.
+    var recordedChanges: [ChangeSet] = []
+    /// Files that are not data, already reported to the log.
+    var reportedStrays: Set<String> = []
 
     init(fileSystem: FileSystem, log: LogHandler?) throws(FolioError) {
         self.fileSystem = fileSystem
@@ -73,7 +79,7 @@ final class StoreState {
         guard let header else { return }
         let result = try journal.readRecords(from: readOffset, generation: header.generation,
                                              expectedTransaction: nextTransaction)
-        for record in result.records { apply(record) }
+        for record in result.records { apply(record, origin: .otherProcess) }
         readOffset = result.end
     }
 
@@ -88,7 +94,12 @@ final class StoreState {
             unindexed = [:]
             indexIdentities = [:]
         }
-        for address in touched { partitions[address]?.resetToBase() }
+        for address in touched {
+            guard let partition = partitions[address] else { continue }
+            // What observers were told is the committed state; the file may catch up later.
+            if tracksChanges && partition.announced == nil { partition.announced = partition.entities }
+            partition.resetToBase()
+        }
         touched = []
         outbox = nil
         records = []
@@ -97,7 +108,8 @@ final class StoreState {
         if let newHeader { nextTransaction = max(nextTransaction, newHeader.firstTransaction) }
     }
 
-    func apply(_ record: JournalRecord) {
+    func apply(_ record: JournalRecord, origin: ChangeSet.Origin) {
+        noteChanges(of: record, origin: origin)
         for change in record.changes {
             let address = change.address
             touched.insert(address)

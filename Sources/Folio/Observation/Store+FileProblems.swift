@@ -1,0 +1,26 @@
+/// What in the folder needs a person: files that are not data, and data files that cannot be read.
+extension Store {
+    /// The files among the data folders that are not data: sync-tool conflict copies, temporary
+    /// files, editor backups, anything else. Folio never reads them as data and never deletes
+    /// them; a conflict copy needs someone to merge it into its original and delete it.
+    /// (While the store is observed, a conflict copy that appears is also logged as a warning.)
+    /// - Returns: The files, by path.
+    /// - Throws: ``FolioError`` if a folder cannot be listed.
+    public func strayFiles() async throws -> [StrayFile] {
+        try await read { state throws(FolioError) in try state.strayFiles() }
+    }
+
+    /// The data files this process found broken (a hand edit that is not valid JSON, say), each
+    /// with the file, line and column. Until one is fixed, the last good state read from it is
+    /// served, changes to it wait in the journal, and the file is never overwritten.
+    /// - Returns: One error per broken file, by path.
+    /// - Throws: ``FolioError/Code/storeClosed`` if the store is closed.
+    public func unreadableFiles() async throws -> [FolioError] {
+        try await read { state throws(FolioError) in
+            var problems: [String: FolioError] = [:]
+            for partition in state.partitions.values { if let problem = partition.unreadable { problems[partition.address.path] = problem } }
+            for broken in state.unindexed.values { for (address, problem) in broken { problems[address.path] = problem } }
+            return problems.keys.sorted().map { problems[$0]! }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/// Change tracking: what each journal record and each outside edit changed, as ``ChangeSet``s.
+///
+/// Tracking is on only while someone observes the store (``Store/changes()``, a query
+/// observation): then every partition a record touches is loaded before the record is applied,
+/// so "inserted" and "updated" can be told apart, and a file changed on disk is diffed against
+/// what this process last served.
+extension StoreState {
+    /// Notes what `record` changes. Call before applying it.
+    func noteChanges(of record: JournalRecord, origin: ChangeSet.Origin) {
+        guard tracksChanges else { return }
+        var sets: [String: ChangeSet] = [:]
+        func set(_ collection: String) -> ChangeSet {
+            sets[collection] ?? ChangeSet(collection: collection, origin: origin)
+        }
+        // An entity may appear twice in a record: removed from one partition, set in another.
+        var grouped: [String: [String: [JournalRecord.Change]]] = [:]
+        for change in record.changes {
+            grouped[change.address.collection, default: [:]][change.id, default: []].append(change)
+        }
+        for (collection, entities) in grouped {
+            var changeSet = set(collection)
+            for (id, changes) in entities {
+                var existedBefore: Bool?
+                var visible = false
+                for change in changes {
+                    changeSet.partitions.insert(change.address.key.text)
+                    let partition = loadedForTracking(change.address)
+                    let current = partition?.entities[id]
+                    if change.entity == nil {
+                        existedBefore = true
+                        visible = true
+                    } else if partition != nil {
+                        if current != nil { existedBefore = true } else if existedBefore == nil { existedBefore = false }
+                        if current != change.entity { visible = true }
+                    } else {
+                        existedBefore = existedBefore ?? (indexes[collection].map { $0[id] != nil })
+                        visible = true
+                    }
+                }
+                guard visible else { continue }
+                let existsAfter = changes.contains { $0.entity != nil }
+                if !existsAfter {
+                    changeSet.deleted.insert(id)
+                } else if existedBefore == false {
+                    changeSet.inserted.insert(id)
+                } else {
+                    changeSet.updated.insert(id)
+                }
+            }
+            sets[collection] = changeSet
+        }
+        for (collection, id, partition) in entitiesWithStatusChanges(record.outbox) {
+            var changeSet = set(collection)
+            changeSet.syncStatusChanged.insert(id)
+            changeSet.partitions.insert(partition)
+            sets[collection] = changeSet
+        }
+        for collection in sets.keys.sorted() {
+            let changeSet = sets[collection]!
+            if !changeSet.ids.isEmpty { recordedChanges.append(changeSet) }
+        }
+    }
+
+    /// The partition, loaded so its state before a record is known; nil if its file is unreadable.
+    private func loadedForTracking(_ address: PartitionAddress) -> Partition? {
+        if let partition = partitions[address] { return partition }
+        do {
+            return try partition(address, verify: false)
+        } catch {
+            report(.warning, "cannot tell what changed in this file: \(error.message)", path: address.path)
+            return nil
+        }
+    }
+
+    /// The entities whose commands these outbox changes queue, acknowledge, fail, retry or drop.
+    private func entitiesWithStatusChanges(_ changes: [JournalRecord.OutboxChange]) -> [(collection: String, id: String, partition: String)] {
+        guard !changes.isEmpty else { return [] }
+        var outbox = self.outbox
+        if outbox == nil {
+            do {
+                outbox = try loadedOutbox()
+            } catch {
+                report(.warning, "cannot tell whose sync status changed: \(error.message)", path: Self.outboxFolder)
+            }
+        }
+        var result: [(collection: String, id: String, partition: String)] = []
+        for change in changes {
+            let command: JSONValue?
+            switch change {
+            case .enqueue(_, let json): command = json
+            default:
+                switch outbox?.commands[change.sequence] {
+                case .pending(let json)?, .failed(let json, _)?, .sent(let json)?: command = json
+                case .gone?, nil: command = nil
+                }
+            }
+            if let collection = command?["collection"]?.stringValue, let id = command?["entityID"]?.stringValue {
+                result.append((collection, id, command?["partition"]?.stringValue ?? ""))
+            }
+        }
+        return result
+    }
+
+    /// Notes how a partition's served state changed when its file was read again.
+    func noteReload(of partition: Partition, before: [String: JSONValue], origin: ChangeSet.Origin = .outsideEdit) {
+        guard tracksChanges else { return }
+        var changeSet = ChangeSet(collection: partition.address.collection, partitions: [partition.address.key.text], origin: origin)
+        for (id, json) in partition.entities where before[id] != json {
+            if before[id] == nil { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
+        }
+        for id in before.keys where partition.entities[id] == nil { changeSet.deleted.insert(id) }
+        if !changeSet.ids.isEmpty { recordedChanges.append(changeSet) }
+    }
+
+    /// The change sets noted since the last call, merged per collection and origin, in order.
+    func takeChanges() -> [ChangeSet] {
+        guard !recordedChanges.isEmpty else { return [] }
+        var merged: [ChangeSet] = []
+        for changeSet in recordedChanges {
+            if let index = merged.lastIndex(where: { $0.collection == changeSet.collection && $0.origin == changeSet.origin }),
+               !merged[(index + 1)...].contains(where: { $0.collection == changeSet.collection }) {
+                merged[index].merge(changeSet)
+            } else {
+                merged.append(changeSet)
+            }
+        }
+        recordedChanges = []
+        return merged.filter { !$0.ids.isEmpty }
+    }
+}

@@ -1,0 +1,116 @@
+/// Noticing changes made to the folder by anything but this process's writes.
+extension StoreState {
+    /// Reloads the partitions whose files changed at `paths` (nil: every partition read so far),
+    /// noting what changed; the journal has been refreshed by the caller. Files that are not data
+    /// are reported once each (a conflict copy as a warning).
+    func checkOutsideChanges(_ paths: Set<String>?) throws(FolioError) {
+        guard let paths else {
+            for address in partitions.keys.sorted() { try checkPartition(address) }
+            return
+        }
+        for path in paths.sorted() where !path.hasPrefix(StoreLayout.machinery + "/") {
+            if let address = partitionAddress(of: path) {
+                try checkPartition(address)
+            } else if try fileSystem.identity(path)?.isDirectory != false {
+                // A folder came or went (or a file that is gone): check what was read from it.
+                let prefix = path + "/"
+                for address in partitions.keys.sorted() where address.path.hasPrefix(prefix) { try checkPartition(address) }
+            } else if fileIsInDataFolder(path),
+                      let stray = StrayFile.classify(path: path, isData: { partitionAddress(of: $0) != nil }) {
+                reportStray(stray)
+            }
+        }
+    }
+
+    /// Reloads one partition if its file changed; one this process never read is read now, and
+    /// its entities announced (as updated, or inserted when the id index knows they are new).
+    private func checkPartition(_ address: PartitionAddress) throws(FolioError) {
+        if partitions[address] != nil {
+            do { _ = try partition(address) } catch where error.code == .corruptFile {
+                report(.error, "\(error.description); not read", path: address.path)
+            }
+            return
+        }
+        let index = indexes[address.collection]
+        let known = Set(index?.compactMap { $0.value == address.key ? $0.key : nil } ?? [])
+        let loaded: Partition
+        do { loaded = try partition(address) } catch where error.code == .corruptFile {
+            report(.error, "\(error.description); not read", path: address.path)
+            return
+        }
+        guard tracksChanges else { return }
+        var changeSet = ChangeSet(collection: address.collection, partitions: [address.key.text], origin: .outsideEdit)
+        for id in loaded.entities.keys {
+            if index != nil && index?[id] == nil && !known.contains(id) { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
+        }
+        for id in known where loaded.entities[id] == nil { changeSet.deleted.insert(id) }
+        if !changeSet.ids.isEmpty { recordedChanges.append(changeSet) }
+    }
+
+    /// The partition a data file path names, if it is one: `tags.json`, `dailyStats/2026-11.json`,
+    /// `todos/2026-11/2026-11-22.json`. A collection registered with another layout is not one.
+    func partitionAddress(of path: String) -> PartitionAddress? {
+        guard path.hasSuffix(".json") else { return nil }
+        let parts = path.dropLast(5).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let collection = parts[0]
+        do { try Names.validateCollection(collection) } catch { return nil }
+        let address: PartitionAddress
+        switch parts.count {
+        case 1:
+            guard path != StoreLayout.marker else { return nil }
+            address = PartitionAddress(collection: collection, granularity: .none, key: .whole)
+        case 2:
+            guard let key = PartitionKey.month(parsing: parts[1]) else { return nil }
+            address = PartitionAddress(collection: collection, granularity: .month, key: key)
+        case 3:
+            guard let key = PartitionKey.day(parsing: parts[2]), key.month == parts[1] else { return nil }
+            address = PartitionAddress(collection: collection, granularity: .day, key: key)
+        default:
+            return nil
+        }
+        if let known = collections[collection], known != address.granularity { return nil }
+        return address
+    }
+
+    /// Whether a path is a file where data files live: the store's folder, a collection's folder
+    /// or one of its month folders (not `.folio/`, not `outbox/`).
+    func fileIsInDataFolder(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= 3, let first = parts.first, !first.hasPrefix("."), first != "outbox" || parts.count == 1 else { return false }
+        return parts.count == 1 ? path != StoreLayout.marker : true
+    }
+
+    func reportStray(_ stray: StrayFile) {
+        guard !reportedStrays.contains(stray.path) else { return }
+        reportedStrays.insert(stray.path)
+        switch stray.kind {
+        case .conflictCopy(let original):
+            report(.warning, "conflict copy of \(original): never read as data; merge what you need into \(original) and delete it", path: stray.path)
+        case .temporary, .editorBackup, .unrecognized:
+            report(.debug, stray.description, path: stray.path)
+        }
+    }
+
+    /// Every file among the data folders that is not a data file.
+    func strayFiles() throws(FolioError) -> [StrayFile] {
+        var result: [StrayFile] = []
+        func check(_ path: String) {
+            if let stray = StrayFile.classify(path: path, isData: { partitionAddress(of: $0) != nil }) { result.append(stray) }
+        }
+        for entry in try fileSystem.list("") {
+            guard entry.isDirectory else {
+                if entry.name != StoreLayout.marker { check(entry.name) }
+                continue
+            }
+            guard !entry.name.hasPrefix("."), entry.name != "outbox" else { continue }
+            do { try Names.validateCollection(entry.name) } catch { continue }
+            for child in try fileSystem.list(entry.name) {
+                let path = entry.name + "/" + child.name
+                guard child.isDirectory else { check(path); continue }
+                guard PartitionKey.month(parsing: child.name) != nil else { continue }
+                for file in try fileSystem.list(path) where !file.isDirectory { check(path + "/" + file.name) }
+            }
+        }
+        return result.sorted { $0.path < $1.path }
+    }
+}
