@@ -35,6 +35,11 @@ extension Store {
         return stream
     }
 
+    /// Whether changes are being tracked (someone observes), and a watcher runs.
+    var isTrackingChanges: Bool { state.tracksChanges }
+    var isWatching: Bool { watcher != nil }
+    var subscriberCount: Int { changeSubscribers.count }
+
     private func unsubscribe(_ token: UUID) {
         changeSubscribers[token] = nil
         if changeSubscribers.isEmpty { stopTrackingChanges() }

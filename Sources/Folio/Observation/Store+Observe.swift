@@ -59,6 +59,8 @@ extension Store {
                         continuation.yield(next.result)
                     }
                     continuation.finish()
+                } catch let error as FolioError where error.code == .storeClosed {
+                    continuation.finish()          // the store closed meanwhile: a normal end
                 } catch {
                     continuation.finish(throwing: error)
                 }

@@ -1,0 +1,99 @@
+@testable import Folio
+import Foundation
+import Testing
+
+@Suite struct ChangeStreamTests {
+    @Test func writesAreAnnouncedAsInsertsUpdatesDeletesAndMoves() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let changes = Collector(await store.changes())
+        var milk = todo("Buy milk", on: "2026-11-22")
+        let bread = todo("Buy bread", on: "2026-11-22")
+        try await store.write { [milk] tx in try tx.upsert(milk); try tx.upsert(bread) }
+        milk.done = true
+        try await store.write { [milk] tx in try tx.upsert(milk) }
+        milk.date = "2026-11-23"                                   // a move to another day file
+        try await store.write { [milk] tx in try tx.upsert(milk) }
+        try await store.write { tx in _ = try tx.delete(Todo.self, id: bread.id) }
+        try await store.write { [milk] tx in try tx.upsert(milk) }       // no change: nothing announced
+        try await store.write { tx in try tx.upsert(Tag(id: "home", name: "Home", color: "#0a0")) }
+
+        #expect(await changes.wait(forCount: 5))
+        let seen = changes.items
+        let m = milk.id.uuidString, b = bread.id.uuidString
+        #expect(seen.count == 5)
+        guard seen.count == 5 else { return }
+        // Todos push: each change also queues a command, so the entity's sync status changed too.
+        #expect(seen[0] == ChangeSet(collection: "todos", inserted: [m, b], syncStatusChanged: [m, b], partitions: ["2026-11-22"], origin: .thisProcess))
+        #expect(seen[1] == ChangeSet(collection: "todos", updated: [m], syncStatusChanged: [m], partitions: ["2026-11-22"], origin: .thisProcess))
+        #expect(seen[2] == ChangeSet(collection: "todos", updated: [m], syncStatusChanged: [m], partitions: ["2026-11-22", "2026-11-23"], origin: .thisProcess))
+        #expect(seen[3] == ChangeSet(collection: "todos", deleted: [b], syncStatusChanged: [b], partitions: ["2026-11-22"], origin: .thisProcess))
+        #expect(seen[4].collection == "tags" && seen[4].inserted == ["home"])
+        try await store.close()
+        #expect(await changes.waitForEnd())
+    }
+
+    @Test func aFailedTransactionIsNeverAnnounced() async throws {
+        struct Refused: Error {}
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let changes = Collector(await store.changes())
+        await #expect(throws: Refused.self) {
+            try await store.write { tx in
+                try tx.upsert(todo("never", on: "2026-11-22"))
+                throw Refused()
+            }
+        }
+        try await store.write { tx in try tx.upsert(Tag(id: "after", name: "After", color: "#000")) }
+        #expect(await changes.wait(forCount: 1))
+        #expect(changes.items.map(\.collection) == ["tags"])
+        try await store.close()
+    }
+
+    @Test func aSecondStoreOnTheFolderSeesTheFirstOnesWrites() async throws {
+        let folder = TemporaryFolder()
+        let writer = try await Store.open(at: folder.url, configuration: .testing())
+        let reader = try await Store.open(at: folder.url, configuration: .testing())
+        _ = try await reader.fetch(Query<Todo>(.day("2026-11-22")))
+        let changes = Collector(await reader.changes())
+        let milk = todo("Buy milk", on: "2026-11-22")
+        try await writer.write { [milk] tx in try tx.upsert(milk) }
+        #expect(await changes.wait(forCount: 1))
+        #expect(changes.items.first == ChangeSet(collection: "todos", inserted: [milk.id.uuidString], syncStatusChanged: [milk.id.uuidString],
+                                                 partitions: ["2026-11-22"], origin: .otherProcess))
+        // The writer's checkpoint rewrites the file the reader read: the same content is not
+        // announced again. A later write shows what came next.
+        try await writer.checkpoint()
+        try await writer.write { tx in try tx.upsert(Tag(id: "next", name: "Next", color: "#000")) }
+        #expect(await changes.wait(forCount: 2))
+        #expect(changes.items.count == 2 && changes.items.last?.collection == "tags")
+        try await writer.close()
+        try await reader.close()
+    }
+
+    @Test func unsubscribingStopsTracking() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let changes = Collector(await store.changes())
+        #expect(await store.isTrackingChanges)
+        changes.cancel()
+        #expect(await changes.waitForEnd())
+        var stopped = false
+        for _ in 0..<1000 where !stopped {
+            let tracking = await store.isTrackingChanges, watching = await store.isWatching
+            stopped = !tracking && !watching
+            if !stopped { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(stopped)
+        try await store.close()
+    }
+
+    @Test func mergingKeepsTheNetEffect() {
+        var first = ChangeSet(collection: "todos", inserted: ["a"], updated: ["b"], origin: .thisProcess)
+        first.merge(ChangeSet(collection: "todos", updated: ["a"], deleted: ["a", "b"], origin: .thisProcess))
+        #expect(first.inserted.isEmpty && first.updated.isEmpty && first.deleted == ["b"])
+        var second = ChangeSet(collection: "todos", deleted: ["c"], origin: .thisProcess)
+        second.merge(ChangeSet(collection: "todos", inserted: ["c"], origin: .thisProcess))
+        #expect(second.updated == ["c"] && second.inserted.isEmpty && second.deleted.isEmpty)
+    }
+}
