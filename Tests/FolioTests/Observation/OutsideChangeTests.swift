@@ -1,0 +1,178 @@
+@testable import Folio
+import FolioCrashSupport
+import Foundation
+import Testing
+
+/// Changes made to the folder by anything but this store: a second process, a text editor
+/// saving in place, rsync renaming a file into place, a sync tool's conflict copies.
+@Suite struct OutsideChangeTests {
+    /// A store with one checkpointed day file, observed.
+    private func observedStore(_ folder: TemporaryFolder, log: LogRecorder = LogRecorder()) async throws
+        -> (store: Store, changes: Collector<ChangeSet>, milk: Todo) {
+        let store = try await Store.open(at: folder.url, configuration: .testing(log: log.handler))
+        let milk = todo("Buy milk", on: "2026-11-22")
+        try await store.write { tx in try tx.upsert(milk) }
+        try await store.checkpoint()
+        _ = try await store.fetch(Query<Todo>(.day("2026-11-22")))
+        return (store, Collector(await store.changes()), milk)
+    }
+
+    private let day = "todos/2026-11/2026-11-22.json"
+
+    @Test func anEditorSavingInPlaceIsPickedUp() async throws {
+        let folder = TemporaryFolder()
+        let (store, changes, milk) = try await observedStore(folder)
+        let edited = try folder.text(day).replacingOccurrences(of: "Buy milk", with: "Buy oat milk")
+        // In place: same inode, truncated and rewritten, as vim or nano save.
+        let handle = try FileHandle(forWritingTo: folder.file(day))
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: Data(edited.utf8))
+        try handle.close()
+        #expect(await changes.wait(forCount: 1))
+        #expect(changes.items.first == ChangeSet(collection: "todos", updated: [milk.id.uuidString], partitions: ["2026-11-22"], origin: .outsideEdit))
+        #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy oat milk")
+        try await store.close()
+    }
+
+    @Test func rsyncRenamingAFileIntoPlaceIsPickedUp() async throws {
+        let folder = TemporaryFolder()
+        let log = LogRecorder()
+        let (store, changes, milk) = try await observedStore(folder, log: log)
+        let extra = todo("From the laptop", on: "2026-11-22")
+        let text = try folder.text(day).replacingOccurrences(of: "\"entities\": {", with: """
+            "entities": {
+                "\(extra.id.uuidString)": {"createdAt": "2026-11-22T09:00:00.000Z", "date": "2026-11-22", "done": false, "id": "\(extra.id.uuidString)", "priority": 0, "title": "From the laptop", "updatedAt": "2026-11-22T09:00:00.000Z"},
+            """)
+        // rsync writes a hidden temp file next to the target, then renames it over the target.
+        let temp = "todos/2026-11/.2026-11-22.json.Xq83Zb"
+        try folder.write(text, to: temp)
+        #expect(rename(folder.file(temp).path, folder.file(day).path) == 0)
+        #expect(await changes.wait(forCount: 1))
+        #expect(changes.items.first == ChangeSet(collection: "todos", inserted: [extra.id.uuidString], partitions: ["2026-11-22"], origin: .outsideEdit))
+        #expect(try await store.fetch(Query<Todo>(.day("2026-11-22"))).map(\.title).sorted() == ["Buy milk", "From the laptop"])
+        #expect(try await store.get(Todo.self, id: milk.id) == milk)
+        try await store.close()
+    }
+
+    @Test func aDayFileThatArrivesIsAnnouncedAndObserved() async throws {
+        let folder = TemporaryFolder()
+        let (store, changes, _) = try await observedStore(folder)
+        let month = Collector(store.observe(Query<Todo>(.month("2026-11"))))
+        #expect(await month.wait(forCount: 1))
+        let arriving = todo("Arrived", on: "2026-11-25")
+        let text = try folder.text(day).replacingOccurrences(of: "2026-11-22", with: "2026-11-25")
+            .replacingOccurrences(of: try #require(try await store.fetch(Query<Todo>(.day("2026-11-22"))).first?.id.uuidString), with: arriving.id.uuidString)
+        try folder.write(text, to: "todos/2026-11/.incoming")
+        _ = rename(folder.file("todos/2026-11/.incoming").path, folder.file("todos/2026-11/2026-11-25.json").path)
+        #expect(await changes.wait { $0.contains { $0.partitions == ["2026-11-25"] } })
+        #expect(changes.items.last?.ids == [arriving.id.uuidString] && changes.items.last?.origin == .outsideEdit)
+        #expect(await month.wait(forCount: 2))
+        #expect(month.items.last?.count == 2)
+        try await store.close()
+    }
+
+    @Test func aBrokenHandEditIsReportedAndTheLastGoodStateServed() async throws {
+        let folder = TemporaryFolder()
+        let log = LogRecorder()
+        let (store, changes, milk) = try await observedStore(folder, log: log)
+        let good = try folder.text(day)
+        let broken = good.replacingOccurrences(of: "\"done\": false,", with: "\"done\": nope,")
+        try folder.write(broken, to: day)
+        #expect(await (0..<3000).asyncContains { _ in
+            try? await Task.sleep(for: .milliseconds(5))
+            return log.messages.contains { $0.level == .error && $0.path == day }
+        })
+        let problems = try await store.unreadableFiles()
+        #expect(problems.count == 1)
+        #expect(problems.first?.path == day && problems.first?.line != nil && problems.first?.column != nil)
+        // The last good state is served; a write of that day waits in the journal and the file
+        // keeps the person's bytes.
+        #expect(try await store.fetch(Query<Todo>(.day("2026-11-22"))) == [milk])
+        let bread = todo("Buy bread", on: "2026-11-22")
+        try await store.write { tx in try tx.upsert(bread) }
+        await #expect(throws: FolioError.self) { try await store.checkpoint() }
+        #expect(try folder.text(day) == broken)
+        // Fixed by hand: the fix is read, this store's committed change goes on top.
+        try folder.write(good.replacingOccurrences(of: "Buy milk", with: "Buy milk!"), to: day)
+        #expect(await changes.wait { $0.contains { $0.origin == .outsideEdit && $0.updated.contains(milk.id.uuidString) } })
+        try await store.checkpoint()
+        let titles = try await store.fetch(Query<Todo>(.day("2026-11-22"))).map(\.title).sorted()
+        #expect(titles == ["Buy bread", "Buy milk!"])
+        #expect(try folder.text(day).contains("Buy bread") && folder.text(day).contains("Buy milk!"))
+        #expect(try await store.unreadableFiles().isEmpty)
+        try await store.close()
+    }
+
+    @Test func conflictCopiesAndTempFilesAreNeverReadAndAreReported() async throws {
+        let folder = TemporaryFolder()
+        let log = LogRecorder()
+        let (store, _, milk) = try await observedStore(folder, log: log)
+        let stranger = try folder.text(day).replacingOccurrences(of: milk.id.uuidString, with: UUID().uuidString)
+        let strays = [
+            "todos/2026-11/2026-11-22.sync-conflict-20261122-101010-ABCDEF7.json",
+            "todos/2026-11/2026-11-22 (Mina's conflicted copy 2026-11-22).json",
+            "todos/2026-11/2026-11-22 2.json",
+            "todos/2026-11/.2026-11-22.json.Xq83Zb",
+            "todos/2026-11/2026-11-22.json~",
+            "todos/2026-11/.2026-11-22.json.swp",
+            "tags 2.json",
+        ]
+        for path in strays { try folder.write(stranger, to: path) }
+        #expect(await (0..<3000).asyncContains { _ in
+            try? await Task.sleep(for: .milliseconds(5))
+            return log.messages.filter { $0.level == .warning && $0.text.contains("conflict copy") }.count == 4
+        })
+        #expect(try await store.fetch(Query<Todo>(.month("2026-11"))) == [milk])
+        let found = try await store.strayFiles()
+        let original = "todos/2026-11/2026-11-22.json"
+        #expect(found == [
+            StrayFile(path: "tags 2.json", kind: .conflictCopy(original: "tags.json")),
+            StrayFile(path: "todos/2026-11/.2026-11-22.json.Xq83Zb", kind: .temporary),
+            StrayFile(path: "todos/2026-11/.2026-11-22.json.swp", kind: .editorBackup),
+            StrayFile(path: "todos/2026-11/2026-11-22 (Mina's conflicted copy 2026-11-22).json", kind: .conflictCopy(original: original)),
+            StrayFile(path: "todos/2026-11/2026-11-22 2.json", kind: .conflictCopy(original: original)),
+            StrayFile(path: "todos/2026-11/2026-11-22.json~", kind: .editorBackup),
+            StrayFile(path: "todos/2026-11/2026-11-22.sync-conflict-20261122-101010-ABCDEF7.json", kind: .conflictCopy(original: original)),
+        ])
+        try await store.close()
+        for path in strays { #expect(folder.exists(path)) }
+    }
+
+    /// A real second process (the crash child) commits; this process's observer hears of it
+    /// through the folder watcher, without reading anything itself. The issue asks for under one
+    /// second: the best of up to three tries must make it (one try on a starved CI machine may
+    /// not, which says nothing about the mechanism).
+    @Test func aSecondProcessWriteIsAnnouncedWithinASecond() async throws {
+        let folder = TemporaryFolder("two")
+        let logs = folder.url.deletingLastPathComponent()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let changes = Collector(await store.changes())
+        var latencies: [Duration] = []
+        for attempt in 1...3 {
+            let before = changes.items.count
+            let child = try CrashChild(["write", folder.url.path, "\(attempt)", "1", "full", "w\(attempt)", "--max-seconds", "60"],
+                                       logs: logs, name: "announce-\(attempt)")
+            var acked: ContinuousClock.Instant?
+            for _ in 0..<6000 where acked == nil {
+                if !child.acks.isEmpty { acked = .now } else { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            let ack = try #require(acked, "the child never acknowledged: \(child.errorText)")
+            #expect(await changes.wait(seconds: 15) { $0.count > before && $0[before...].contains { $0.origin == .otherProcess } })
+            latencies.append(max(.zero, ContinuousClock.now - ack))
+            child.kill()
+            if latencies.last! < .seconds(1) { break }
+        }
+        #expect(latencies.min()! < .seconds(1), "latencies: \(latencies)")
+        let announced = changes.items.filter { $0.origin == .otherProcess }
+        #expect(announced.contains { $0.collection == Slot.collection && !$0.inserted.isEmpty })
+        try await store.close()
+    }
+}
+
+extension Sequence where Element: Sendable {
+    /// Whether `predicate` holds for some element, evaluated one after the other.
+    func asyncContains(_ predicate: (Element) async -> Bool) async -> Bool {
+        for element in self where await predicate(element) { return true }
+        return false
+    }
+}
