@@ -149,7 +149,7 @@ extension Store {
     ///   - sequence: The pending command's number.
     ///   - reason: Why it failed.
     public func failCommand(_ sequence: UInt64, reason: FailureReason) async throws {
-        try await changeOutbox { outbox throws(FolioError) in
+        try await changeOutbox(origin: .sync) { outbox throws(FolioError) in
             guard case .pending = outbox.commands[sequence] else { throw Self.noSuch("pending", sequence) }
             return [.fail(sequence: sequence, reason: reason.json(at: .now))]
         }
@@ -161,11 +161,12 @@ extension Store {
         state.inFlightThrough = max(state.inFlightThrough, sequence)
     }
 
-    private func changeOutbox(_ changes: (OutboxState) throws(FolioError) -> [JournalRecord.OutboxChange]) async throws {
+    private func changeOutbox(origin: ChangeSet.Origin = .thisProcess,
+                              _ changes: (OutboxState) throws(FolioError) -> [JournalRecord.OutboxChange]) async throws {
         try await commitWrite { state in
             let outbox = try state.loadedOutbox()
             let record = JournalRecord(transaction: state.nextTransaction, changes: [], outbox: try changes(outbox))
-            return ((), try state.append(record))
+            return ((), try state.append(record, origin: origin))
         }
     }
 
