@@ -102,8 +102,9 @@ extension StoreState {
     }
 
     /// Notes how a partition's served state changed when its file was read again.
-    func noteReload(of partition: Partition, before: [String: JSONValue], origin: ChangeSet.Origin = .outsideEdit) {
+    func noteReload(of partition: Partition, before: [String: JSONValue]) {
         guard tracksChanges else { return }
+        let origin = outsideOrigin
         var changeSet = ChangeSet(collection: partition.address.collection, partitions: [partition.address.key.text], origin: origin)
         for (id, json) in partition.entities where before[id] != json {
             if before[id] == nil { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
@@ -111,6 +112,9 @@ extension StoreState {
         for id in before.keys where partition.entities[id] == nil { changeSet.deleted.insert(id) }
         if !changeSet.ids.isEmpty { recordedChanges.append(changeSet) }
     }
+
+    /// Who changed a file this process finds changed.
+    var outsideOrigin: ChangeSet.Origin { missedOtherProcessRecords ? .otherProcess : .outsideEdit }
 
     /// The change sets noted since the last call, merged per collection and origin, in order.
     func takeChanges() -> [ChangeSet] {

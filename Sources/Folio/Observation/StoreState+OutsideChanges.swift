@@ -39,7 +39,7 @@ extension StoreState {
             return
         }
         guard tracksChanges else { return }
-        var changeSet = ChangeSet(collection: address.collection, partitions: [address.key.text], origin: .outsideEdit)
+        var changeSet = ChangeSet(collection: address.collection, partitions: [address.key.text], origin: outsideOrigin)
         for id in loaded.entities.keys {
             if index != nil && index?[id] == nil && !known.contains(id) { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
         }

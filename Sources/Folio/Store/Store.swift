@@ -160,7 +160,10 @@ public actor Store {
     func read<T>(_ body: (StoreState) throws(FolioError) -> T) async throws -> T {
         try await prepare()
         // Whatever the read noticed (other processes' commits, edited files) is announced.
-        defer { publishChanges() }
+        defer {
+            publishChanges()
+            state.missedOtherProcessRecords = false
+        }
         if holdsExclusiveLock {
             try state.refreshJournal()
             return try body(state)

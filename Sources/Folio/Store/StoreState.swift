@@ -50,6 +50,9 @@ final class StoreState {
     var tracksChanges = false
     /// The changes noted and not yet delivered to observers.
     var recordedChanges: [ChangeSet] = []
+    /// Set when another process checkpointed records this process never saw: files that changed
+    /// then are its doing, not an outside edit (cleared after each read).
+    var missedOtherProcessRecords = false
     /// Files that are not data, already reported to the log.
     var reportedStrays: Set<String> = []
 
@@ -88,6 +91,7 @@ final class StoreState {
     private func startGeneration(_ newHeader: Journal.Header?) {
         let sawEverything = newHeader.map { $0.firstTransaction == nextTransaction } ?? records.isEmpty
         if !sawEverything {
+            if tracksChanges && header != nil { missedOtherProcessRecords = true }
             // Records this process never saw are now in files it may not have loaded: forget
             // where ids live, and rebuild that on demand.
             indexes = [:]
