@@ -81,7 +81,7 @@ enum OutboxCommands {
                     entry["failedAt"] = jsonValue(failed.failedAt.map(Output.timestamp))
                     return entry
                 },
-                "quarantined": status.quarantined,
+                "quarantined": status.quarantined.filter { $0.hasPrefix("outbox/") },
             ])
             return CommandLineTool.success
         }
@@ -97,9 +97,10 @@ enum OutboxCommands {
         for failed in status.failed {
             Output.line("  " + describe(failed.command) + "  — " + (failed.status.map { "\($0) " } ?? "") + failed.reason)
         }
-        if !status.quarantined.isEmpty {
-            Output.line("quarantined (sending is blocked until each is repaired or deleted): \(status.quarantined.count)")
-            for path in status.quarantined { Output.line("  " + path) }
+        let blocking = status.quarantined.filter { $0.hasPrefix("outbox/") }
+        if !blocking.isEmpty {
+            Output.line("quarantined (sending is blocked until each is repaired and moved back, or deleted): \(blocking.count)")
+            for path in blocking { Output.line("  " + path) }
         }
         return CommandLineTool.success
     }

@@ -32,8 +32,11 @@ enum StatusCommand {
             Output.line(line)
         }
         var outbox = "outbox: \(status.pending.count) pending, \(status.failed.count) failed"
-        if !status.quarantined.isEmpty { outbox += ", \(status.quarantined.count) quarantined file(s) (sending is blocked: see folio verify)" }
+        let blocking = status.quarantined.filter { $0.hasPrefix("outbox/") }
+        if !blocking.isEmpty { outbox += ", \(blocking.count) quarantined command file(s) (sending is blocked: see folio verify)" }
         Output.line(outbox)
+        let data = status.quarantined.count - blocking.count
+        if data > 0 { Output.line("quarantine: \(data) unreadable file(s) moved to .folio/quarantine/ wait for repair (see folio verify)") }
         if let head = status.pending.first, let attempts = status.attempts[head.sequence], attempts.count > 0 {
             var line = "  next: command \(head.sequence), \(attempts.count) failed attempt(s)"
             if let error = attempts.lastError { line += ", last: \(error.prefix(120))" }

@@ -2,10 +2,8 @@
 extension FolderScan {
     func checkJournal() throws {
         let path = StoreLayout.journal
-        guard try fileSystem.identity(path) != nil else {
-            report(.note, .journal, path, "no journal yet: Folio creates it when the store is next opened")
-            return
-        }
+        // No journal (a backup, a store copied without .folio/) holds nothing: nothing to say.
+        guard try fileSystem.identity(path) != nil else { return }
         guard let bytes = readFile(path) else { return }
         journal.exists = true
         journal.size = Int64(bytes.count)

@@ -90,11 +90,13 @@ extension Store {
     /// Moves a file to `.folio/quarantine/<its path>` (a numbered name if one is there already),
     /// durably. Only with the writers' lock held.
     private static func quarantine(_ path: String, in fileSystem: FileSystem) throws(FolioError) -> String {
-        var target = FolderScan.quarantineFolder + "/" + path
+        let machinery = StoreLayout.machinery + "/"
+        let relative = path.hasPrefix(machinery) ? String(path.dropFirst(machinery.count)) : path
+        var target = FolderScan.quarantineFolder + "/" + relative
         var number = 1
         while try fileSystem.identity(target) != nil {
             number += 1
-            target = FolderScan.quarantineFolder + "/" + path + "." + String(number)
+            target = FolderScan.quarantineFolder + "/" + relative + "." + String(number)
         }
         try fileSystem.makeDirectoryDurably(FileSystem.parent(of: target))
         try fileSystem.rename(path, to: target)
@@ -105,7 +107,8 @@ extension Store {
 
     private static func quarantineMessage(_ path: String, target: String, scan: FolderScan) -> String {
         let why = scan.problems.first { $0.path == path && $0.severity <= .warning }.map { problem in
-            (problem.line.map { "line \($0)" + (problem.column.map { ", column \($0)" } ?? "") + ": " } ?? "") + problem.message
+            (problem.line.map { "line \($0)" + (problem.column.map { ", column \($0)" } ?? "") + ": " } ?? "")
+                + String(problem.message.prefix { $0 != ";" })
         } ?? "unreadable"
         switch path {
         case StoreLayout.journal:
