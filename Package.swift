@@ -8,9 +8,15 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "Folio", targets: ["Folio"]),
+        // The command line tool: `swift run folio verify DIR` (docs/CLI.md).
+        .executable(name: "folio", targets: ["FolioCLI"]),
     ],
     targets: [
         .target(name: "Folio"),
+        // `folio`: status, verify, recover, outbox, drain, backup; a thin shell over the library's
+        // public API (Sources/Folio/Maintenance). Not named `folio`: that would collide with
+        // `Folio` on case-insensitive file systems.
+        .executableTarget(name: "FolioCLI", dependencies: ["Folio"]),
         // A child process for the crash tests: runs transactions and reports each acknowledged one,
         // so the tests can SIGKILL it at random instants. Not a product.
         .executableTarget(name: "folio-crash-child", dependencies: ["Folio", "FolioCrashSupport"], path: "Tests/CrashChild"),

@@ -76,7 +76,12 @@ final class Journal {
         var bytes = [UInt8](repeating: 0, count: Self.headerSize)
         let count = bytes.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: 0) }
         if count < 0 { throw .system("read", path: StoreLayout.journal, errno: Platform.lastError) }
-        guard count == Self.headerSize, Array(bytes[0..<8]) == Self.magic,
+        return Self.decodeHeader(Array(bytes[0..<count]))
+    }
+
+    /// The header at the start of `bytes`, or nil when they are too short or fail the checksum.
+    static func decodeHeader(_ bytes: [UInt8]) -> Header? {
+        guard bytes.count >= headerSize, Array(bytes[0..<8]) == magic,
               CRC32C.checksum(Array(bytes[0..<32])) == bytes.loadLittleEndian(UInt32.self, at: 32)
         else { return nil }
         return Header(generation: bytes.loadLittleEndian(UInt64.self, at: 8),

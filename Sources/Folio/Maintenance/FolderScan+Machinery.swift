@@ -1,0 +1,103 @@
+/// `.folio/`: retry bookkeeping, sync cursors, indexes, temp files, quarantine.
+extension FolderScan {
+    static let quarantineFolder = StoreLayout.machinery + "/quarantine"
+
+    func checkMachinery() throws {
+        for entry in list(StoreLayout.machinery) {
+            let path = StoreLayout.machinery + "/" + entry.name
+            switch (path, entry.isDirectory) {
+            case (StoreLayout.lockFile, false), (StoreLayout.journal, false):
+                continue
+            case (Store.attemptsFile, false):
+                checkAttempts()
+            case (Store.syncFile, false):
+                checkSyncFile()
+            case (StoreLayout.machinery + "/index", true):
+                checkIndexes()
+            case (StoreLayout.tempFolder, true):
+                for file in list(StoreLayout.tempFolder) {
+                    let tempPath = StoreLayout.tempFolder + "/" + file.name
+                    leftoverTempFiles.append(tempPath)
+                    report(.warning, .tempFile, tempPath,
+                           "a temp file of an atomic replace: left by a crash (or a write in progress); opening the store or `folio recover` removes it")
+                }
+            case (Self.quarantineFolder, true):
+                checkQuarantine(Self.quarantineFolder, what: "moved aside by `folio recover` because it could not be read: repair it, then merge it back by hand (see docs/CLI.md)")
+            default:
+                report(.note, .strayFile, path, "not part of the format: Folio ignores it")
+            }
+        }
+    }
+
+    private func checkAttempts() {
+        let path = Store.attemptsFile
+        guard let bytes = readFile(path) else { return }
+        let advisory = "advisory: Folio starts the attempt counts again; `folio recover` moves it aside"
+        guard let value = parseJSON(path, bytes, severity: .warning, what: advisory) else {
+            unreadableFiles.append(path)
+            return
+        }
+        guard case .object(let entries) = value else {
+            report(.warning, .machinery, path, at: .init(line: 1, column: 1), "expected an object from command number to attempts; " + advisory)
+            unreadableFiles.append(path)
+            return
+        }
+        let locator = JSONKeyLocator(bytes)
+        for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            guard let sequence = StoreState.sequence(fromFileName: key + ".json"), let count = entry["count"]?.integerValue else {
+                report(.warning, .machinery, path, at: locator.position(of: [key]),
+                       "entry \"\(key)\" is not a 20-digit command number with an integer \"count\": Folio ignores it")
+                continue
+            }
+            attempts[sequence] = CommandAttempts(
+                count: Int(count), serverErrors: Int(entry["serverErrors"]?.integerValue ?? 0), lastError: entry["lastError"]?.stringValue,
+                nextAttempt: entry["nextAttempt"]?.stringValue.flatMap(OutboxCommand.parseDate))
+        }
+    }
+
+    private func checkSyncFile() {
+        let path = Store.syncFile
+        guard let bytes = readFile(path) else { return }
+        let advisory = "losing it only means the next changes pull starts from the beginning; `folio recover` moves it aside"
+        guard let value = parseJSON(path, bytes, severity: .warning, what: advisory) else {
+            unreadableFiles.append(path)
+            return
+        }
+        guard value.objectValue != nil else {
+            report(.warning, .machinery, path, at: .init(line: 1, column: 1), "expected {\"cursors\": {\"<collection>\": \"<cursor>\"}}; " + advisory)
+            unreadableFiles.append(path)
+            return
+        }
+        guard let stored = value["cursors"] else { return }
+        guard case .object(let pairs) = stored else {
+            report(.warning, .machinery, path, at: JSONKeyLocator(bytes).position(of: ["cursors"]), "\"cursors\" must be an object; " + advisory)
+            unreadableFiles.append(path)
+            return
+        }
+        for (collection, cursor) in pairs {
+            if let text = cursor.stringValue { cursors[collection] = text }
+        }
+    }
+
+    private func checkIndexes() {
+        let folder = StoreLayout.machinery + "/index"
+        for entry in list(folder) {
+            let path = folder + "/" + entry.name
+            do {
+                try Names.validateCollection(entry.name)
+            } catch {
+                report(.note, .strayFile, path, "not an index file (\(error.message)): Folio ignores it")
+                continue
+            }
+            guard let bytes = readFile(path) else { continue }
+            let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+            let entries = IndexFile.read(fileSystem, collection: entry.name)
+            let hasEntries = lines.dropFirst().contains { $0.first == UInt8(ascii: "P") }
+            if lines.first.map({ String(decoding: $0, as: UTF8.self) }) != IndexFile.header || (entries.isEmpty && hasEntries) {
+                report(.warning, .machinery, path, at: .init(line: 1, column: 1),
+                       "a damaged index (derived data): Folio ignores it and rebuilds it when needed; `folio recover` deletes it")
+                damagedDerivedFiles.append(path)
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+/// The collections: folder layouts, partition files, entity ids.
+extension FolderScan {
+    /// A partitioned collection's folder: month files (`2026-11.json`) or day folders
+    /// (`2026-11/2026-11-22.json`), never both.
+    func checkCollectionFolder(_ collection: String) {
+        var months: [PartitionKey] = []
+        var dayFolders: [String] = []
+        for entry in list(collection) {
+            let path = Self.join(collection, entry.name)
+            if entry.isDirectory {
+                if PartitionKey.month(parsing: entry.name) != nil {
+                    dayFolders.append(entry.name)
+                } else {
+                    report(entry.name.hasPrefix(".") ? .note : .warning, .strayFile, path,
+                           "a folder that is not a month (YYYY-MM): Folio ignores it")
+                }
+                continue
+            }
+            let stem = entry.name.hasSuffix(".json") ? String(entry.name.dropLast(5)) : nil
+            if let stem, let key = PartitionKey.month(parsing: stem) {
+                months.append(key)
+            } else if let stem, let day = PartitionKey.day(parsing: stem) {
+                report(.error, .wrongPartition, path,
+                       "a day file directly in the collection folder: day partitions live in \(collection)/\(day.month)/\(entry.name); Folio does not read it here")
+            } else if let stem, looksLikeDate(stem) {
+                report(.error, .invalidName, path,
+                       "\"\(stem)\" is not a real month (YYYY-MM, year 0001–9999): Folio does not read this file")
+            } else {
+                let stray = StrayFile.classify(entry.name)
+                report(stray.severity, stray.kind, path, stray.message)
+            }
+        }
+        if !months.isEmpty && !dayFolders.isEmpty {
+            report(.error, .wrongPartition, collection,
+                   "collection \(collection) has both month files and day folders: a collection has one partitioning; Folio reads only the layout its entity type declares")
+        }
+        let granularity: PartitionGranularity = dayFolders.isEmpty ? .month : .day
+        if collections[collection] == nil { collections[collection] = Collection(granularity: granularity) }
+        for key in months {
+            checkPartitionFile(Self.join(collection, key.text + ".json"), collection: collection, key: key)
+        }
+        for month in dayFolders {
+            checkDayFolder(collection, month: month)
+        }
+    }
+
+    private func checkDayFolder(_ collection: String, month: String) {
+        let folder = collection + "/" + month
+        for entry in list(folder) {
+            let path = folder + "/" + entry.name
+            if entry.isDirectory {
+                report(entry.name.hasPrefix(".") ? .note : .warning, .strayFile, path, "a folder inside a month folder: Folio ignores it")
+                continue
+            }
+            let stem = entry.name.hasSuffix(".json") ? String(entry.name.dropLast(5)) : nil
+            if let stem, let key = PartitionKey.day(parsing: stem) {
+                if key.month == month {
+                    checkPartitionFile(path, collection: collection, key: key)
+                } else {
+                    report(.error, .wrongPartition, path,
+                           "the day \(key.text) is in the folder of month \(month): move it to \(collection)/\(key.month)/\(entry.name); Folio does not read it here")
+                }
+            } else if let stem, PartitionKey.month(parsing: stem) != nil {
+                report(.error, .wrongPartition, path, "a month file inside a month folder: Folio does not read it here")
+            } else if let stem, looksLikeDate(stem) {
+                report(.error, .invalidName, path,
+                       "\"\(stem)\" is not a real day (YYYY-MM-DD, a calendar date): Folio does not read this file")
+            } else {
+                let stray = StrayFile.classify(entry.name)
+                report(stray.severity, stray.kind, path, stray.message)
+            }
+        }
+    }
+
+    /// `2026-02-30`, `2026-13`: the shape of a key without being a valid one.
+    private func looksLikeDate(_ stem: String) -> Bool {
+        let shape = stem.map { $0.isASCII && $0.isNumber ? "9" : String($0) }.joined()
+        return shape == "9999-99-99" || shape == "9999-99"
+    }
+
+    /// One partition file: valid JSON, the shape of FORMAT.md, valid ids, each entity an object
+    /// whose own `id` (if it has one) matches the key it is stored under.
+    func checkPartitionFile(_ path: String, collection: String, key: PartitionKey) {
+        guard let bytes = readFile(path) else { return }
+        let what = "Folio does not read or overwrite this file until it is fixed (its entities are missing from the store meanwhile); `folio recover` moves it to .folio/quarantine/"
+        guard let value = parseJSON(path, bytes, what: what) else {
+            unreadableFiles.append(path)
+            return
+        }
+        let locator = JSONKeyLocator(bytes)
+        guard case .object(let members) = value else {
+            report(.error, .badShape, path, at: .init(line: 1, column: 1), "a partition file must be a JSON object with an \"entities\" object; " + what)
+            unreadableFiles.append(path)
+            return
+        }
+        guard case .object(let entities)? = members["entities"] else {
+            report(.error, .badShape, path, at: locator.position(of: ["entities"]) ?? .init(line: 1, column: 1),
+                   "no \"entities\" object at the top level; " + what)
+            unreadableFiles.append(path)
+            return
+        }
+        var unreadable = false
+        var ids: Set<String> = []
+        var positions: [String: JSONKeyLocator.Position] = [:]
+        for id in entities.keys.sorted() {
+            let position = locator.position(of: ["entities", id])
+            positions[id] = position
+            do {
+                try Names.validateID(id)
+            } catch {
+                report(.error, .invalidName, path, at: position, "\(error.message); Folio does not read this file until it is fixed")
+                unreadable = true
+                continue
+            }
+            guard case .object(let fields) = entities[id]! else {
+                report(.error, .badShape, path, at: position, "entity \"\(id)\" is not a JSON object; Folio does not read this file until it is fixed")
+                unreadable = true
+                continue
+            }
+            ids.insert(id)
+            let ownID: String?
+            switch fields["id"] {
+            case .string(let text)?: ownID = text
+            case .number(let text)?: ownID = text
+            default: ownID = nil
+            }
+            if let ownID, ownID != id {
+                report(.error, .badShape, path, at: locator.position(of: ["entities", id, "id"]) ?? position,
+                       "entity stored under \"\(id)\" says its id is \"\(ownID)\": an entity is stored under its own id; rename the key or fix the field")
+            }
+        }
+        if let versions = members["versions"] {
+            if case .object(let pairs) = versions {
+                for (id, version) in pairs.sorted(by: { $0.key < $1.key }) where version.stringValue == nil {
+                    report(.error, .badShape, path, at: locator.position(of: ["versions", id]),
+                           "the version of \"\(id)\" must be a string; Folio does not read this file until it is fixed")
+                    unreadable = true
+                }
+            } else {
+                report(.error, .badShape, path, at: locator.position(of: ["versions"]),
+                       "\"versions\" must be an object from entity id to version string; Folio does not read this file until it is fixed")
+                unreadable = true
+            }
+        }
+        if unreadable {
+            unreadableFiles.append(path)
+            return
+        }
+        if entities.isEmpty {
+            report(.note, .badShape, path, "no entities: Folio removes an empty partition's file (harmless)")
+        }
+        entitiesChecked += ids.count
+        collections[collection]?.files[key] = ids
+        collections[collection]?.positions[key] = positions
+    }
+
+    /// Ids held by two partition files of one collection, once the journal's records are applied
+    /// (a checkpoint cut short may leave a moved entity in both files; its record settles that).
+    func checkDuplicateIDs() {
+        for (name, collection) in collections.sorted(by: { $0.key < $1.key }) where collection.granularity != .none {
+            var places: [String: Set<PartitionKey>] = [:]
+            for (key, ids) in collection.files {
+                for id in ids { places[id, default: []].insert(key) }
+            }
+            for record in records {
+                for change in record.changes where change.address.collection == name {
+                    if change.entity != nil {
+                        places[change.id, default: []].insert(change.address.key)
+                    } else {
+                        places[change.id]?.remove(change.address.key)
+                    }
+                }
+            }
+            for (id, keys) in places.sorted(by: { $0.key < $1.key }) where keys.count > 1 {
+                let paths = keys.sorted().map { StoreLayout.path(collection: name, granularity: collection.granularity, key: $0) }
+                for key in keys.sorted() {
+                    guard let position = collection.positions[key]?[id] else { continue }
+                    let path = StoreLayout.path(collection: name, granularity: collection.granularity, key: key)
+                    let others = paths.filter { $0 != path }.joined(separator: ", ")
+                    report(.error, .duplicateID, path, at: position,
+                           "entity \"\(id)\" is also in \(others): an entity lives in exactly one partition file; delete the copy that is wrong")
+                }
+            }
+        }
+    }
+
+    /// The committed entity count of each partition: the files with the journal's records applied.
+    func committedPartitions() -> [String: [PartitionKey: Int]] {
+        var result: [String: [PartitionKey: Set<String>]] = [:]
+        for (name, collection) in collections { result[name] = collection.files }
+        for record in records {
+            for change in record.changes {
+                let address = change.address
+                if change.entity != nil {
+                    result[address.collection, default: [:]][address.key, default: []].insert(change.id)
+                } else {
+                    result[address.collection]?[address.key]?.remove(change.id)
+                }
+            }
+        }
+        return result.mapValues { partitions in partitions.mapValues(\.count).filter { $0.value > 0 } }
+    }
+}

@@ -1,0 +1,27 @@
+public import Foundation
+
+extension Store {
+    /// Checks a store's folder against FORMAT.md, without opening it and without writing anything.
+    ///
+    /// It reads every file: the format marker, each partition file (valid JSON, the documented
+    /// shape, valid names, ids unique within a collection across its partitions, each file where
+    /// its key says), the journal (header, checksums, a torn tail), the outbox (file names and
+    /// numbering, each command's shape, failed commands and their reasons, the sent archive,
+    /// quarantined files), `.folio/attempts.json`, `.folio/sync.json`, the indexes, leftover temp
+    /// files, and files that are not data (sync-tool conflict copies, rsync temps, editor backups).
+    /// Problems are values with a file, a line and column where known, and a message a person can
+    /// act on.
+    ///
+    /// It never writes, not even the lock file: it takes the readers' shared lock when the lock
+    /// file exists, so a checkpoint of another process cannot run while it reads. It can run
+    /// while an app has the store open, for example at launch before ``open(at:configuration:)``.
+    /// - Parameter url: The store's folder.
+    /// - Returns: Every problem found; ``VerificationReport/isHealthy`` when none is an error.
+    /// - Throws: ``FolioError`` with ``FolioError/Code/io`` if the folder does not exist or cannot be
+    ///   read. A folder that is not a store is a problem in the report, not a throw.
+    public static func verify(at url: URL) async throws -> VerificationReport {
+        let scan = FolderScan(root: url)
+        try await scan.run()
+        return VerificationReport(problems: scan.problems, filesChecked: scan.filesChecked, entitiesChecked: scan.entitiesChecked)
+    }
+}

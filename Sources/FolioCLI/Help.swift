@@ -1,0 +1,106 @@
+/// The help text of the tool and of each subcommand.
+enum Help {
+    static let tool = """
+    folio: inspect, check and repair a Folio store folder (docs/CLI.md)
+
+    usage: folio <command> [options] [DIR]
+
+    commands:
+      status [DIR]                   collections, entities, outbox, journal, last sync
+      verify [DIR]                   check every file against FORMAT.md; never writes
+      recover [DIR]                  replay the journal, clean temp files, quarantine unreadable files
+      outbox list|show|retry|drop    the commands waiting to be sent, and the failed ones
+      drain --server URL [DIR]       send the pending commands to a server (PROTOCOL.md)
+      backup DIR DEST                a consistent copy of a store, while writers run
+
+    DIR defaults to the current directory. `folio <command> --help` describes a command.
+    Exit codes: 0 success, 1 problems found (or the operation failed), 2 usage error.
+    """
+
+    static let status = """
+    usage: folio status [--json] [DIR]
+
+    Summarises the store in DIR without writing anything: each collection with its partitioning,
+    partitions and entities (committed transactions still in the journal included), the commands
+    pending, failed and quarantined, the journal, the newest command sent, the pull cursors, and
+    how many problems `folio verify` finds.
+
+      --json    one JSON document on standard output (shape in docs/CLI.md)
+
+    Exit code 1 when verify finds errors, or commands are failed or quarantined.
+    """
+
+    static let verify = """
+    usage: folio verify [--json] [--strict] [DIR]
+
+    Checks every file of the store in DIR against FORMAT.md: folio.json, every partition file
+    (JSON, shape, names, ids unique within a collection, files where their keys say), the journal
+    (header, checksums, torn tail), the outbox (numbering, command files, failed reasons, sent
+    archive, quarantine), attempts.json, sync.json, indexes, temp files, and files that are not data
+    (sync-tool conflict copies, rsync temps, editor backups). Never writes, not even a lock file.
+
+    One problem per line: path:line:column: severity: message
+
+      --json    one JSON document on standard output (shape in docs/CLI.md)
+      --strict  warnings count as problems too (exit code 1)
+
+    Exit code 0 when there is no error (warnings and notes are printed), 1 otherwise.
+    """
+
+    static let recover = """
+    usage: folio recover [--json] [DIR]
+
+    Repairs the store in DIR after a crash or a bad copy, and says what it did: moves files that
+    cannot be read to .folio/quarantine/ (never deletes them), deletes damaged indexes, removes
+    leftover temp files, replays the journal's committed transactions into the files, drops a torn
+    journal tail, and moves unreadable command files to outbox/quarantine/. Then verifies.
+
+    A quarantined partition file's entities are out of the store until you repair the file and
+    merge it back by hand; the output says so for each one.
+
+      --json    one JSON document on standard output (shape in docs/CLI.md)
+
+    Exit code 0 when the folder verifies afterwards, 1 when errors remain (they need a person).
+    """
+
+    static let outbox = """
+    usage: folio outbox list [--json] [DIR]
+           folio outbox show N [--json] [DIR]
+           folio outbox retry N [DIR]
+           folio outbox drop N [--yes] [DIR]
+
+      list    the pending commands in sending order, the failed ones with why, quarantined files
+      show    one pending or failed command's whole file (and its reason and attempts)
+      retry   put failed command N back into the queue, under its number
+      drop    delete failed command N for good: its change never reaches the server and is LOST.
+              Asks for confirmation unless --yes.
+
+    list and show never write. Exit code 1 when there is no such command.
+    """
+
+    static let drain = """
+    usage: folio drain --server URL [--batch N] [--header 'Name: value']... [DIR]
+
+    Sends the pending commands of the store in DIR to the server at URL with the protocol of
+    PROTOCOL.md, in order, each with its idempotency key, and records each outcome (sent commands
+    go to outbox/sent/, rejected ones to outbox/failed/). Prints a progress line on standard error.
+    Stops when the queue is empty, or at the first failure that needs waiting (network, 5xx, 429).
+
+      --server URL        the server's base URL (required)
+      --batch N           send up to N commands per request (POST /batch); default 1
+      --header 'N: v'     an extra HTTP header on every request (repeatable), e.g. Authorization
+
+    Exit code 0 when the queue is empty afterwards, 1 when commands remain or failed.
+    """
+
+    static let backup = """
+    usage: folio backup DIR DEST
+
+    Copies the store in DIR to DEST (a folder that does not exist or is empty), consistently, while
+    other processes keep writing: it takes the writers' lock, checkpoints, copies every data file
+    durably, then verifies the copy. .folio/ (journal, indexes, retry bookkeeping) is not copied;
+    the copy has an empty journal.
+
+    Exit code 0 when the copy verifies, 1 otherwise.
+    """
+}
