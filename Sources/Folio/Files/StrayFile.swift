@@ -44,14 +44,24 @@ public struct StrayFile: Sendable, Hashable, CustomStringConvertible {
         if let original = conflictOriginal(name), isData(folder + original) {
             return StrayFile(path: path, kind: .conflictCopy(original: folder + original))
         }
+        switch kind(ofName: name) {
+        case .conflictCopy: return StrayFile(path: path, kind: .unrecognized)   // of no data file
+        case let kind: return StrayFile(path: path, kind: kind)
+        }
+    }
+
+    /// What a file name looks like, from the name alone (a conflict copy's `original` is the
+    /// name it was copied from, in the same folder).
+    static func kind(ofName name: String) -> Kind {
+        if let original = conflictOriginal(name) { return .conflictCopy(original: original) }
         if name.hasSuffix("~") || name.hasSuffix(".swp") || name.hasSuffix(".swo") || name.hasSuffix(".swx")
             || (name.hasPrefix("#") && name.hasSuffix("#")) || name.hasSuffix(".bak") || name.hasSuffix(".orig") {
-            return StrayFile(path: path, kind: .editorBackup)
+            return .editorBackup
         }
         if name.hasPrefix(".") || name.hasPrefix("~") || name.hasSuffix(".tmp") || name.hasSuffix(".partial") {
-            return StrayFile(path: path, kind: .temporary)
+            return .temporary
         }
-        return StrayFile(path: path, kind: .unrecognized)
+        return .unrecognized
     }
 
     /// The name a conflict copy was made from, if `name` has the form of one.
@@ -63,7 +73,8 @@ public struct StrayFile: Sendable, Hashable, CustomStringConvertible {
             return String(stem[..<range.lowerBound]) + ".json"
         }
         // Dropbox: stem (Someone's conflicted copy YYYY-MM-DD)
-        if let open = stem.range(of: " ("), stem.hasSuffix(")"), stem[open.upperBound...].contains("conflicted copy") {
+        if let open = stem.range(of: " ("), stem.hasSuffix(")"),
+           stem[open.upperBound...].contains("conflicted copy") || stem[open.upperBound...].hasPrefix("Case Conflict") {
             return String(stem[..<open.lowerBound]) + ".json"
         }
         // iCloud Drive, Finder: "stem 2", "stem 3"…

@@ -37,7 +37,7 @@ extension FolderScan {
     /// The sequence a command file's name gives, or nil (reported) when the name is not one.
     private func commandSequence(_ path: String, name: String) -> UInt64? {
         if let sequence = StoreState.sequence(fromFileName: name) { return sequence }
-        let stray = StrayFile.classify(name)
+        let stray = StrayFileProblem.classify(name)
         if stray.kind == .strayFile, name.hasSuffix(".json"), !name.hasPrefix(".") {
             report(.error, .outboxNumbering, path,
                    "not a command file name (20 digits, then .json, e.g. 00000000000000000042.json): Folio ignores it, so its change is never sent")

@@ -26,7 +26,7 @@ extension FolderScan {
                 report(.error, .invalidName, path,
                        "\"\(stem)\" is not a real month (YYYY-MM, year 0001–9999): Folio does not read this file")
             } else {
-                let stray = StrayFile.classify(entry.name)
+                let stray = StrayFileProblem.classify(entry.name)
                 report(stray.severity, stray.kind, path, stray.message)
             }
         }
@@ -66,7 +66,7 @@ extension FolderScan {
                 report(.error, .invalidName, path,
                        "\"\(stem)\" is not a real day (YYYY-MM-DD, a calendar date): Folio does not read this file")
             } else {
-                let stray = StrayFile.classify(entry.name)
+                let stray = StrayFileProblem.classify(entry.name)
                 report(stray.severity, stray.kind, path, stray.message)
             }
         }

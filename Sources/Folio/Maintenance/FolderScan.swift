@@ -185,7 +185,7 @@ final class FolderScan {
                 }
                 continue
             }
-            let stray = StrayFile.classify(name)
+            let stray = StrayFileProblem.classify(name)
             if stray.kind == .strayFile, name.hasSuffix(".json"), !name.hasPrefix(".") {
                 let collection = String(name.dropLast(5))
                 do {
