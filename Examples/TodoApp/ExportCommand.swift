@@ -13,8 +13,13 @@ enum ExportCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
+            // Folio's form (FORMAT.md): UTC, to the nearest millisecond. Rounding, not the
+            // formatter's truncation, gives back the stored text of a date read from the store.
+            let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+            let seconds = (milliseconds / 1000).rounded(.down)
+            let fraction = String(Int(milliseconds - seconds * 1000) + 1000).dropFirst()
             var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            try container.encode(Date(timeIntervalSince1970: seconds).formatted(.iso8601).dropLast() + "." + fraction + "Z")
         }
         FileHandle.standardOutput.write(try encoder.encode(export) + Data("\n".utf8))
     }
