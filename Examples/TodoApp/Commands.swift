@@ -50,16 +50,17 @@ extension Command {
                 summary: "Shows a month's daily stats (default: this month).",
                 details: "Todos done per day and per tag: computed here with every change, replaced by the server's at every sync.",
                 run: StatsCommand.run),
-        Command(name: "sync", usage: "todo sync --server URL [--attempts N]",
+        Command(name: "sync", usage: "todo sync --server URL [--token TOKEN] [--attempts N]",
                 summary: "Sends the waiting changes to the server, then pulls its state.",
                 details: """
                 Sends the outbox in order, then pulls tags, todos and daily stats.
-                URL is the server's base URL (PROTOCOL.md), also $TODO_SERVER. When the server answers with
+                URL is the server's base URL (PROTOCOL.md), also $TODO_SERVER; TOKEN (also $TODO_TOKEN) is sent
+                as `Authorization: Bearer TOKEN`. When the server answers with
                 a retryable error, sync waits and tries again, N times in all (default 3). Safe to interrupt
                 at any moment and run again: each change is applied by the server exactly once.
                 Exit status 1 if changes still wait, or if the server refused some in this run.
                 """,
-                options: ["server", "attempts"], run: SyncCommand.run),
+                options: ["server", "token", "attempts"], run: SyncCommand.run),
         Command(name: "export", usage: "todo export [--json]",
                 summary: "Prints every todo and tag as JSON.",
                 details: "{\"tags\": [...], \"todos\": [...]}, each list sorted by id, each entity as stored: the same data\nalways gives the same bytes.",

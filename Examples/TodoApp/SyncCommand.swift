@@ -2,7 +2,7 @@ import Folio
 import Foundation
 
 enum SyncCommand {
-    /// `todo sync --server URL [--attempts N]`: sends the outbox to a PROTOCOL.md server, in
+    /// `todo sync --server URL [--token TOKEN] [--attempts N]`: sends the outbox to a PROTOCOL.md server, in
     /// order, then pulls the server's tags, todos and daily stats.
     ///
     /// Safe to kill at any instant, and to run again: a change leaves the outbox only once the
@@ -27,7 +27,9 @@ enum SyncCommand {
         // An app that keeps the engine running would also say
         // `configuration.refresh(DailyStat.self, after: Todo.self)`; this one-shot run pulls every
         // month it holds once at the end instead, which also covers pushes of a run that was killed.
-        let engine = SyncEngine(store: store, transport: HTTPTransport(baseURL: server), configuration: configuration)
+        let token = arguments.value("token") ?? ProcessInfo.processInfo.environment["TODO_TOKEN"]
+        let transport = HTTPTransport(baseURL: server, auth: token.map { StaticAuthorization("Bearer " + $0) })
+        let engine = SyncEngine(store: store, transport: transport, configuration: configuration)
 
         // 1. Push, strictly in order. A pass stops at the first failure that needs waiting (the
         //    server is down, answers 5xx or 429): wait as asked and try again, a few times.

@@ -25,7 +25,13 @@ import Testing
         #expect(offline.status == 1 && offline.errors.contains("\(queued.count) still wait in the outbox"), "\(offline.errors)")
         #expect(try app.outbox() == queued)
 
-        let synced = try await app.run("sync", "--server", url)
+        // The server wants a token: without it nothing goes, and nothing is lost.
+        server.requiredToken = "s3cret"
+        let refused = try await app.run("sync", "--server", url, "--attempts", "1")
+        #expect(refused.status == 1 && server.appliedLog.isEmpty, "\(refused.errors)")
+        #expect(try app.outbox() == queued)
+
+        let synced = try await app.run("sync", "--server", url, "--token", "s3cret")
         #expect(synced.status == 0, "\(synced.errors)")
         #expect(synced.output.hasPrefix("sent \(queued.count) changes;"), "\(synced.output)")
         #expect(try app.outbox().isEmpty)
@@ -49,7 +55,7 @@ import Testing
              "createdAt": "2031-07-01T08:00:00.000Z", "updatedAt": "2031-07-01T08:00:00.000Z"}
             """
         server.edit("todos", other, json: Data(todo.utf8), partition: "2031-07-03")
-        try await app.ok("sync", "--server", url)
+        try await app.ok("sync", "--server", url, "--token", "s3cret")
         #expect(summary(try app.stats("2031-07")["2031-07-01"]) == "7/9 \(errands):5")
         #expect(try await app.ok("stats", "2031-07").contains("  2031-07-01  7/9 done  #shopping 5"))
         #expect(try await app.ok("list", "2031-07-03") == ["2031-07-03: 1 todo, 0 done", "  [ ] \(other.prefix(8))  From the phone  !1"])
