@@ -2,8 +2,8 @@ import Folio
 import Foundation
 
 enum SyncCommand {
-    /// `todo sync --server URL [--token TOKEN] [--attempts N]`: sends the outbox to a PROTOCOL.md server, in
-    /// order, then pulls the server's tags, todos and daily stats.
+    /// `todo sync --server URL [--token TOKEN] [--attempts N]`: sends the outbox to a PROTOCOL.md
+    /// server, in order, then pulls the server's tags, todos and daily stats.
     ///
     /// Safe to kill at any instant, and to run again: a change leaves the outbox only once the
     /// server acknowledged it, and a change sent again (its answer was lost in the kill) carries
