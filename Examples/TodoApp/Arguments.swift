@@ -78,8 +78,8 @@ enum Day {
     static func parse(_ text: String) throws(UsageError) -> String {
         switch text.lowercased() {
         case "today": return today
-        case "tomorrow": return of(Date().addingTimeInterval(86_400))
-        case "yesterday": return of(Date().addingTimeInterval(-86_400))
+        case "tomorrow": return of(Calendar.current.date(byAdding: .day, value: 1, to: Date()) ?? Date())
+        case "yesterday": return of(Calendar.current.date(byAdding: .day, value: -1, to: Date()) ?? Date())
         default:
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
             guard parts.count == 3, [4, 2, 2] == parts.map(\.count), parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
