@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "FolioCrashSupport", dependencies: ["Folio"], path: "Tests/CrashSupport"),
         // The README's example, kept compiling and running: `swift run quickstart`.
         .executableTarget(name: "quickstart", dependencies: ["Folio"], path: "Examples/Quickstart"),
+        // The TyTE todo app of SEEDS.md on the command line: `swift run todo --help`.
+        .executableTarget(name: "todo", dependencies: ["Folio"], path: "Examples/TodoApp", exclude: ["README.md"]),
         // A dependency-free HTTP server on 127.0.0.1 that implements PROTOCOL.md and injects
         // faults on demand, for the sync tests and the drain benchmark.
         .target(name: "FolioTestServer", path: "Tests/TestServer"),

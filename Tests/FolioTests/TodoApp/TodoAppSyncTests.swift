@@ -1,0 +1,100 @@
+import FolioTestServer
+import Foundation
+import Testing
+
+/// `todo sync` against the test server of PROTOCOL.md on 127.0.0.1: the outbox goes out in order,
+/// the server's state comes back, and a sync SIGKILLed mid-run and run again applies every change
+/// exactly once and leaves the server equal to the client.
+@Suite struct TodoAppSyncTests {
+    @Test func syncPushesEverythingInOrderThenPulls() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let app = TodoCLI()
+        let url = server.baseURL.absoluteString
+
+        try await app.ok("tag", "add", "errands")
+        let a = try await app.add("A", "--date", "2031-07-01", "--tag", "errands")
+        let b = try await app.add("B", "--date", "2031-07-01")
+        try await app.ok("done", a)
+        try await app.ok("move", b, "2031-07-02")
+        try await app.ok("tag", "rename", "errands", "shopping")
+        let queued = try app.outbox()
+        #expect(queued.count >= 4)
+        // No server at that address: nothing is lost, everything waits.
+        let offline = try await app.run("sync", "--server", "http://127.0.0.1:1/api/")
+        #expect(offline.status == 1 && offline.errors.contains("\(queued.count) still wait in the outbox"), "\(offline.errors)")
+        #expect(try app.outbox() == queued)
+
+        // The server wants a token: without it nothing goes, and nothing is lost.
+        server.requiredToken = "s3cret"
+        let refused = try await app.run("sync", "--server", url, "--attempts", "1")
+        #expect(refused.status == 1 && server.appliedLog.isEmpty, "\(refused.errors)")
+        #expect(try app.outbox() == queued)
+
+        let synced = try await app.run("sync", "--server", url, "--token", "s3cret")
+        #expect(synced.status == 0, "\(synced.errors)")
+        #expect(synced.output.hasPrefix("sent \(queued.count) changes;"), "\(synced.output)")
+        #expect(try app.outbox().isEmpty)
+        // Every command once, in the outbox's order.
+        #expect(server.appliedLog.compactMap { $0.key.flatMap(SyncConvergenceTests.sequence(ofKey:)) } == queued)
+        #expect(server.maxAppliedCountPerKey == 1)
+        #expect(NSDictionary(dictionary: try await app.export().object) == NSDictionary(dictionary: try server.todoExport()))
+        #expect(try await app.ok("list", "2031-07-01").allSatisfy { !$0.contains("(pending)") })
+
+        // The server's DailyStat replaces the local one (the test server does not compute stats:
+        // write one as the real server would), and another device's todo arrives.
+        let errands = try #require(try await app.export().tags.first?["id"] as? String)
+        let stat = """
+            {"id": "2031-07-01", "date": "2031-07-01", "total": 9, "completed": 7,
+             "tagStats": [{"id": "2031-07-01:\(errands)", "tagID": "\(errands)", "count": 5}]}
+            """
+        server.edit("dailyStats", "2031-07-01", json: Data(stat.utf8), partition: "2031-07")
+        let other = UUID().uuidString
+        let todo = """
+            {"id": "\(other)", "title": "From the phone", "date": "2031-07-03", "done": false, "priority": 1,
+             "createdAt": "2031-07-01T08:00:00.000Z", "updatedAt": "2031-07-01T08:00:00.000Z"}
+            """
+        server.edit("todos", other, json: Data(todo.utf8), partition: "2031-07-03")
+        try await app.ok("sync", "--server", url, "--token", "s3cret")
+        #expect(summary(try app.stats("2031-07")["2031-07-01"]) == "7/9 \(errands):5")
+        #expect(try await app.ok("stats", "2031-07").contains("  2031-07-01  7/9 done  #shopping 5"))
+        #expect(try await app.ok("list", "2031-07-03") == ["2031-07-03: 1 todo, 0 done", "  [ ] \(other.prefix(8))  From the phone  !1"])
+        #expect(NSDictionary(dictionary: try await app.export().object) == NSDictionary(dictionary: try server.todoExport()))
+    }
+
+    @Test func aSyncKilledMidRunResumesAndConverges() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let app = TodoCLI()
+        let url = server.baseURL.absoluteString
+        try await app.ok("tag", "add", "home")
+        for index in 0..<9 {
+            _ = try await app.add("todo \(index)", "--date", "2031-08-0\(index + 1)", "--tag", "home")
+        }
+        let queued = try app.outbox()
+        #expect(queued.count == 10)
+
+        // Every push waits a moment on the server, so the kills land mid-sync: between
+        // acknowledgements, and while a request is in flight (its answer is then lost).
+        server.inject(.delay(seconds: 0.2), times: 1000)
+        for applied in [2, 6] {
+            let child = try app.start(["sync", "--server", url])
+            let deadline = ContinuousClock.now + .seconds(60)
+            while server.appliedLog.count < applied, child.process.isRunning, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(child.process.isRunning, "the sync ended before the kill: \(child.errorText)")
+            child.kill()
+        }
+        server.removeAllFaults()
+        let resumed = try await app.run("sync", "--server", url)
+        #expect(resumed.status == 0, "\(resumed.errors)")
+
+        #expect(try app.outbox().isEmpty)
+        #expect(server.maxAppliedCountPerKey == 1)
+        let applied = server.appliedLog.compactMap { $0.key.flatMap(SyncConvergenceTests.sequence(ofKey:)) }
+        #expect(applied == queued, "each command applied once, in order")
+        #expect(NSDictionary(dictionary: try await app.export().object) == NSDictionary(dictionary: try server.todoExport()))
+        #expect(try await app.export().todos.count == 9)
+    }
+}
