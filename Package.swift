@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "Folio", targets: ["Folio"]),
+        .library(name: "FolioTestServer", targets: ["FolioTestServer"]),
     ],
     targets: [
         .target(name: "Folio"),
@@ -24,9 +25,6 @@ let package = Package(
         // A dependency-free HTTP server on 127.0.0.1 that implements PROTOCOL.md and injects
         // faults on demand, for the sync tests and the drain benchmark.
         .target(name: "FolioTestServer", path: "Tests/TestServer"),
-        // Prints the drain throughput to the test server next to raw URLSession requests:
-        // `swift run -c release folio-drain-bench`. Not a test: timing is measured, not asserted.
-        .executableTarget(name: "folio-drain-bench", dependencies: ["Folio", "FolioTestServer", "FolioCrashSupport"], path: "Tests/DrainBench"),
         .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioCrashSupport", "FolioTestServer"]),
     ]
 )
