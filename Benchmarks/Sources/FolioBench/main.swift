@@ -72,6 +72,14 @@ for count in runner.syncCounts {
         + "   (\(count.transactions) txns; commits: \(commit.isEmpty ? "none" : commit); checkpoint: \(checkpoint.isEmpty ? "none" : checkpoint))")
 }
 say("")
+say("Cost of one transaction's commit, without strace (wall time depends on the machine's load; CPU time and")
+say("context switches much less):")
+for count in runner.syncCounts where count.cost.count == 4 {
+    say("  " + Format.pad(count.engine, 14, left: true) + Format.pad(Format.value(count.cost[0]), 9) + " µs wall"
+        + Format.pad(Format.value(count.cost[1]), 9) + " µs CPU" + Format.pad(Format.value(count.cost[2]), 8) + " voluntary"
+        + Format.pad(Format.value(count.cost[3]), 8) + " involuntary context switches")
+}
+say("")
 say("Peak RSS (VmHWM) of a child running one engine's session (bulk import, \(options.transactions) transactions, a read of every day):")
 let baseline = runner.peakMemory.first { $0.0 == "none" }?.1 ?? 0
 for (engine, kilobytes) in runner.peakMemory {

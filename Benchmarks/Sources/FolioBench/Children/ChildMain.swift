@@ -10,7 +10,8 @@ import Darwin
 ///
 ///     __child cold  folio|grdb PATH DAY                      open + one-day query, prints "nanoseconds todos"
 ///     __child syncs folio-full|folio-relaxed|grdb-full|grdb-normal PATH SEED TODOS COUNT
-///                                                            transactions between syscall markers
+///                                                            transactions between syscall markers, prints
+///                                                            "wall-µs cpu-µs voluntary involuntary" per transaction
 ///     __child rss   folio|grdb|none PATH SEED TODOS COUNT    a whole workload, prints "peak-kB"
 enum ChildMain {
     static func run(_ arguments: [String]) async throws {
@@ -27,6 +28,13 @@ enum ChildMain {
         case "syncs":
             let (workload, count) = try workload(arguments)
             try await syncs(engine: engine, path: path, workload: workload, count: count)
+        case "bulk":
+            // For profiling the bulk import alone: `perf record folio-bench __child bulk folio|grdb PATH SEED TODOS 1`.
+            let (workload, _) = try workload(arguments)
+            let timing = engine == "folio"
+                ? try await FolioContender.bulkImport(URL(fileURLWithPath: path, isDirectory: true), todos: workload.todos, outbox: true)
+                : try GRDBContender.bulkImport(path, todos: workload.todos, outbox: true)
+            print("\(timing.commit.nanoseconds) \(timing.total.nanoseconds)")
         case "rss":
             let (workload, count) = try workload(arguments)
             try await peakMemory(engine: engine, path: path, workload: workload, count: count)
@@ -49,17 +57,18 @@ enum ChildMain {
     }
 
     /// Seeds (before the first marker), then `count` durable or relaxed transactions between the
-    /// markers `begin` and `committed`, then the checkpoint before `end`.
+    /// markers `begin` and `committed`, then the checkpoint before `end`. Prints the commits'
+    /// wall time, CPU time and context switches per transaction.
     private static func syncs(engine: String, path: String, workload: Workload, count: Int) async throws {
         let edits = workload.edits(count: count, salt: 99)
         switch engine {
         case "folio-full", "folio-relaxed":
             let folder = URL(fileURLWithPath: path, isDirectory: true)
             try await FolioContender.seed(folder, todos: workload.todos)
-            try await FolioContender.markedTransactions(folder, edits: edits, durability: engine == "folio-full" ? .full : .relaxed)
+            print(try await FolioContender.markedTransactions(folder, edits: edits, durability: engine == "folio-full" ? .full : .relaxed))
         case "grdb-full", "grdb-normal":
             try GRDBContender.seed(path, todos: workload.todos)
-            try GRDBContender.markedTransactions(path, edits: edits, synchronous: engine == "grdb-full" ? .full : .normal)
+            print(try GRDBContender.markedTransactions(path, edits: edits, synchronous: engine == "grdb-full" ? .full : .normal))
         default:
             throw BenchError("unknown engine \(engine)")
         }

@@ -16,6 +16,9 @@ enum SyncCounter {
         var commitSyncs: [String: Int]
         /// Syncs of the checkpoint after the commits, by file.
         var checkpointSyncs: [String: Int]
+        /// Per transaction, in a second run without strace: wall µs, CPU µs, voluntary and
+        /// involuntary context switches.
+        var cost: [Double] = []
 
         var perTransaction: Double { Double(commitSyncs.values.reduce(0, +)) / Double(transactions) }
         var checkpointPerTransaction: Double { Double(checkpointSyncs.values.reduce(0, +)) / Double(transactions) }
@@ -29,7 +32,7 @@ enum SyncCounter {
     static func count(engine: String, path: String, traceFile: String, seed: UInt64, todos: Int, transactions: Int) throws -> Count {
         guard let strace else { throw BenchError("strace is not installed (apt-get install strace)") }
         _ = try ChildProcess.run(["syncs", engine, path, String(seed), String(todos), String(transactions)],
-                                 wrapper: [strace, "-f", "-qq", "-y", "-o", traceFile, "-e", "trace=" + traced])
+                                 wrapper: [strace, "-f", "--seccomp-bpf", "-qq", "-y", "-o", traceFile, "-e", "trace=" + traced])
         let trace = try String(contentsOfFile: traceFile, encoding: .utf8)
         var phase = 0
         var result = Count(engine: engine, transactions: transactions, commitSyncs: [:], checkpointSyncs: [:])
@@ -41,6 +44,8 @@ enum SyncCounter {
             if phase == 1 { result.commitSyncs[file, default: 0] += 1 } else { result.checkpointSyncs[file, default: 0] += 1 }
         }
         guard phase == 3 else { throw BenchError("the trace of \(engine) lacks its markers (is ptrace allowed?)") }
+        let plain = try ChildProcess.run(["syncs", engine, path + "-plain", String(seed), String(todos), String(transactions)])
+        result.cost = try ChildProcess.numbers(plain, expected: 4)
         return result
     }
 
@@ -57,15 +62,15 @@ enum SyncCounter {
         return name + " " + category(String(rest[rest.index(after: start)..<end]))
     }
 
-    /// A stable name for the file: what it is in the store, not the run's temp path.
+    /// A stable name for the file: what it is in the store, not the run's temp path. Folio
+    /// writes every file it replaces (partition files, outbox commands, indexes) as a temp file
+    /// in `.folio/tmp/`, synced before its rename, so those syncs show the temp path.
     private static func category(_ path: String) -> String {
         if path.hasSuffix("/.folio/journal") { return "journal" }
         if path.hasSuffix("-wal") { return "WAL" }
         if path.hasSuffix(".sqlite") { return "database file" }
-        if path.contains("/outbox/") { return "outbox command file" }
-        if path.hasSuffix(".json") || path.contains("/todos/") && path.contains(".tmp") { return "partition file" }
-        if path.hasSuffix(".tmp") || path.contains("/.folio/tmp") { return "temp file" }
+        if path.contains("/.folio/tmp/") { return "replaced file" }
         let last = path.split(separator: "/").last.map(String.init) ?? path
-        return "other: " + String(last.map { $0.isNumber ? "#" : $0 })
+        return last.contains(".") ? "other file" : "folder"
     }
 }

@@ -10,13 +10,20 @@ enum GRDBContender {
         case normal = "NORMAL"
     }
 
-    static func open(_ path: String, synchronous: Synchronous) throws -> DatabasePool {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
+    /// Opens a pool whose writer connection runs with `synchronous`, checked by reading the
+    /// pragma back. (GRDB's pool sets NORMAL on its writer after `prepareDatabase` runs, so the
+    /// setting is made after opening.) With `createSchema`, creates the tables if needed (a
+    /// write transaction: never on the read paths).
+    static func open(_ path: String, synchronous: Synchronous, createSchema: Bool = true) throws -> DatabasePool {
+        let pool = try DatabasePool(path: path)
+        let level = try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
         }
-        let pool = try DatabasePool(path: path, configuration: configuration)
-        try pool.write { db in try db.execute(sql: GRDBSchema.statements) }
+        guard level == (synchronous == .full ? 2 : 1) else {
+            throw BenchError("GRDB: PRAGMA synchronous reads \(level.map(String.init) ?? "nothing"), expected \(synchronous.rawValue)")
+        }
+        if createSchema { try pool.write { db in try db.execute(sql: GRDBSchema.statements) } }
         return pool
     }
 
@@ -102,7 +109,7 @@ enum GRDBContender {
     /// The mean time of a one-day fetch (`WHERE date = ?` on the index, decoded into todos) from
     /// an open pool, each day fetched once before the clock starts (SQLite's page cache warm).
     static func warmReads(_ path: String, days: [String]) throws -> (Duration, Int) {
-        let pool = try open(path, synchronous: .full)
+        let pool = try open(path, synchronous: .full, createSchema: false)
         for day in Set(days) { _ = try fetchDay(pool, day) }
         var read = 0
         let start = ContinuousClock.now
@@ -115,7 +122,7 @@ enum GRDBContender {
     /// Open + one-day fetch, as a fresh process does it (Children/ColdRead.swift).
     static func openAndRead(_ path: String, day: String) throws -> (Duration, Int) {
         let start = ContinuousClock.now
-        let pool = try open(path, synchronous: .full)
+        let pool = try open(path, synchronous: .full, createSchema: false)
         let todos = try fetchDay(pool, day)
         let elapsed = ContinuousClock.now - start
         try pool.close()

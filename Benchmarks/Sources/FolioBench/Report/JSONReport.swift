@@ -24,6 +24,8 @@ struct JSONReport: Encodable {
         var checkpointSyncsPerTransaction: Double
         var commitSyncsByFile: [String: Int]
         var checkpointSyncsByFile: [String: Int]
+        /// Per transaction without strace: wall µs, CPU µs, voluntary and involuntary context switches.
+        var commitCost: [Double]
     }
 
     var machine: [String: String]
@@ -51,7 +53,7 @@ struct JSONReport: Encodable {
         syncs = runner.syncCounts.map {
             SyncResult(engine: $0.engine, transactions: $0.transactions, syncsPerTransaction: $0.perTransaction,
                        checkpointSyncsPerTransaction: $0.checkpointPerTransaction,
-                       commitSyncsByFile: $0.commitSyncs, checkpointSyncsByFile: $0.checkpointSyncs)
+                       commitSyncsByFile: $0.commitSyncs, checkpointSyncsByFile: $0.checkpointSyncs, commitCost: $0.cost)
         }
         syncProblem = runner.syncProblem
         peakRSSKilobytes = Dictionary(uniqueKeysWithValues: runner.peakMemory)
