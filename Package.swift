@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "Folio", targets: ["Folio"]),
         // The command line tool: `swift run folio verify DIR` (docs/CLI.md).
         .executable(name: "folio", targets: ["FolioCLI"]),
+        // A dependency-free PROTOCOL.md server with fault injection, for testing an app's sync
+        // against a real HTTP server on 127.0.0.1 (and for Benchmarks/).
+        .library(name: "FolioTestServer", targets: ["FolioTestServer"]),
     ],
     targets: [
         .target(name: "Folio"),
@@ -32,9 +35,6 @@ let package = Package(
         // A dependency-free HTTP server on 127.0.0.1 that implements PROTOCOL.md and injects
         // faults on demand, for the sync tests and the drain benchmark.
         .target(name: "FolioTestServer", path: "Tests/TestServer"),
-        // Prints the drain throughput to the test server next to raw URLSession requests:
-        // `swift run -c release folio-drain-bench`. Not a test: timing is measured, not asserted.
-        .executableTarget(name: "folio-drain-bench", dependencies: ["Folio", "FolioTestServer", "FolioCrashSupport"], path: "Tests/DrainBench"),
         .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioCrashSupport", "FolioTestServer"]),
     ]
 )

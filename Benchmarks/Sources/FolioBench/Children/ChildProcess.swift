@@ -1,0 +1,56 @@
+import Foundation
+
+/// Runs this benchmark's own executable as a child process with a hidden subcommand (see
+/// ChildMain.swift): cold reads need a process that has never opened the store, peak memory needs
+/// a process that ran one contender only, and counting syscalls needs a process to trace.
+enum ChildProcess {
+    static var executable: String {
+        Bundle.main.executablePath ?? CommandLine.arguments[0]
+    }
+
+    /// Runs `executable` with `arguments` (prefixed with `wrapper`, e.g. strace, when given),
+    /// waits at most `timeout`, and returns its standard output. A non-zero exit throws.
+    static func run(_ arguments: [String], wrapper: [String] = [], timeout: Duration = .seconds(600)) throws -> String {
+        let process = Process()
+        if let tool = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = Array(wrapper.dropFirst()) + [executable, "__child"] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["__child"] + arguments
+        }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errorData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            errorData = errors.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let deadline = DispatchTime.now() + .seconds(Int(timeout.components.seconds))
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: deadline, execute: watchdog)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        watchdog.cancel()
+        guard process.terminationStatus == 0 else {
+            let message = String(decoding: errorData.prefix(2000), as: UTF8.self)
+            throw BenchError("child \(arguments.prefix(2).joined(separator: " ")) exited with status \(process.terminationStatus): \(message)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The last line of a child's output, split on spaces, as numbers.
+    static func numbers(_ output: String, expected: Int) throws -> [Double] {
+        let line = output.split(separator: "\n").last.map(String.init) ?? ""
+        let values = line.split(separator: " ").compactMap { Double($0) }
+        guard values.count == expected else { throw BenchError("unexpected child output: \(output.suffix(300))") }
+        return values
+    }
+}

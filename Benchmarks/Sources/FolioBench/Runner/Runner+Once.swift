@@ -1,0 +1,37 @@
+import Foundation
+
+extension Runner {
+    /// 8 and the sync count: measured once each, in child processes (they count, not time).
+    static let syncEngines = ["folio-full", "folio-relaxed", "grdb-full", "grdb-normal"]
+
+    /// The sync syscalls per transaction of each engine, under strace (SyncCounter.swift).
+    func countSyncs() {
+        guard options.countSyncs else {
+            syncProblem = "not counted (--no-strace)"
+            return
+        }
+        let folder = scratch.appendingPathComponent("syncs", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for engine in Self.syncEngines {
+                let path = folder.appendingPathComponent(engine.hasPrefix("grdb") ? engine + ".sqlite" : engine).path
+                syncCounts.append(try SyncCounter.count(engine: engine, path: path, traceFile: path + ".trace",
+                                                        seed: options.seed, todos: options.todos, transactions: min(options.transactions, 200)))
+            }
+        } catch {
+            syncProblem = "could not count: \(error)"
+        }
+    }
+
+    /// Peak RSS of a child that runs one engine's whole session (bulk import, transactions, a read
+    /// of every day), and of a child that only builds the workload (the baseline both include).
+    func measurePeakMemory() throws {
+        let folder = scratch.appendingPathComponent("rss", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for engine in ["none", "folio", "grdb"] {
+            let path = folder.appendingPathComponent(engine == "grdb" ? "grdb.sqlite" : engine).path
+            let output = try ChildProcess.run(["rss", engine, path, String(options.seed), String(options.todos), String(options.transactions)])
+            peakMemory.append((engine, Int(try ChildProcess.numbers(output, expected: 1)[0])))
+        }
+    }
+}

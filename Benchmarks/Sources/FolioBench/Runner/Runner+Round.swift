@@ -1,0 +1,134 @@
+import Folio
+import Foundation
+
+extension Runner {
+    /// One round of every comparison, each contender in a fresh folder under `folder`.
+    func runRound(_ round: Int, in folder: URL) async throws {
+        let flip = round % 2 == 0
+        let edits = workload.edits(count: options.transactions, salt: UInt64(round))
+        let count = Double(edits.count)
+
+        // 7. The disk's limits, first, with nothing else of this benchmark writing.
+        let disk = folder.appendingPathComponent("disk", isDirectory: true)
+        try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
+        let appendRate = count / (try DiskLimits.appendAndSync(disk, count: edits.count)).seconds
+        record(.diskAppend, appendRate)
+        record(.diskOverwrite, count / (try DiskLimits.overwriteAndSync(disk, count: edits.count)).seconds)
+        record(.diskReplace, count / (try DiskLimits.replaceFile(disk, count: max(edits.count / 4, 8))).seconds)
+        recordPeer(.folioFraction, appendRate)
+        recordPeer(.grdbFraction, appendRate)
+
+        // 1. Durable transactions: Folio full vs GRDB WAL synchronous=FULL.
+        try await pair(flip, {
+            let timing = try await FolioContender.transactions(try copy(folioTemplate, "durable-folio", in: folder), edits: edits, durability: .full)
+            record(.durableCommit, count / timing.commit.seconds)
+            record(.durableTotal, count / timing.total.seconds)
+            record(.folioFraction, count / timing.commit.seconds)
+        }, {
+            let timing = try GRDBContender.transactions(try copy(grdbTemplate, "durable.sqlite", in: folder).path, edits: edits, synchronous: .full)
+            recordPeer(.durableCommit, count / timing.commit.seconds)
+            recordPeer(.durableTotal, count / timing.total.seconds)
+            record(.grdbFraction, count / timing.commit.seconds)
+        })
+
+        // 2. Relaxed: Folio relaxed vs GRDB WAL synchronous=NORMAL.
+        try await pair(flip, {
+            let timing = try await FolioContender.transactions(try copy(folioTemplate, "relaxed-folio", in: folder), edits: edits, durability: .relaxed)
+            record(.relaxedCommit, count / timing.commit.seconds)
+            record(.relaxedTotal, count / timing.total.seconds)
+        }, {
+            let timing = try GRDBContender.transactions(try copy(grdbTemplate, "relaxed.sqlite", in: folder).path, edits: edits, synchronous: .normal)
+            recordPeer(.relaxedCommit, count / timing.commit.seconds)
+            recordPeer(.relaxedTotal, count / timing.total.seconds)
+        })
+
+        // 3. Four concurrent writers, durable.
+        try await pair(flip, {
+            let timing = try await FolioContender.concurrentTransactions(try copy(folioTemplate, "concurrent-folio", in: folder), edits: edits, writers: 4)
+            record(.concurrentCommit, count / timing.commit.seconds)
+            record(.concurrentTotal, count / timing.total.seconds)
+        }, {
+            let timing = try await GRDBContender.concurrentTransactions(try copy(grdbTemplate, "concurrent.sqlite", in: folder).path, edits: edits, writers: 4)
+            recordPeer(.concurrentCommit, count / timing.commit.seconds)
+            recordPeer(.concurrentTotal, count / timing.total.seconds)
+        })
+
+        // 4. Bulk import of the whole workload in one transaction, into an empty store.
+        for outbox in [false, true] {
+            let (commitKey, totalKey): (Row.Key, Row.Key) = outbox ? (.bulkOutboxCommit, .bulkOutboxTotal) : (.bulkCommit, .bulkTotal)
+            let suffix = outbox ? "-outbox" : ""
+            try await pair(flip, {
+                let timing = try await FolioContender.bulkImport(folder.appendingPathComponent("bulk-folio" + suffix, isDirectory: true),
+                                                                 todos: workload.todos, outbox: outbox)
+                record(commitKey, timing.commit.seconds * 1000)
+                record(totalKey, timing.total.seconds * 1000)
+            }, {
+                let timing = try GRDBContender.bulkImport(folder.appendingPathComponent("bulk\(suffix).sqlite").path, todos: workload.todos, outbox: outbox)
+                recordPeer(commitKey, timing.commit.seconds * 1000)
+                recordPeer(totalKey, timing.total.seconds * 1000)
+            })
+        }
+
+        // 5. Reads: warm in this process, cold in a fresh one after dropping caches.
+        let days = workload.readDays(count: options.reads, salt: UInt64(round))
+        try await pair(flip, {
+            let (time, read) = try await FolioContender.warmReads(try copy(folioTemplate, "warm-folio", in: folder), days: days)
+            guard read > 0 else { throw BenchError("Folio's warm reads found no todos") }
+            record(.warmRead, time.seconds * 1e6)
+        }, {
+            let (time, read) = try GRDBContender.warmReads(try copy(grdbTemplate, "warm.sqlite", in: folder).path, days: days)
+            guard read > 0 else { throw BenchError("GRDB's warm reads found no todos") }
+            recordPeer(.warmRead, time.seconds * 1e6)
+        })
+        let coldFolio = try copy(folioTemplate, "cold-folio", in: folder)
+        let coldGRDB = try copy(grdbTemplate, "cold.sqlite", in: folder)
+        let lastDay = workload.days[workload.days.count - 1]
+        let expected = workload.todosByDay[lastDay]?.count ?? 0
+        try await pair(flip, {
+            record(.coldRead, try coldRead("folio", coldFolio.path, day: lastDay, expected: expected))
+        }, {
+            recordPeer(.coldRead, try coldRead("grdb", coldGRDB.path, day: lastDay, expected: expected))
+        })
+        try await pair(flip, {
+            record(.coldTenYears, try coldRead("folio", folioTenYears.path, day: tenYearDay, expected: tenYearDayTodos))
+        }, {
+            recordPeer(.coldTenYears, try coldRead("grdb", grdbTenYears.path, day: tenYearDay, expected: tenYearDayTodos))
+        })
+
+        // 6. Drain to the test server: raw requests, Folio one by one, Folio batched.
+        let commands = options.commands
+        let drain = folder.appendingPathComponent("drain", isDirectory: true)
+        var runs: [() async throws -> Void] = [
+            {
+                let elapsed = try await DrainContender.raw(server: self.server, count: commands, prefix: "r\(round)a", workload: self.workload, scratch: drain)
+                self.recordPeer(.drainUnbatched, Double(commands) / elapsed.seconds)
+                self.recordPeer(.drainBatchedRaw, Double(commands) / elapsed.seconds)
+            },
+            {
+                let elapsed = try await DrainContender.folio(server: self.server, count: commands, prefix: "r\(round)b", batchSize: 1,
+                                                             workload: self.workload, scratch: drain)
+                self.record(.drainUnbatched, Double(commands) / elapsed.seconds)
+                self.recordPeer(.drainBatched, Double(commands) / elapsed.seconds)
+            },
+            {
+                let elapsed = try await DrainContender.folio(server: self.server, count: commands, prefix: "r\(round)c",
+                                                             batchSize: DrainContender.batchSize, workload: self.workload, scratch: drain)
+                self.record(.drainBatched, Double(commands) / elapsed.seconds)
+                self.record(.drainBatchedRaw, Double(commands) / elapsed.seconds)
+            },
+        ]
+        if flip { runs.reverse() }
+        for run in runs { try await run() }
+    }
+
+    /// Milliseconds of open + one-day query in a fresh child process, caches dropped first.
+    func coldRead(_ engine: String, _ path: String, day: String, expected: Int?) throws -> Double {
+        coldMethod = ColdCache.drop(path, allowDropCaches: options.dropCaches)
+        let values = try ChildProcess.numbers(ChildProcess.run(["cold", engine, path, day]), expected: 2)
+        if let expected, Int(values[1]) != expected {
+            throw BenchError("\(engine) read \(Int(values[1])) todos of \(day), expected \(expected)")
+        }
+        guard values[1] > 0 else { throw BenchError("\(engine) read no todo of \(day)") }
+        return values[0] / 1e6
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// The command line of `folio-bench`.
+struct Options: Sendable {
+    var rounds = 5
+    var todos = 10_000
+    var transactions = 500
+    var reads = 300
+    var commands = 5000
+    var tenYearDays = 3650
+    var seed: UInt64 = 0x7E7E_2026
+    var json: String?
+    var countSyncs = true
+    var dropCaches = true
+    var quick = false
+
+    static let usage = """
+        usage: folio-bench [--quick] [--rounds R] [--todos N] [--transactions N] [--reads N]
+                           [--commands N] [--ten-year-days N] [--seed S] [--json FILE]
+                           [--no-strace] [--no-drop-caches]
+
+          --quick            2 rounds, 100 transactions, 500 drained commands, a 730-day "ten-year"
+                             store: well under a minute, for a smoke test (ratios are noisier)
+          --rounds R         rounds, contenders interleaved in each (default 5)
+          --todos N          todos in the one-year workload (default 10000)
+          --transactions N   transactions per write contender and round (default 500)
+          --reads N          one-day fetches per warm-read contender and round (default 300)
+          --commands N       outbox commands per drain contender and round (default 5000)
+          --ten-year-days N  days of the cold-open store (default 3650)
+          --seed S           the workload's seed (default 0x7E7E2026)
+          --json FILE        also write the results as JSON to FILE
+          --no-strace        skip counting sync syscalls (needs strace and ptrace)
+          --no-drop-caches   make reads cold with posix_fadvise only, never drop_caches
+        """
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var index = 0
+        func number(_ name: String, _ range: ClosedRange<Int>) throws -> Int {
+            index += 1
+            guard index < arguments.count, let value = Int(arguments[index]), range.contains(value) else {
+                throw BenchError("\(name) needs a number in \(range.lowerBound)...\(range.upperBound)\n\(usage)")
+            }
+            return value
+        }
+        var explicit = Options()
+        var given: Set<String> = []
+        while index < arguments.count {
+            let name = arguments[index]
+            given.insert(name)
+            switch name {
+            case "--quick": options.quick = true
+            case "--rounds": explicit.rounds = try number(name, 1...100)
+            case "--todos": explicit.todos = try number(name, 100...1_000_000)
+            case "--transactions": explicit.transactions = try number(name, 8...100_000)
+            case "--reads": explicit.reads = try number(name, 1...100_000)
+            case "--commands": explicit.commands = try number(name, 10...1_000_000)
+            case "--ten-year-days": explicit.tenYearDays = try number(name, 10...36_500)
+            case "--seed": explicit.seed = UInt64(try number(name, 0...Int.max))
+            case "--json":
+                index += 1
+                guard index < arguments.count else { throw BenchError("--json needs a file\n\(usage)") }
+                options.json = arguments[index]
+            case "--no-strace": options.countSyncs = false
+            case "--no-drop-caches": options.dropCaches = false
+            case "--help", "-h":
+                print(usage)
+                exit(0)
+            default:
+                throw BenchError("unknown argument \(name)\n\(usage)")
+            }
+            index += 1
+        }
+        if options.quick {
+            (options.rounds, options.transactions, options.reads, options.commands, options.tenYearDays) = (2, 100, 100, 500, 730)
+        }
+        // Explicit sizes win over --quick's.
+        if given.contains("--rounds") { options.rounds = explicit.rounds }
+        if given.contains("--todos") { options.todos = explicit.todos }
+        if given.contains("--transactions") { options.transactions = explicit.transactions }
+        if given.contains("--reads") { options.reads = explicit.reads }
+        if given.contains("--commands") { options.commands = explicit.commands }
+        if given.contains("--ten-year-days") { options.tenYearDays = explicit.tenYearDays }
+        if given.contains("--seed") { options.seed = explicit.seed }
+        return options
+    }
+}
