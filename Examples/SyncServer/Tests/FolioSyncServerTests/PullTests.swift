@@ -18,10 +18,6 @@ import Testing
         #expect((item["entity"] as? [String: Any])?["title"] as? String == "monday")
         #expect(try await harness.partition("todos", "2026-11-24").isEmpty)
 
-        // The server's folder is laid out like a client's.
-        #expect(harness.folder.exists("todos/2026-11/2026-11-23.json"))
-        #expect(harness.folder.exists("dailyStats/2026-11.json"))
-
         let wrongKind = try await harness.client.get("/api/todos?partition=2026-11")
         #expect(wrongKind.status == 400)
         #expect(wrongKind.field == "partition")
@@ -30,6 +26,11 @@ import Testing
         let tagsNeedEmpty = try await harness.client.get("/api/tags?partition=2026-11")
         #expect(tagsNeedEmpty.status == 400)
         try await harness.stop()
+
+        // Closed, the server's folder is laid out like a client's.
+        #expect(harness.folder.exists("todos/2026-11/2026-11-23.json"))
+        #expect(harness.folder.exists("dailyStats/2026-11.json"))
+        #expect(harness.folder.exists("todoVersions/2026-11/2026-11-23.json"))
     }
 
     @Test func theChangeFeedPagesInOrderAndServesEachEntityOnceAtItsLatestChange() async throws {
@@ -69,9 +70,17 @@ import Testing
         #expect(caughtUp.object["cursor"] as? String == cursor)
         #expect(caughtUp.object["hasMore"] as? Bool == false)
 
-        // Each collection has its own feed; dailyStats changed with every todo change.
-        let stats = try await harness.client.get("/api/dailyStats")
-        #expect((stats.object["changes"] as? [Any])?.count == 5)
+        // Each collection has its own feed: the five days' stats (one since deleted).
+        var stats: [[String: Any]] = []
+        cursor = ""
+        for _ in 0..<10 {
+            let page = try await harness.client.get("/api/dailyStats?since=\(cursor)")
+            stats += page.object["changes"] as? [[String: Any]] ?? []
+            cursor = page.object["cursor"] as? String ?? ""
+            if page.object["hasMore"] as? Bool != true { break }
+        }
+        #expect(stats.count == 5)
+        #expect(stats.filter { $0["deleted"] as? Bool == true }.compactMap { $0["id"] as? String } == ["2026-11-21"])
 
         let bad = try await harness.client.get("/api/todos?since=abc")
         #expect(bad.status == 400)

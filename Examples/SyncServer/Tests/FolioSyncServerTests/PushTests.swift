@@ -124,8 +124,8 @@ import Testing
         #expect(entity["emoji"] as? String == "💼")
         #expect((entity["extra"] as? [String: Any])?["nested"] as? [AnyHashable] == [1, 2.5, "x"] as [AnyHashable])
         #expect(pulled["work"]?["version"] as? String == created.etag?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
-        let file = try harness.folder.json("tags.json")
-        #expect((file["entities"] as? [String: Any])?["work"] != nil)
         try await harness.stop()
+        let file = try harness.folder.json("tags.json")
+        #expect(((file["entities"] as? [String: Any])?["work"] as? [String: Any])?["emoji"] as? String == "💼")
     }
 }
