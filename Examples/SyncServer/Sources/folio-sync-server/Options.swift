@@ -33,7 +33,6 @@ struct Options {
     /// - Throws: ``OptionError`` naming the option.
     init(_ arguments: [String]) throws(OptionError) {
         configuration = SyncServer.Configuration(dataFolder: URL(fileURLWithPath: "ServerData"))
-        configuration.stopsOnSignals = true
         var remaining = arguments[...]
         func value(for option: String) throws(OptionError) -> String {
             guard let value = remaining.popFirst(), !value.hasPrefix("--") else { throw OptionError("\(option) needs a value") }

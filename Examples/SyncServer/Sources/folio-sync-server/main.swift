@@ -21,9 +21,14 @@ if options.showHelp {
 }
 
 do {
+    try StopSignals.install()
     let server = try await SyncServer.start(options.configuration)
     // Written straight to the file descriptor, unbuffered: scripts wait for this line.
     FileHandle.standardOutput.write(Data("listening on \(server.baseURL.absoluteString)\n".utf8))
+    Task {
+        await StopSignals.wait()
+        await server.requestStop()
+    }
     try await server.waitUntilStopped()
     standardError("folio-sync-server: stopped; data in \(options.configuration.dataFolder.path)")
 } catch {

@@ -18,8 +18,6 @@ extension SyncServer {
         public var maxBodyBytes: Int = 16 << 20
         /// The largest entity one `PUT` (or batch item) may carry, in bytes of JSON.
         public var maxEntityBytes: Int = 256 << 10
-        /// Whether SIGINT and SIGTERM stop the server gracefully (the command line sets it).
-        public var stopsOnSignals = false
 
         /// A configuration with the defaults.
         /// - Parameter dataFolder: The Folio folder for the server's data.

@@ -4,7 +4,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
-import UnixSignals
 
 /// The reference sync server: PROTOCOL.md on `http://127.0.0.1:<port>/api/`, storing its data
 /// in a Folio folder.
@@ -21,6 +20,7 @@ import UnixSignals
 /// ## Topics
 /// - ``start(_:)``
 /// - ``stop()``
+/// - ``requestStop()``
 /// - ``waitUntilStopped()``
 public actor SyncServer {
     /// The port the server listens on (the one picked when configured with 0).
@@ -72,7 +72,6 @@ public actor SyncServer {
             logger: logger)
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [application],
-            gracefulShutdownSignals: configuration.stopsOnSignals ? [.sigterm, .sigint] : [],
             logger: logger))
         let running = Task {
             defer { portSink.finish() }
@@ -98,12 +97,17 @@ public actor SyncServer {
     /// Stops listening, lets the requests in progress finish, and closes the store.
     /// - Throws: What the HTTP server or closing the store threw.
     public func stop() async throws {
-        await group.triggerGracefulShutdown()
+        await requestStop()
         try await waitUntilStopped()
     }
 
-    /// Waits until the server stops (after ``stop()``, or a signal when
-    /// ``Configuration/stopsOnSignals`` is set), then closes the store.
+    /// Starts a graceful stop without waiting for it; ``waitUntilStopped()`` waits for its end.
+    public func requestStop() async {
+        await group.triggerGracefulShutdown()
+    }
+
+    /// Waits until the server stops (after ``stop()`` or ``requestStop()``), then closes the
+    /// store. Safe to call more than once: the store is closed once.
     /// - Throws: What the HTTP server or closing the store threw.
     public func waitUntilStopped() async throws {
         let outcome = await running.result
