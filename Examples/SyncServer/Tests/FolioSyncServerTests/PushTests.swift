@@ -27,6 +27,42 @@ import Testing
         try await harness.stop()
     }
 
+    @Test func concurrentRequestsWithOneKeyAreAppliedOnce() async throws {
+        let harness = try await Harness.start()
+        let todo = todoJSON()
+        let path = "/api/todos/\(todo["id"] as? String ?? "")"
+        let body = try JSONSerialization.data(withJSONObject: todo)
+        let headers = ["Idempotency-Key": newKey(), "If-None-Match": "*"]
+        let answers = try await withThrowingTaskGroup(of: Answer.self) { group in
+            for _ in 0..<8 { group.addTask { try await harness.client.send("PUT", path, headers: headers, body: body) } }
+            var answers: [Answer] = []
+            for try await answer in group { answers.append(answer) }
+            return answers
+        }
+        #expect(answers.map(\.status) == Array(repeating: 201, count: 8))
+        #expect(Set(answers.compactMap(\.etag)).count == 1)
+        #expect(answers.filter { $0.headers["idempotent-replayed"] == nil }.count == 1)
+        let feed = try await harness.client.get("/api/todos")
+        #expect((feed.object["changes"] as? [Any])?.count == 1)
+        try await harness.stop()
+    }
+
+    @Test func aFieldLeftOutOfAPutIsRemoved() async throws {
+        let harness = try await Harness.start()
+        var todo = todoJSON(done: true, tagID: "work")
+        let created = try await harness.putTodo(todo, key: newKey())
+        todo["tagID"] = nil
+        let updated = try await harness.putTodo(todo, key: newKey(), ifMatch: created.etag)
+        #expect(updated.status == 200)
+        #expect(updated.object["tagID"] == nil)
+        let stored = try await harness.client.get("/api/todos/\(todo["id"] as? String ?? "")")
+        #expect(stored.object["tagID"] == nil)
+        #expect(stored.etag == updated.etag)
+        let stat = try await harness.partition("dailyStats", "2026-11")["2026-11-22"]?["entity"] as? [String: Any]
+        #expect((stat?["tagStats"] as? [Any])?.isEmpty == true)
+        try await harness.stop()
+    }
+
     @Test func aKeyReusedForAnotherRequestIsRefused() async throws {
         let harness = try await Harness.start()
         let key = newKey()
