@@ -1,0 +1,56 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The reference sync server: PROTOCOL.md over Hummingbird, storing its own data with Folio.
+// `swift run --package-path Examples/SyncServer folio-sync-server --port 8080 --data ./ServerData`
+let package = Package(
+    name: "FolioSyncServer",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "Folio", path: "../.."),
+        // Only Hummingbird (and what it pulls in); its swift-configuration trait is off, so that
+        // package is never built.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+        // Already in Hummingbird's graph (at these versions); named for the types the server uses.
+        .package(url: "https://github.com/apple/swift-http-types.git", exact: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
+    ],
+    targets: [
+        // The server as a library, so the tests start it in-process.
+        .target(
+            name: "FolioSyncServer",
+            dependencies: [
+                .product(name: "Folio", package: "Folio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "folio-sync-server",
+            dependencies: ["FolioSyncServer"]
+        ),
+        .testTarget(
+            name: "FolioSyncServerTests",
+            dependencies: [
+                "FolioSyncServer",
+                .product(name: "Folio", package: "Folio"),
+            ]
+        ),
+    ]
+)
+
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(contentsOf: [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ])
+    target.swiftSettings = settings
+}
