@@ -5,6 +5,7 @@
 //   folio-crash-child write DIR SEED COUNT DURABILITY WRITER [--delay-ms 20] [--threshold-kib 64]
 //                           [--idle-ms 0] [--idle-every 8] [--tear-last 0] [--max-seconds 120] [--outbox]
 //   folio-crash-child read DIR SECONDS [--until-file PATH] [--pause-ms 0]
+//   folio-crash-child watch DIR SECONDS COUNT
 //
 // `write` runs COUNT transactions as WRITER (durability `full` or `relaxed`) and prints `ack N`
 // after each `write` returns. `--idle-ms` pauses that long after about one transaction in
@@ -146,6 +147,7 @@ func write(_ arguments: Arguments) async throws {
                 : try runTransaction(tx, Slot.self, seed: seed, writer: writer, tear: tear)
         }
         say("ack \(n)")
+        say("acked \(n) at \(DispatchTime.now().uptimeNanoseconds)")
         if idle > 0, Int.random(in: 0..<idleEvery, using: &pauses) == 0 {
             try await Task.sleep(for: .milliseconds(idle))
         }
@@ -190,12 +192,48 @@ func read(_ arguments: Arguments) async throws {
     say("reads \(reads) violations \(found)")
 }
 
+/// Observes the store; prints `ready` once subscribed, then `change COLLECTION ORIGIN at NANOS`
+/// (the system's monotonic clock, comparable with the writer's `acked … at`) for each change set
+/// from another process, until SECONDS pass or COUNT were seen.
+func watch(_ arguments: Arguments) async throws {
+    let values = arguments.positional
+    guard values.count == 4, let seconds = Double(values[2]), let count = Int(values[3]) else { fail("usage: watch DIR SECONDS COUNT") }
+    let parent = getppid()
+    // No polling: only the folder watcher can make the announcement quick.
+    var configuration = Store.Configuration()
+    configuration.outsideChangePollInterval = .seconds(3600)
+    let store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
+    let changes = await store.changes()
+    say("ready")
+    let watching = Task {
+        var seen = 0
+        for await change in changes where change.origin != .thisProcess {
+            say("change \(change.collection) \(change.origin.rawValue) at \(DispatchTime.now().uptimeNanoseconds)")
+            seen += 1
+            if seen >= count { break }
+        }
+    }
+    // The parent gone or SECONDS passed: stop (cancelling ends the iteration of the stream).
+    let timer = Task {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline, getppid() == parent {
+            do { try await Task.sleep(for: .milliseconds(50)) } catch { return }
+        }
+        watching.cancel()
+    }
+    await watching.value
+    timer.cancel()
+    try await store.close()
+    say("done")
+}
+
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
 do {
     switch arguments.positional.first {
     case "write": try await write(arguments)
     case "read": try await read(arguments)
-    default: fail("usage: folio-crash-child write|read …")
+    case "watch": try await watch(arguments)
+    default: fail("usage: folio-crash-child write|read|watch …")
     }
 } catch {
     fail("\(error)")

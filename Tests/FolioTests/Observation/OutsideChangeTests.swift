@@ -138,34 +138,41 @@ import Testing
         for path in strays { #expect(folder.exists(path)) }
     }
 
-    /// A real second process (the crash child) commits; this process's observer hears of it
-    /// through the folder watcher, without reading anything itself. The issue asks for under one
-    /// second: the best of up to three tries must make it (one try on a starved CI machine may
-    /// not, which says nothing about the mechanism).
+    /// Two real processes, neither of them the test runner: one observes the folder (`watch`),
+    /// the other commits one transaction (`write`). Both print the system's monotonic clock, at
+    /// the writer's acknowledgement and at the observer's announcement, so the test runner's own
+    /// scheduling (starved by other suites on a loaded machine) does not enter the figure. The
+    /// issue asks for under one second: the best of up to five tries must make it.
     @Test func aSecondProcessWriteIsAnnouncedWithinASecond() async throws {
         let folder = TemporaryFolder("two")
         let logs = folder.url.deletingLastPathComponent()
-        let store = try await Store.open(at: folder.url, configuration: .testing())
-        let changes = Collector(await store.changes())
-        var latencies: [Duration] = []
-        for attempt in 1...3 {
-            let before = changes.items.count
-            let child = try CrashChild(["write", folder.url.path, "\(attempt)", "1", "full", "w\(attempt)", "--max-seconds", "60"],
-                                       logs: logs, name: "announce-\(attempt)")
-            var acked: ContinuousClock.Instant?
-            for _ in 0..<6000 where acked == nil {
-                if !child.acks.isEmpty { acked = .now } else { try await Task.sleep(for: .milliseconds(5)) }
+        // Create the store first, so the observer opens an existing one.
+        try await Store.open(at: folder.url, configuration: .testing()).close()
+        var latencies: [Double] = []
+        for attempt in 1...5 {
+            let watcher = try CrashChild(["watch", folder.url.path, "60", "1"], logs: logs, name: "watch-\(attempt)")
+            var ready = false
+            for _ in 0..<6000 where !ready {
+                ready = watcher.lines.contains("ready")
+                if !ready { try await Task.sleep(for: .milliseconds(5)) }
             }
-            let ack = try #require(acked, "the child never acknowledged: \(child.errorText)")
-            #expect(await changes.wait(seconds: 15) { $0.count > before && $0[before...].contains { $0.origin == .otherProcess } }, "\(changes.items)")
-            latencies.append(max(.zero, ContinuousClock.now - ack))
-            child.kill()
-            if latencies.last! < .seconds(1) { break }
+            #expect(ready, "the observer never subscribed: \(watcher.errorText)")
+            let writer = try CrashChild(["write", folder.url.path, "\(attempt)", "1", "full", "w\(attempt)", "--max-seconds", "60"],
+                                        logs: logs, name: "announce-\(attempt)")
+            #expect(await writer.waitForExit(before: .now + .seconds(60)), "\(writer.errorText)")
+            #expect(await watcher.waitForExit(before: .now + .seconds(60)), "\(watcher.errorText)")
+            watcher.kill()
+            writer.kill()
+            func stamp(_ lines: [String], _ prefix: String) -> Double? {
+                lines.first { $0.hasPrefix(prefix) }.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+            }
+            let acked = try #require(stamp(writer.lines, "acked "), "writer: \(writer.lines) \(writer.errorText)")
+            let announced = try #require(stamp(watcher.lines, "change slots "), "observer: \(watcher.lines) \(watcher.errorText)")
+            #expect(watcher.lines.contains { $0.hasPrefix("change slots otherProcess") })
+            latencies.append(max(0, announced - acked) / 1e9)
+            if latencies.last! < 1 { break }
         }
-        #expect(latencies.min()! < .seconds(1), "latencies: \(latencies)")
-        let announced = changes.items.filter { $0.origin == .otherProcess }
-        #expect(announced.contains { $0.collection == Slot.collection && $0.changesEntities })
-        try await store.close()
+        #expect(latencies.min()! < 1, "latencies (s): \(latencies)")
     }
 }
 

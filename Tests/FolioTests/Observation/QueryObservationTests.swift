@@ -34,19 +34,11 @@ import Testing
     @Test func cancellingEndsTheObservationAndItsSubscription() async throws {
         let folder = TemporaryFolder()
         let store = try await Store.open(at: folder.url, configuration: .testing())
-        let task = Task {
-            var count = 0
-            for try await _ in store.observe(Query<Todo>(.day("2026-11-22"))) { count += 1 }
-            return count
-        }
-        var subscribed = false
-        for _ in 0..<1000 where !subscribed {
-            subscribed = await store.subscriberCount > 0
-            if !subscribed { try await Task.sleep(for: .milliseconds(5)) }
-        }
-        #expect(subscribed)
-        task.cancel()
-        #expect(try await task.value >= 0)
+        let results = Collector(store.observe(Query<Todo>(.day("2026-11-22"))))
+        #expect(await results.wait(forCount: 1))
+        #expect(await store.subscriberCount == 1)
+        results.cancel()
+        #expect(await results.waitForEnd())
         var unsubscribed = false
         for _ in 0..<1000 where !unsubscribed {
             let count = await store.subscriberCount, tracking = await store.isTrackingChanges
@@ -54,6 +46,9 @@ import Testing
             if !unsubscribed { try await Task.sleep(for: .milliseconds(5)) }
         }
         #expect(unsubscribed)
+        // The store goes on; nothing more reaches the cancelled observer.
+        try await store.write { tx in try tx.upsert(todo("after", on: "2026-11-22")) }
+        #expect(results.items.count == 1 && results.error == nil)
         try await store.close()
     }
 
