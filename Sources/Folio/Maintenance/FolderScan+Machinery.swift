@@ -44,14 +44,12 @@ extension FolderScan {
         }
         let locator = JSONKeyLocator(bytes)
         for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            guard let sequence = StoreState.sequence(fromFileName: key + ".json"), let count = entry["count"]?.integerValue else {
+            guard let sequence = StoreState.sequence(fromFileName: key + ".json"), let parsed = CommandAttempts(json: entry) else {
                 report(.warning, .machinery, path, at: locator.position(of: [key]),
                        "entry \"\(key)\" is not a 20-digit command number with an integer \"count\": Folio ignores it")
                 continue
             }
-            attempts[sequence] = CommandAttempts(
-                count: Int(count), serverErrors: Int(entry["serverErrors"]?.integerValue ?? 0), lastError: entry["lastError"]?.stringValue,
-                nextAttempt: entry["nextAttempt"]?.stringValue.flatMap(OutboxCommand.parseDate))
+            attempts[sequence] = parsed
         }
     }
 

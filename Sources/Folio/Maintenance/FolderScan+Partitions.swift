@@ -87,39 +87,26 @@ extension FolderScan {
             unreadableFiles.append(path)
             return
         }
+        // The schema is the store's own (PartitionFile), so verify passes exactly what Folio reads.
+        let problems = PartitionFile.problems(in: value, bytes: bytes, path: path)
+        for problem in problems {
+            report(.error, problem.kind == .badID ? .invalidName : .badShape, path,
+                   at: .init(line: problem.error.line ?? 1, column: problem.error.column ?? 1),
+                   "\(problem.error.message); Folio does not read this file until it is fixed")
+        }
+        guard problems.isEmpty, case .object(let entities)? = value["entities"] else {
+            unreadableFiles.append(path)
+            return
+        }
         let locator = JSONKeyLocator(bytes)
-        guard case .object(let members) = value else {
-            report(.error, .badShape, path, at: .init(line: 1, column: 1), "a partition file must be a JSON object with an \"entities\" object; " + what)
-            unreadableFiles.append(path)
-            return
-        }
-        guard case .object(let entities)? = members["entities"] else {
-            report(.error, .badShape, path, at: locator.position(of: ["entities"]) ?? .init(line: 1, column: 1),
-                   "no \"entities\" object at the top level; " + what)
-            unreadableFiles.append(path)
-            return
-        }
-        var unreadable = false
         var ids: Set<String> = []
         var positions: [String: JSONKeyLocator.Position] = [:]
-        for id in entities.keys.sorted() {
+        for (id, entity) in entities.sorted(by: { $0.key < $1.key }) {
             let position = locator.position(of: ["entities", id])
             positions[id] = position
-            do {
-                try Names.validateID(id)
-            } catch {
-                report(.error, .invalidName, path, at: position, "\(error.message); Folio does not read this file until it is fixed")
-                unreadable = true
-                continue
-            }
-            guard case .object(let fields) = entities[id]! else {
-                report(.error, .badShape, path, at: position, "entity \"\(id)\" is not a JSON object; Folio does not read this file until it is fixed")
-                unreadable = true
-                continue
-            }
             ids.insert(id)
             let ownID: String?
-            switch fields["id"] {
+            switch entity["id"] {
             case .string(let text)?: ownID = text
             case .number(let text)?: ownID = text
             default: ownID = nil
@@ -128,23 +115,6 @@ extension FolderScan {
                 report(.error, .badShape, path, at: locator.position(of: ["entities", id, "id"]) ?? position,
                        "entity stored under \"\(id)\" says its id is \"\(ownID)\": an entity is stored under its own id; rename the key or fix the field")
             }
-        }
-        if let versions = members["versions"] {
-            if case .object(let pairs) = versions {
-                for (id, version) in pairs.sorted(by: { $0.key < $1.key }) where version.stringValue == nil {
-                    report(.error, .badShape, path, at: locator.position(of: ["versions", id]),
-                           "the version of \"\(id)\" must be a string; Folio does not read this file until it is fixed")
-                    unreadable = true
-                }
-            } else {
-                report(.error, .badShape, path, at: locator.position(of: ["versions"]),
-                       "\"versions\" must be an object from entity id to version string; Folio does not read this file until it is fixed")
-                unreadable = true
-            }
-        }
-        if unreadable {
-            unreadableFiles.append(path)
-            return
         }
         if entities.isEmpty {
             report(.note, .badShape, path, "no entities: Folio removes an empty partition's file (harmless)")

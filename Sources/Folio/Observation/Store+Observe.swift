@@ -17,7 +17,10 @@ extension Store {
     /// - Returns: The successive results. It throws if the query fails (e.g. a selected file
     ///   that was never read successfully is broken), then ends.
     public nonisolated func observe<E: Entity>(_ query: Query<E>) -> AsyncThrowingStream<[E], any Error> {
-        observeResults(query, includingSyncStatus: false) { state throws(FolioError) in try state.fetch(query) }
+        observeResults(query, includingSyncStatus: false) { state throws(FolioError) in
+            let entities = try state.fetch(query)
+            return (entities, try state.fingerprint(of: entities))
+        }
     }
 
     /// Like ``observe(_:)``, with each entity's sync status: a new result also comes when an
@@ -32,13 +35,14 @@ extension Store {
     /// - Returns: The successive results, each entity with its ``EntitySyncStatus``.
     public nonisolated func observeWithSyncStatus<E: Entity>(_ query: Query<E>) -> AsyncThrowingStream<[WithSyncStatus<E>], any Error> {
         observeResults(query, includingSyncStatus: true) { state throws(FolioError) in
-            try state.withSyncStatus(try state.fetch(query))
+            let rows = try state.withSyncStatus(try state.fetch(query))
+            return (rows, try state.fingerprint(of: rows.map(\.entity)) + rows.map { .string($0.syncStatus.description) })
         }
     }
 
     private nonisolated func observeResults<E: Entity, Result: Sendable>(
         _ query: Query<E>, includingSyncStatus: Bool,
-        _ evaluate: @escaping @Sendable (StoreState) throws(FolioError) -> Result
+        _ evaluate: @escaping @Sendable (StoreState) throws(FolioError) -> (Result, [JSONValue])
     ) -> AsyncThrowingStream<Result, any Error> {
         AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let task = Task {
@@ -69,44 +73,19 @@ extension Store {
         }
     }
 
-    /// Runs `evaluate` as a read, with a fingerprint of its result (the entities' JSON, and their
-    /// statuses) to tell a new result from a repeat.
-    private func evaluate<Result>(_ evaluate: (StoreState) throws(FolioError) -> Result) async throws
+    /// Runs `evaluate` as a read: the result, and a fingerprint of it (its entities' JSON, and
+    /// their statuses) to tell a new result from a repeat for types that need not be Equatable.
+    private func evaluate<Result>(_ evaluate: (StoreState) throws(FolioError) -> (Result, [JSONValue])) async throws
         -> (result: Result, fingerprint: [JSONValue]) {
-        try await read { state throws(FolioError) in
-            let result = try evaluate(state)
-            return (result, try state.fingerprint(of: result))
-        }
+        try await read { state throws(FolioError) in try evaluate(state) }
     }
 }
 
 extension StoreState {
-    /// The JSON of a query result (entities, or entities with statuses), for comparing results of
-    /// types that need not be Equatable.
-    func fingerprint<Result>(of result: Result) throws(FolioError) -> [JSONValue] {
+    func fingerprint<E: Entity>(of entities: [E]) throws(FolioError) -> [JSONValue] {
         var values: [JSONValue] = []
-        if let entities = result as? [any Entity] {
-            for entity in entities { values.append(try encodeAny(entity)) }
-        } else if let rows = result as? [any SyncStatusRow] {
-            for row in rows {
-                values.append(try encodeAny(row.anyEntity))
-                values.append(.string(row.syncStatus.description))
-            }
-        }
+        values.reserveCapacity(entities.count)
+        for entity in entities { values.append(try coder.encode(entity)) }
         return values
     }
-
-    private func encodeAny(_ entity: some Entity) throws(FolioError) -> JSONValue {
-        try coder.encode(entity)
-    }
-}
-
-/// Lets ``StoreState/fingerprint(of:)`` see through ``WithSyncStatus`` of any entity type.
-protocol SyncStatusRow {
-    var anyEntity: any Entity { get }
-    var syncStatus: EntitySyncStatus { get }
-}
-
-extension WithSyncStatus: SyncStatusRow {
-    var anyEntity: any Entity { entity }
 }

@@ -17,6 +17,13 @@ public struct CommandAttempts: Sendable, Equatable {
     /// No attempt yet.
     public static let none = CommandAttempts(count: 0, lastError: nil, nextAttempt: nil)
 
+    /// One entry of `.folio/attempts.json` (FORMAT.md); nil without an integer `count`.
+    init?(json entry: JSONValue) {
+        guard let count = entry["count"]?.integerValue else { return nil }
+        self.init(count: Int(count), serverErrors: Int(entry["serverErrors"]?.integerValue ?? 0), lastError: entry["lastError"]?.stringValue,
+                  nextAttempt: entry["nextAttempt"]?.stringValue.flatMap(OutboxCommand.parseDate))
+    }
+
     /// Creates a record.
     public init(count: Int, serverErrors: Int = 0, lastError: String?, nextAttempt: Date?) {
         self.count = count
@@ -77,10 +84,8 @@ extension Store {
         }
         var result: [UInt64: CommandAttempts] = [:]
         for (key, entry) in value.objectValue ?? [:] {
-            guard let sequence = UInt64(key), let count = entry["count"]?.integerValue else { continue }
-            result[sequence] = CommandAttempts(
-                count: Int(count), serverErrors: Int(entry["serverErrors"]?.integerValue ?? 0), lastError: entry["lastError"]?.stringValue,
-                nextAttempt: entry["nextAttempt"]?.stringValue.flatMap(OutboxCommand.parseDate))
+            guard let sequence = UInt64(key), let attempts = CommandAttempts(json: entry) else { continue }
+            result[sequence] = attempts
         }
         return result
     }

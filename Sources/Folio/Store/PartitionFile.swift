@@ -27,36 +27,11 @@ enum PartitionFile {
         } catch {
             throw FolioError(.corruptFile, "invalid JSON: \(error.message)", path: path, line: error.line, column: error.column)
         }
-        guard case .object(var members) = value else {
-            throw FolioError(.corruptFile, "expected a JSON object with an \"entities\" object at the top", path: path, line: 1, column: 1)
-        }
-        guard case .object(let entities)? = members.removeValue(forKey: "entities") else {
+        if let problem = problems(in: value, bytes: bytes, path: path).first { throw problem.error }
+        guard case .object(var members) = value, case .object(let entities)? = members.removeValue(forKey: "entities") else {
             throw FolioError(.corruptFile, "missing \"entities\" object at the top level", path: path, line: 1, column: 1)
         }
-        for (id, entity) in entities {
-            do { try Names.validateID(id) } catch {
-                throw FolioError(.corruptFile, "invalid entity id: \(error.message)", path: path,
-                                 line: lineOfKey(id, in: bytes), entityID: id)
-            }
-            guard entity.objectValue != nil else {
-                throw FolioError(.corruptFile, "entity \"\(id)\" is not a JSON object", path: path,
-                                 line: lineOfKey(id, in: bytes), entityID: id)
-            }
-        }
-        var versions: [String: String] = [:]
-        if let stored = members.removeValue(forKey: "versions") {
-            guard case .object(let pairs) = stored else {
-                throw FolioError(.corruptFile, "\"versions\" must be an object from id to version string", path: path,
-                                 line: lineOfKey("versions", in: bytes))
-            }
-            for (id, version) in pairs {
-                guard let text = version.stringValue else {
-                    throw FolioError(.corruptFile, "the version of \"\(id)\" must be a string", path: path,
-                                     line: lineOfKey(id, in: bytes), entityID: id)
-                }
-                versions[id] = text
-            }
-        }
+        let versions = members.removeValue(forKey: "versions")?.objectValue?.compactMapValues(\.stringValue) ?? [:]
         return Contents(entities: entities, versions: versions, extra: members)
     }
 
@@ -67,17 +42,49 @@ enum PartitionFile {
         return JSONWriter.pretty(.object(members))
     }
 
-    /// The line where `"key"` first appears, to point a person at a shape error.
-    private static func lineOfKey(_ key: String, in bytes: [UInt8]) -> Int? {
-        let needle = JSONWriter.compact(.string(key))
-        guard needle.count <= bytes.count else { return nil }
-        var line = 1
-        var index = 0
-        while index + needle.count <= bytes.count {
-            if bytes[index] == 0x0A { line += 1 }
-            if bytes[index] == needle[0] && Array(bytes[index..<(index + needle.count)]) == needle { return line }
-            index += 1
+    /// What is wrong with a partition file's shape.
+    enum Problem {
+        /// An entity id that is not a valid name (Names.validateID).
+        case badID
+        /// Anything else: not an object, no `entities`, an entity or `versions` of the wrong type.
+        case badShape
+    }
+
+    /// Every way a parsed partition file breaks the format, in key order, each with its line and
+    /// column: ``decode(_:path:)`` throws the first, `folio verify` reports them all. Valid files
+    /// cost one pass over the ids; positions are looked up only when something is wrong.
+    static func problems(in value: JSONValue, bytes: [UInt8], path: String) -> [(kind: Problem, error: FolioError)] {
+        var locator: JSONKeyLocator?
+        func problem(_ kind: Problem, _ message: String, at keyPath: [String], id: String? = nil) -> (kind: Problem, error: FolioError) {
+            if locator == nil { locator = JSONKeyLocator(bytes) }
+            let position = keyPath.isEmpty ? nil : locator!.position(of: keyPath)
+            return (kind, FolioError(.corruptFile, message, path: path, line: position?.line ?? 1, column: position?.column ?? 1, entityID: id))
         }
-        return nil
+        guard case .object(let members) = value else {
+            return [problem(.badShape, "expected a JSON object with an \"entities\" object at the top", at: [])]
+        }
+        guard case .object(let entities)? = members["entities"] else {
+            return [problem(.badShape, "missing \"entities\" object at the top level", at: members["entities"] == nil ? [] : ["entities"])]
+        }
+        var found: [(kind: Problem, error: FolioError)] = []
+        for (id, entity) in entities {
+            do { try Names.validateID(id) } catch {
+                found.append(problem(.badID, "invalid entity id: \(error.message)", at: ["entities", id], id: id))
+                continue
+            }
+            if entity.objectValue == nil {
+                found.append(problem(.badShape, "entity \"\(id)\" is not a JSON object", at: ["entities", id], id: id))
+            }
+        }
+        if let stored = members["versions"] {
+            if case .object(let pairs) = stored {
+                for (id, version) in pairs where version.stringValue == nil {
+                    found.append(problem(.badShape, "the version of \"\(id)\" must be a string", at: ["versions", id], id: id))
+                }
+            } else {
+                found.append(problem(.badShape, "\"versions\" must be an object from id to version string", at: ["versions"]))
+            }
+        }
+        return found.sorted { ($0.error.line ?? 0, $0.error.column ?? 0) < ($1.error.line ?? 0, $1.error.column ?? 0) }
     }
 }

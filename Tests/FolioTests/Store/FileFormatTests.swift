@@ -247,3 +247,34 @@ import Testing
 extension Todo: Hashable {
     func hash(into hasher: inout Hasher) { hasher.combine(id) }
 }
+
+@Suite struct PartitionSchemaTests {
+    /// A hand edit that parses but breaks the format (an entity that is not an object, a version
+    /// that is not a string, a bad id) is located by line and column, by the store when it reads
+    /// the file and by `verify`, from the one schema both use (PartitionFile.problems).
+    @Test func shapeErrorsNameTheirLineAndColumnForTheStoreAndForVerify() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(Tag(id: "home", name: "Home", color: "#0a0")) }
+        try await store.close()
+        try folder.write("""
+            {
+              "entities": {
+                "home": {"color": "#0a0", "id": "home", "name": "Home"},
+                "work": "not an object"
+              },
+              "versions": {
+                "home": 7
+              }
+            }
+            """, to: "tags.json")
+        let reopened = try await Store.open(at: folder.url, configuration: .testing())
+        let error = await expectFolioError(.corruptFile) { try await reopened.fetch(Query<Tag>()) }
+        #expect(error?.path == "tags.json" && error?.line == 4 && error?.column == 5, "\(String(describing: error))")
+        try await reopened.close()
+
+        let report = try await Store.verify(at: folder.url)
+        let located = report.problems.filter { $0.path == "tags.json" }.map { [$0.line, $0.column] }
+        #expect(located == [[4, 5], [7, 5]], "\(report.problems)")
+    }
+}
