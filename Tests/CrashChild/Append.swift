@@ -16,17 +16,21 @@ func append(_ arguments: Arguments) async throws {
     let stopFile = arguments.options["until-file"]
     let parent = getppid()
     let deadline = ContinuousClock.now + .seconds(arguments.int("max-seconds", default: 60))
-    let store = try await Store.open(at: URL(fileURLWithPath: values[1]))
+    var configuration = Store.Configuration()
+    configuration.logHandler = { message in say("log \(DispatchTime.now().uptimeNanoseconds) \(message.level) \(message.path ?? "-"): \(message.text)") }
+    let store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
     for n in 0..<count {
         guard getppid() == parent, ContinuousClock.now < deadline else { break }
         if let stopFile, FileManager.default.fileExists(atPath: stopFile) { break }
         let slot = Slot(id: "W-\(n)", day: "2026-01-25", transaction: n, group: [], writer: "W")
         try await store.write { tx in try tx.upsert(slot) }
         say("ack \(slot.id)")
+        say("at \(DispatchTime.now().uptimeNanoseconds)")
         do {
             try await store.checkpoint()
-        } catch let error as FolioError where error.code == .corruptFile {
-            // The file is half-saved by an editor at this instant: the slot waits in the journal.
+        } catch let error as FolioError {
+            // The file is half-saved by an editor at this instant, or an editor keeps saving it
+            // faster than Folio can swap it: the slot waits in the journal.
             say("blocked \(error.message)")
         }
     }

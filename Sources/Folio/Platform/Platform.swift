@@ -98,6 +98,42 @@ enum Platform {
         #endif
     }
 
+    /// Atomically exchanges two existing paths, so each names the other's file: Linux
+    /// `renameat2(RENAME_EXCHANGE)` (looked up at run time: glibc 2.28+, not declared to Swift),
+    /// Apple `renamex_np(RENAME_SWAP)`. Returns 0, or the errno; see ``isUnsupported(_:)``.
+    static func exchange(_ first: String, _ second: String) -> Int32 {
+        #if canImport(Darwin)
+        return renamex_np(first, second, UInt32(RENAME_SWAP)) == 0 ? 0 : errno
+        #else
+        guard let renameAt2 = LinuxRename.function else { return ENOSYS }
+        return renameAt2(AT_FDCWD, first, AT_FDCWD, second, LinuxRename.exchange) == 0 ? 0 : errno
+        #endif
+    }
+
+    /// Renames `from` to `to` only if `to` does not exist (EEXIST otherwise), atomically.
+    static func renameNoReplace(_ from: String, _ to: String) -> Int32 {
+        #if canImport(Darwin)
+        return renamex_np(from, to, UInt32(RENAME_EXCL)) == 0 ? 0 : errno
+        #else
+        guard let renameAt2 = LinuxRename.function else { return ENOSYS }
+        return renameAt2(AT_FDCWD, from, AT_FDCWD, to, LinuxRename.noReplace) == 0 ? 0 : errno
+        #endif
+    }
+
+    /// Whether the file system (or the C library) cannot exchange or rename exclusively.
+    static func isUnsupported(_ code: Int32) -> Bool {
+        code == ENOSYS || code == EINVAL || code == ENOTSUP || code == EOPNOTSUPP
+    }
+
+    #if !canImport(Darwin)
+    private enum LinuxRename {
+        typealias Function = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+        static let noReplace: UInt32 = 1 << 0
+        static let exchange: UInt32 = 1 << 1
+        static let function: Function? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Function.self) }
+    }
+    #endif
+
     static func unlink(_ path: String) -> Int32 {
         #if canImport(Darwin)
         return Darwin.unlink(path) == 0 ? 0 : errno

@@ -23,6 +23,16 @@ final class Partition {
     /// With change tracking: the state observers were last told about, when it differs from
     /// `entities` because another process's checkpoint reset this partition to its (old) file.
     var announced: [String: JSONValue]?
+    /// The hash of the file's bytes as this process last read or wrote them: a checkpoint replaces
+    /// the file only if it still holds these (``AtomicFile/replace(_:with:ifStill:)``).
+    var fileHash: ContentHash?
+    /// Set when `base` is not the file but its merge with what Folio wrote since (the file was
+    /// saved from an older version): the next checkpoint writes the merge.
+    var holdsMerge = false
+    /// The file's bytes when they are not among the versions Folio keeps (a person saved them):
+    /// kept before Folio next replaces the file, so that a later save made from them is merged
+    /// against them.
+    var unkeptFile: [UInt8]?
 
     init(address: PartitionAddress, identity: FileIdentity?, contents: PartitionFile.Contents) {
         self.address = address
@@ -68,7 +78,7 @@ final class Partition {
     }
 
     /// Whether the committed state differs from the file.
-    var isDirty: Bool { entities != base || versions != baseVersions }
+    var isDirty: Bool { entities != base || versions != baseVersions || holdsMerge }
 
     /// What the file must hold.
     var contents: PartitionFile.Contents {
@@ -80,6 +90,8 @@ final class Partition {
         base = entities
         baseVersions = versions
         self.identity = identity
+        holdsMerge = false
+        unkeptFile = nil
     }
 
     /// The typed values of all entities, in id order, decoding only what is not cached yet.

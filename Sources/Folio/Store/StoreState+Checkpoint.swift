@@ -27,14 +27,15 @@ extension StoreState {
         var outcome = CheckpointOutcome()
         guard let header else { return outcome }
         let tail = try journal.size - readOffset
-        guard !records.isEmpty || tail > 0 || outbox?.needsQuarantineMove == true else {
+        let merged = partitions.values.filter(\.holdsMerge).map(\.address)
+        guard !records.isEmpty || tail > 0 || outbox?.needsQuarantineMove == true || !merged.isEmpty else {
             saveIndexes()
             return outcome
         }
         try journal.sync()
 
         var directories = Set<String>()
-        for address in touched.sorted() {
+        for address in touched.union(merged).sorted() {
             let partition: Partition
             do {
                 partition = try self.partition(address)
@@ -48,17 +49,15 @@ extension StoreState {
             }
             let path = address.path
             let folder = FileSystem.parent(of: path)
-            if partition.entities.isEmpty {
-                if partition.identity != nil {
-                    try fileSystem.unlink(path)
-                    outcome.filesWritten += 1
-                    directories.insert(folder)
-                }
+            if partition.entities.isEmpty && partition.identity == nil {
                 partition.markWritten(identity: nil)
-            } else if partition.isDirty || partition.identity == nil {
-                try fileSystem.makeDirectoryDurably(folder)
-                try AtomicFile(fileSystem: fileSystem).replace(path, with: PartitionFile.encode(partition.contents))
-                partition.markWritten(identity: try fileSystem.identity(path))
+            } else if partition.entities.isEmpty || partition.isDirty || partition.identity == nil {
+                // Only if the file is still the one read: an editor's save is never overwritten.
+                if !partition.entities.isEmpty { try fileSystem.makeDirectoryDurably(folder) }
+                if let problem = try writeUnlessChanged(partition) {
+                    outcome.blocked.append(problem)
+                    continue
+                }
                 outcome.filesWritten += 1
                 directories.insert(folder)
             } else {

@@ -51,7 +51,7 @@ import Testing
         }
         _ = FileManager.default.createFile(atPath: stop.path, contents: nil)
         let finished = await child.waitForExit(before: .now + .seconds(60))
-        try #require(finished && child.exitedCleanly, "writer: \(child.errorText)")
+        try #require(finished && child.exitedCleanly, "writer: \(child.errorText)\n\(child.lines.filter { $0.hasPrefix("log") }.suffix(40).joined(separator: "\n"))")
         let acked = Set(child.lines.compactMap { $0.hasPrefix("ack ") ? String($0.dropFirst(4)) : nil })
 
         let store = try await Store.open(at: root.url)
@@ -62,6 +62,7 @@ import Testing
         let lostSaves = saves.keys.filter { !stored.contains($0) || !inFile.contains($0) }.sorted()
         let lostEntities = acked.filter { !stored.contains($0) || !inFile.contains($0) }.sorted()
         print("editor race: \(saves.count) saves (rename and in place), \(lostSaves.count) lost saves, \(lostEntities.count) lost entities (\(acked.count) slots written; seed \(seed))")
+        if let keep = ProcessInfo.processInfo.environment["FOLIO_EDITOR_KEEP"] { try? FileManager.default.copyItem(at: logs, to: URL(fileURLWithPath: keep)) }
         #expect(lostSaves.isEmpty, "lost saves: \(lostSaves.map { "\($0) (\(saves[$0]!))" })")
         #expect(lostEntities.isEmpty, "lost slots: \(lostEntities)")
         #expect(saves.count >= 30 && acked.count >= 30, "too few saves or writes to prove anything")
