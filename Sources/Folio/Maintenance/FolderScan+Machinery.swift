@@ -14,6 +14,8 @@ extension FolderScan {
                 checkSyncFile()
             case (StoreLayout.machinery + "/index", true):
                 checkIndexes()
+            case (KeptVersions.folder, true):
+                continue   // derived: the versions a save from an older buffer is merged against
             case (StoreLayout.tempFolder, true):
                 for file in list(StoreLayout.tempFolder) {
                     let tempPath = StoreLayout.tempFolder + "/" + file.name
