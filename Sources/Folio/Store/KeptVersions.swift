@@ -5,9 +5,10 @@
 /// `.folio/versions/<path of the file>/<order>-<hash>.json` for a version Folio wrote,
 /// `<order>-<hash>.edit.json` for one a person saved: `order` (20 digits) grows with every
 /// version kept, `hash` is the ``ContentHash`` of the bytes, which are exactly the file's. Folio
-/// keeps every version it writes (before renaming it into place) and every saved version it read
-/// (before it next replaces the file), at most ``limit`` per file. They are written without fsync: a version damaged by a
-/// crash fails its hash and is ignored. They are derived data: deleting the folder only makes
+/// keeps every version it writes (before renaming it into place), every merge it makes and every
+/// saved version it reads, at most ``limit`` per file. They are written by temp file and rename,
+/// without fsync: a version damaged by a power cut fails its hash and is ignored. They are derived
+/// data: deleting the folder only makes
 /// Folio unable to merge a save made from an older buffer (it then takes the save as it is).
 struct KeptVersions {
     static let folder = StoreLayout.machinery + "/versions"
@@ -58,27 +59,41 @@ struct KeptVersions {
         if edit, versions.contains(where: { $0.hash == hash }) { return }
         let folder = Self.folder(of: path)
         try fileSystem.makeDirectoryDurably(folder)
-        // Another process may keep a version at the same instant: take the next number then.
-        var order = (versions.last?.order ?? 0) + 1
-        var fd: Int32 = -1
-        var relative = ""
-        for _ in 0..<4 {
-            let digits = String(order)
-            let name = String(repeating: "0", count: max(0, 20 - digits.count)) + digits + "-\(hash)" + (edit ? ".edit.json" : ".json")
-            relative = folder + "/" + name
-            try fileSystem.step(.create(relative))
-            fd = Platform.open(fileSystem.absolute(relative), flags: Platform.createExclusiveWriteOnly)
-            if fd >= 0 || !Platform.isExisting(Platform.lastError) { break }
-            order += 1
-        }
-        if fd < 0 { throw .system("create", path: relative, errno: Platform.lastError) }
+        // Written to a temp file and renamed, so a kill never leaves half a version; another
+        // process may keep one under the same number at the same instant: take the next then.
+        let temp = StoreLayout.tempFolder + "/" + AtomicFile.counter.nextName(for: "version")
+        try fileSystem.step(.create(temp))
+        let fd = Platform.open(fileSystem.absolute(temp), flags: Platform.createExclusiveWriteOnly)
+        if fd < 0 { throw .system("create temp file for", path: folder, errno: Platform.lastError) }
         do throws(FolioError) {
-            try fileSystem.write(fd, bytes, at: 0, path: relative)
+            try fileSystem.write(fd, bytes, at: 0, path: temp)
         } catch {
             _ = Platform.close(fd)
+            _ = Platform.unlink(fileSystem.absolute(temp))
             throw error
         }
-        if Platform.close(fd) != 0 { throw .system("close", path: relative, errno: Platform.lastError) }
+        if Platform.close(fd) != 0 {
+            let code = Platform.lastError
+            _ = Platform.unlink(fileSystem.absolute(temp))
+            throw .system("close", path: temp, errno: code)
+        }
+        var order = (versions.last?.order ?? 0) + 1
+        var placed = false
+        for _ in 0..<4 where !placed {
+            let digits = String(order)
+            let name = String(repeating: "0", count: max(0, 20 - digits.count)) + digits + "-\(hash)" + (edit ? ".edit.json" : ".json")
+            switch try fileSystem.renameNoReplace(temp, to: folder + "/" + name) {
+            case true?: placed = true
+            case false?: order += 1
+            case nil:
+                try fileSystem.rename(temp, to: folder + "/" + name)
+                placed = true
+            }
+        }
+        if !placed {
+            _ = Platform.unlink(fileSystem.absolute(temp))
+            return
+        }
         versions.removeAll { version in
             guard version.hash == hash else { return false }
             _ = Platform.unlink(fileSystem.absolute(folder + "/" + version.name))
