@@ -39,8 +39,8 @@ enum PartitionMerge {
             }
             if let value { result.contents.entities[id] = value }
         }
+        // Versions may outlive their entity (a delete not yet acknowledged keeps its version).
         result.contents.versions = mergeValues(base: base.versions, ours: ours.versions, theirs: theirs.versions)
-            .filter { result.contents.entities[$0.key] != nil }
         result.contents.extra = mergeValues(base: base.extra, ours: ours.extra, theirs: theirs.extra)
         result.keptFromFolio.sort()
         result.conflicts.sort()

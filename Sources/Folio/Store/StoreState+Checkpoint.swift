@@ -49,11 +49,13 @@ extension StoreState {
             }
             let path = address.path
             let folder = FileSystem.parent(of: path)
-            if partition.entities.isEmpty && partition.identity == nil {
+            // A partition with no entities keeps its file while it holds tombstone versions.
+            let isEmpty = partition.entities.isEmpty && partition.versions.isEmpty
+            if isEmpty && partition.identity == nil {
                 partition.markWritten(identity: nil)
-            } else if partition.entities.isEmpty || partition.isDirty || partition.identity == nil {
+            } else if isEmpty || partition.isDirty || partition.identity == nil {
                 // Only if the file is still the one read: an editor's save is never overwritten.
-                if !partition.entities.isEmpty { try fileSystem.makeDirectoryDurably(folder) }
+                if !isEmpty { try fileSystem.makeDirectoryDurably(folder) }
                 if let problem = try writeUnlessChanged(partition) {
                     outcome.blocked.append(problem)
                     continue

@@ -96,7 +96,7 @@ extension StoreState {
         for _ in 0..<Self.swapAttempts {
             if let problem = partition.unreadable { return problem }
             let outcome: AtomicFile.SwapOutcome
-            if partition.entities.isEmpty {
+            if partition.entities.isEmpty && partition.versions.isEmpty {
                 outcome = try removeUnlessChanged(partition)
             } else {
                 let bytes = PartitionFile.encode(partition.contents)

@@ -13,7 +13,8 @@ extension SyncEngine {
     func drainPass(honouringBackoff: Bool) async throws -> DrainReport {
         var report = DrainReport()
         var touched: [String: Set<String>] = [:]
-        var honour = honouringBackoff && !ignoreBackoffOnce
+        var honour = honouringBackoff
+        let networkCameBack = ignoreBackoffOnce
         ignoreBackoffOnce = false
         let batchSize = (transport as? any BatchTransport)?.maxBatchSize ?? 1
         defer { status.inFlight = nil }
@@ -37,17 +38,20 @@ extension SyncEngine {
             }
             // Only the pass's first head can be waiting out a backoff: a command is tried only
             // once every earlier one is settled, and a failure ends the pass.
-            if honour, let next = try await store.attempts(for: first.sequence).nextAttempt, next > Date() {
+            let attempts = try await store.attempts(for: first.sequence)
+            // The network coming back ends a wait caused by the network, not one the server asked for.
+            if honour, let next = attempts.nextAttempt, next > Date(), !(networkCameBack && !attempts.serverAnsweredLast) {
                 status.nextAttempt = next
                 report.nextAttempt = next
-                report.stoppedBecause = "waiting to retry command \(first.sequence)"
+                report.stoppedBecause = "command \(first.sequence) waits until \(next.formatted(.iso8601)) to be sent again"
+                    + (attempts.lastError.map { " (after \(attempts.count) failed attempt\(attempts.count == 1 ? "" : "s"); the last: \($0))" } ?? "")
                 break
             }
             honour = false
             var requests: [PushRequest] = []
             for command in head.commands { requests.append(try await request(for: command)) }
             // From here the commands may reach the server: coalescing must leave them alone.
-            await store.markInFlight(through: head.commands[requests.count - 1].sequence)
+            try await store.markInFlight(through: head.commands[requests.count - 1].sequence)
             status.inFlight = first.sequence
             emit(.sending(first.sequence))
             var outcomes = await push(requests, batch: batchSize > 1)
@@ -108,17 +112,17 @@ extension SyncEngine {
               command.operation == .upsert || command.operation == .delete else {
             return PushRequest(command: command, body: command.body, precondition: .none, idempotencyKey: command.id)
         }
-        var version: String?
         if command.operation == .upsert && command.base == nil {
             // The change created the entity here (new, or again after a delete): a create, whatever
             // version an earlier incarnation had.
             return PushRequest(command: command, body: command.body, precondition: .absent, idempotencyKey: command.id)
         }
-        if command.operation == .upsert, let granularity = await granularity(of: collection, partition: command.partition) {
-            // The stored version: what the server acknowledged or a pull brought last.
-            version = try await store.storedVersion(collection: collection, granularity: granularity, id: id)
-        } else {
-            version = acknowledgedVersions[collection + "/" + id]
+        // What the server has now, as far as this store durably knows: the version an
+        // acknowledgement or a pull stored (with the entity, or left behind by a local delete).
+        var version: String?
+        if let granularity = await granularity(of: collection, partition: command.partition) {
+            version = try await store.storedVersion(collection: collection, granularity: granularity, id: id,
+                                                    deletedFrom: command.operation == .delete ? command.partition : nil)
         }
         version = version ?? command.baseVersion
         let precondition: PushRequest.Precondition
@@ -192,7 +196,7 @@ extension SyncEngine {
                                retryAfter: Duration?, report: inout DrainReport) async throws -> Step {
         let previous = try await store.attempts(for: command.sequence)
         if serverAnswered && previous.serverErrors + 1 >= configuration.maxAttempts {
-            let why = "gave up after \(previous.serverErrors + 1) failed attempts; the last: \(reason)"
+            let why = "gave up on command \(command.sequence) after \(previous.serverErrors + 1) failed attempts; the last: \(reason)"
             try await deadLetter(command, reason: FailureReason(why, status: httpStatus), report: &report)
             return .next
         }
@@ -201,7 +205,7 @@ extension SyncEngine {
         let delay = backoff.delay(attempt: previous.count + 1, retryAfter: retryAfter, using: &generator)
         let next = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18)
         try await store.recordFailedAttempt(command.sequence, error: reason, nextAttempt: next, serverAnswered: serverAnswered)
-        status.lastError = reason
+        status.lastError = "command \(command.sequence): \(reason)"
         status.nextAttempt = next
         emit(.retrying(command.sequence, reason: reason, nextAttempt: next))
         return .wait(until: next)
@@ -211,7 +215,7 @@ extension SyncEngine {
         try await store.failCommand(command.sequence, reason: reason)
         report.deadLettered += 1
         report.remaining = max(0, report.remaining - 1)
-        status.lastError = reason.reason
+        status.lastError = "command \(command.sequence) moved to outbox/failed/: \(reason.reason)"
         emit(.deadLettered(command.sequence, reason: reason.reason))
     }
 
@@ -223,12 +227,5 @@ extension SyncEngine {
         _ = try await store.acknowledge(command.sequence, version: version, serverEntity: Self.json(entity),
                                         collection: command.collection.flatMap { configuration.collections[$0] },
                                         durability: .relaxed)
-        if let name = command.collection, let id = command.entityID {
-            if command.operation == .upsert {
-                acknowledgedVersions[name + "/" + id] = version ?? ""
-            } else {
-                acknowledgedVersions[name + "/" + id] = nil
-            }
-        }
     }
 }
