@@ -9,7 +9,8 @@ import Glibc
 /// (EditorRaceTests). Writes slots `W-0`, `W-1`, … into one day file (`2026-01-25`), each in its
 /// own durable write followed by a checkpoint, and prints `ack W-n` after each: it replaces the
 /// day file as often as it can, as short-lived processes such as `todo add` do at every close.
-/// Stops after COUNT slots, when PATH exists, or when its parent is gone.
+/// Stops after COUNT slots, when PATH exists, or when its parent is gone. Folio's log goes to the
+/// output as `log <monotonic ns> <level> <path>: <text>`.
 func append(_ arguments: Arguments) async throws {
     let values = arguments.positional
     guard values.count == 3, let count = Int(values[2]) else { fail("usage: append DIR COUNT [--until-file PATH]") }
@@ -25,7 +26,6 @@ func append(_ arguments: Arguments) async throws {
         let slot = Slot(id: "W-\(n)", day: "2026-01-25", transaction: n, group: [], writer: "W")
         try await store.write { tx in try tx.upsert(slot) }
         say("ack \(slot.id)")
-        say("at \(DispatchTime.now().uptimeNanoseconds)")
         do {
             try await store.checkpoint()
         } catch let error as FolioError {
