@@ -2,15 +2,15 @@
 /// on rename, so that a save made by an editor between Folio's read and Folio's rename is never
 /// overwritten.
 ///
-/// The new content goes to a temp file (written and fsynced as ``replace(_:with:)`` does), then
+/// The new content goes to a temp file (written and fsynced as ``replace(_:with:)`` does, but in
+/// a folder the caller names, which opening the store does not empty), then
 /// the temp file and the target are **exchanged** in one atomic step (`renameat2(RENAME_EXCHANGE)`
 /// on Linux, `renamex_np(RENAME_SWAP)` on Apple platforms): the target now holds the new content
 /// and the temp path holds what was there. If that is not what the caller read (someone saved
 /// since, by rename or in place), the two are exchanged back and the caller reads the file again.
-/// No instant exists at which the person's save is gone from the folder, except during the swap
-/// back, where it sits in `.folio/tmp/` for one system call. A crash there leaves the person's
-/// save in `.folio/tmp/` (removed at the next open) and Folio's content in place: the one window
-/// this design leaves, two system calls wide.
+/// No instant exists at which the person's save is gone from the folder: during the swap back it
+/// sits at the temp path for one system call, and a crash there leaves it there, where the caller
+/// finds it (``isSwapLeftover(_:)``) and merges it.
 ///
 /// Where the file system cannot exchange (it answers EINVAL or ENOTSUP), the replace falls back
 /// to a plain rename after the caller's identity check, as before.
@@ -31,8 +31,12 @@ extension AtomicFile {
 
     /// Writes `bytes` to `relative` if it still holds bytes whose hash is `expected`, or, with
     /// `expected` nil, if it still does not exist. Does not sync the directory.
-    func replace(_ relative: String, with bytes: [UInt8], ifStill expected: ContentHash?) throws(FolioError) -> SwapOutcome {
-        let (temp, written) = try writeTemp(for: relative, bytes)
+    ///
+    /// The temp file is `swapFolder/<pid>-<n>-swap`: a folder that opening the store does not
+    /// empty, so that a crash during the swap back leaves the person's save there, never deleted
+    /// (the caller looks for such leftovers, ``isSwapLeftover(_:)``).
+    func replace(_ relative: String, with bytes: [UInt8], ifStill expected: ContentHash?, swapFolder: String) throws(FolioError) -> SwapOutcome {
+        let (temp, written) = try writeTemp(for: relative, bytes, at: swapFolder + "/" + Self.counter.nextName(for: "swap"))
         var tempHoldsOurs = true
         defer {
             // Best effort: a temp file left behind is removed by the next open.
@@ -90,9 +94,13 @@ extension AtomicFile {
         return now.isSameFile(as: written) && now.size == written.size && now.modified == written.modified ? now : written
     }
 
-    /// Writes and fsyncs a temp file for `relative`; returns its path and identity.
-    func writeTemp(for relative: String, _ bytes: [UInt8]) throws(FolioError) -> (path: String, identity: FileIdentity) {
-        let temp = StoreLayout.tempFolder + "/" + Self.counter.nextName(for: FileSystem.name(of: relative))
+    /// Whether a file name is a temp file of ``replace(_:with:ifStill:swapFolder:)``.
+    static func isSwapLeftover(_ name: String) -> Bool {
+        name.hasSuffix("-swap")
+    }
+
+    /// Writes and fsyncs a temp file for `relative` at `temp`; returns its path and identity.
+    func writeTemp(for relative: String, _ bytes: [UInt8], at temp: String) throws(FolioError) -> (path: String, identity: FileIdentity) {
         try fileSystem.step(.create(temp))
         let fd = Platform.open(fileSystem.absolute(temp), flags: Platform.createExclusiveWriteOnly)
         if fd < 0 { throw .system("create temp file for", path: relative, errno: Platform.lastError) }

@@ -47,6 +47,7 @@ extension StoreState {
                 outcome.blocked.append(problem)
                 continue
             }
+            try absorbSwapLeftovers(of: partition)
             let path = address.path
             let folder = FileSystem.parent(of: path)
             // A partition with no entities keeps its file while it holds tombstone versions.

@@ -100,9 +100,11 @@ extension StoreState {
                 outcome = try removeUnlessChanged(partition)
             } else {
                 let bytes = PartitionFile.encode(partition.contents)
+                try fileSystem.makeDirectoryDurably(KeptVersions.folder(of: path))
                 keep(partition.unkeptFile, of: path, edit: true)
                 keep(bytes, of: path)
-                outcome = try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, ifStill: partition.identity == nil ? nil : partition.fileHash)
+                outcome = try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, ifStill: partition.identity == nil ? nil : partition.fileHash,
+                                                                         swapFolder: KeptVersions.folder(of: path))
                 if case .replaced = outcome { partition.fileHash = ContentHash(bytes) }
             }
             switch outcome {
@@ -131,6 +133,28 @@ extension StoreState {
             if !bytes.isEmpty { keep(bytes, of: path, edit: true) }
             report(.info, "a save met Folio's replace but does not parse (\(error.message)); it is kept in \(KeptVersions.folder(of: path))/ (hash \(ContentHash(bytes)))", path: path)
         }
+    }
+
+    /// Temp files a crash left in the partition's versions folder during a compare-and-swap: Folio's
+    /// own content (removed), or a person's save that was being swapped back (merged, then
+    /// removed). Only with the writers' lock held: then no other process is swapping.
+    func absorbSwapLeftovers(of partition: Partition) throws(FolioError) {
+        let path = partition.address.path
+        let folder = KeptVersions.folder(of: path)
+        let leftovers = try fileSystem.list(folder).filter { !$0.isDirectory && AtomicFile.isSwapLeftover($0.name) }
+        guard !leftovers.isEmpty else { return }
+        let folioVersions = Set(try keptVersions.versions(of: path).filter { !$0.isEdit }.map(\.hash))
+        var merged = false
+        for leftover in leftovers {
+            let relative = folder + "/" + leftover.name
+            if let (bytes, _) = try fileSystem.read(relative), !bytes.isEmpty, !folioVersions.contains(ContentHash(bytes)) {
+                report(.warning, "a save that a crash left in \(relative) while Folio swapped it back is merged", path: path)
+                absorb(bytes, of: path)
+                merged = true
+            }
+            try fileSystem.unlink(relative)
+        }
+        if merged { try reload(partition) }
     }
 
     /// Removes an emptied partition's file if it still holds what Folio read: moves it aside into

@@ -111,6 +111,78 @@ import Darwin
     }
 }
 
+extension StaleSaveTests {
+    /// A crash in the one system call where a person's save is not at its path (the swap back):
+    /// the save is left in the file's versions folder, and the next checkpoint merges it.
+    @Test func aCrashDuringTheSwapBackLosesNoSave() async throws {
+        let folder = TemporaryFolder()
+        let crash = SwapBackCrash()
+        let hook: IOHook = { step throws(FolioError) in
+            switch crash.step(step) {
+            case .save:
+                let text = (try? folder.text(day)) ?? ""
+                let saved = text.replacingOccurrences(of: "\"entities\": {", with: "\"entities\": {" + EditorRaceTests.entity("E") + ",")
+                try? saved.write(to: folder.file("slots/2026-01/.edit"), atomically: false, encoding: .utf8)
+                _ = rename(folder.file("slots/2026-01/.edit").path, folder.file(day).path)
+            case .crash:
+                throw FolioError.system("injected crash: \(step)", path: "-", errno: EIO)
+            case .pass:
+                break
+            }
+        }
+        let store = try await Store.open(at: folder.url, configuration: .testing(hook: hook))
+        try await store.write { tx in try tx.upsert(slot("W-1")) }
+        try await store.checkpoint()
+        try await store.write { tx in try tx.upsert(slot("W-2")) }
+        crash.arm()
+        await #expect(throws: FolioError.self) { try await store.checkpoint() }
+        #expect(crash.crashed, "the crash hit the swap back")
+        try? await store.close()
+        // Folio's content is in the file; the person's save waits in the versions folder.
+        #expect(try idsInFile(folder) == ["W-1", "W-2"])
+
+        let again = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await ids(again) == ["E", "W-1", "W-2"])
+        try await again.close()
+        #expect(try idsInFile(folder) == ["E", "W-1", "W-2"])
+    }
+}
+
+/// Saves a file when the checkpoint creates its swap temp file, lets the exchange pass, and
+/// fails every step from the swap back on, as a crash would.
+private final class SwapBackCrash: @unchecked Sendable {
+    enum Action { case pass, save, crash }
+    private let lock = NSLock()
+    private var armed = false
+    private var renames = 0
+    private var temp: String?
+    private(set) var crashed = false
+
+    func arm() { lock.withLock { armed = true } }
+
+    func step(_ step: IOStep) -> Action {
+        lock.withLock {
+            if crashed { return .crash }
+            guard armed else { return .pass }
+            switch step {
+            // The checkpoint's temp file (wherever the store puts it), and the steps renaming it.
+            case .create(let path) where temp == nil && (path.hasSuffix("-swap") || path.hasPrefix(StoreLayout.tempFolder) && path.hasSuffix("-2026-01-25.json")):
+                temp = path
+                return .save
+            case .rename(let from, _) where from == temp:
+                renames += 1
+                if renames == 2 {
+                    crashed = true
+                    return .crash
+                }
+                return .pass
+            default:
+                return .pass
+            }
+        }
+    }
+}
+
 /// Fires once after being armed.
 private final class Armed: @unchecked Sendable {
     private let lock = NSLock()
