@@ -56,6 +56,9 @@ enum DrainCommand {
             line.finish()
         }
         defer { progress.cancel() }
+        // Draining by hand means "the network is there": waits the network caused end; a delay
+        // the server asked for (Retry-After, 5xx backoff) still holds and is reported.
+        await engine.networkBecameAvailable()
         let report = try await engine.drainNow()
         progress.cancel()
         await progress.value
