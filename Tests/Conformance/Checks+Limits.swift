@@ -20,9 +20,11 @@ extension ConformanceSuite {
                 throw CheckFailure("no answer to a 100 MB Content-Length after \(Int(Date().timeIntervalSince(start))) s with 1 KB sent: \(error)")
             }
             try context.expect(answer, [413], "a PUT announcing 100 MB")
-            guard connection.closesWithinDeadline() else {
+            let end = connection.closesWithinDeadline()
+            guard end.closed else {
                 throw CheckFailure("after its 413 the server kept the connection open, waiting for the body it refused")
             }
+            guard end.extraBytes == 0 else { throw CheckFailure("after its 413 the server sent \(end.extraBytes) more bytes (another answer?)") }
         },
     ]
 }

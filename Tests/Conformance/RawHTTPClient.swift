@@ -140,15 +140,18 @@ final class RawConnection {
         }
     }
 
-    /// Whether the peer closes the connection (end of stream or reset) within the deadline,
-    /// discarding anything it still sends.
-    func closesWithinDeadline() -> Bool {
+    /// Whether the peer closes the connection (end of stream or reset) within the deadline, and
+    /// how many bytes it sent before that (after what was already read).
+    func closesWithinDeadline() -> (closed: Bool, extraBytes: Int) {
+        var extra = buffer.count
+        buffer.removeAll()
         while true {
             do {
-                if try fill() == 0 { return true }
+                if try fill() == 0 { return (true, extra) }
+                extra += buffer.count
                 buffer.removeAll()
             } catch {
-                return false
+                return (false, extra)
             }
         }
     }

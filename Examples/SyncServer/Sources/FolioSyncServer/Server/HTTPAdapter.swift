@@ -1,11 +1,12 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// The bridge from Hummingbird to the protocol: collects the body (bounded), hands the request
 /// to the ``APIRouter`` and writes its answer as JSON.
 struct HTTPAdapter: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = SyncRequestContext
 
     let router: APIRouter
     /// The largest request body accepted (a batch may be this large).
@@ -13,6 +14,9 @@ struct HTTPAdapter: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         var request = request
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBodyBytes {
+            return refuseUnread(length, channel: context.channel)
+        }
         let answer: APIResponse
         do {
             let buffer = try await request.collectBody(upTo: maxBodyBytes)
@@ -27,6 +31,26 @@ struct HTTPAdapter: HTTPResponder {
             answer = .error(413, "a request body is at most \(maxBodyBytes) bytes", field: "body")
         }
         return Self.response(answer)
+    }
+
+    /// 413 for a body announced over the limit, before a byte of it is read, then the connection
+    /// closed. Hummingbird would otherwise read (and drop) the whole body before the next request,
+    /// holding the connection for 100 MB that nobody may send.
+    private func refuseUnread(_ length: Int, channel: any Channel) -> Response {
+        let answer = APIResponse.error(413, "a request body is at most \(maxBodyBytes) bytes; this one announces \(length)", field: "body")
+        var bytes = Data()
+        do { bytes = try answer.bodyData() } catch { bytes = Data("{}".utf8) }
+        let body = bytes
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        fields[.contentLength] = String(body.count)
+        fields[.connection] = "close"
+        return Response(status: .contentTooLarge, headers: fields, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(bytes: body))
+            try await writer.finish(nil)
+            // The event loop runs this after the answer's writes, which are already queued on it.
+            channel.eventLoop.execute { channel.close(promise: nil) }
+        })
     }
 
     /// The answer as an HTTP response: its JSON body, `Content-Type`, and its headers.
