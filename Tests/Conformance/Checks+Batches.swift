@@ -3,7 +3,7 @@ import Foundation
 /// Batches: in order, each as if sent alone, stopping after the first that does not succeed.
 extension ConformanceSuite {
     static let batchChecks: [Check] = [
-        Check("batch: requests apply in order, each as if alone, and the batch stops after the first failure") { context in
+        Check("batch-order", "requests apply in order, each as if alone, and the batch stops after the first failure") { context in
             guard context.options.hasBatches else { throw CheckSkip(reason: "--no-batch") }
             let collection = context.collection
             let (a, b, c) = (context.newID(), context.newID(), context.newID())
@@ -22,7 +22,7 @@ extension ConformanceSuite {
             try context.expectStored(collection, a, (context.entity(collection, id: a, note: "a"), version), "after the batch")
             try context.expectStored(collection, c, nil, "after the batch (the request after the failure)")
         },
-        Check("batch: a DELETE answered 404 or 410 counts as success and the batch goes on") { context in
+        Check("batch-delete-gone", "a DELETE answered 404 or 410 counts as success and the batch goes on") { context in
             guard context.options.hasBatches else { throw CheckSkip(reason: "--no-batch") }
             let collection = context.collection
             let (missing, d) = (context.newID(), context.newID())

@@ -4,7 +4,7 @@ import Foundation
 /// rules, percent-encoding.
 extension ConformanceSuite {
     static let bodyChecks: [Check] = [
-        Check("400: a PUT body whose \"id\" differs from the URL's is refused and not stored") { context in
+        Check("body-id-mismatch", "a PUT body whose \"id\" differs from the URL's is refused and not stored") { context in
             let collection = context.collection
             let id = context.newID()
             let other = context.newID()
@@ -13,7 +13,7 @@ extension ConformanceSuite {
             try context.expectStored(collection, id, nil, "after the refused PUT")
             try context.expectStored(collection, other, nil, "after the refused PUT")
         },
-        Check("400: a body with duplicate member names (\"id\" twice, or inside a nested object) is refused") { context in
+        Check("duplicate-members", "a body with duplicate member names (\"id\" twice, or inside a nested object) is refused") { context in
             let collection = context.collection
             let id = context.newID()
             let entity = context.entity(collection, id: id, note: "duplicate").description
@@ -29,7 +29,7 @@ extension ConformanceSuite {
             }
             try context.expectStored(collection, id, nil, "after the refused PUTs")
         },
-        Check("400: a PUT body that is not a JSON object is refused") { context in
+        Check("body-not-object", "a PUT body that is not a JSON object is refused") { context in
             let collection = context.collection
             let id = context.newID()
             for (what, body) in [("an array", "[1]"), ("a string", "\"x\""), ("broken JSON", "{\"id\":"), ("an empty body", "")] {
@@ -37,7 +37,7 @@ extension ConformanceSuite {
             }
             try context.expectStored(collection, id, nil, "after the refused PUTs")
         },
-        Check("400: ids outside FORMAT.md's rules (., .., /, \\, control characters, over 256 bytes) are refused") { context in
+        Check("invalid-ids", "ids outside FORMAT.md's rules (., .., /, \\, control characters, over 256 bytes) are refused") { context in
             let collection = context.collection
             let ids = [".", "..", "a/b", "a\\b", "a\u{01}b", "a\u{7F}b", String(repeating: "x", count: 257)]
             for id in ids {
@@ -50,7 +50,7 @@ extension ConformanceSuite {
                 try context.expect(answer, [400], "PUT of the id \(id.debugDescription.prefix(40))")
             }
         },
-        Check("ids: any valid id travels percent-encoded: created, pulled, updated and deleted by the same bytes") { context in
+        Check("percent-encoded-ids", "any valid id travels percent-encoded: created, pulled, updated and deleted by the same bytes") { context in
             guard let collection = context.anyIDCollection else { throw CheckSkip(reason: "no collection accepts any id (--any-ids)") }
             let suffix = String(context.newID().prefix(8))
             let ids = ["a b+c%d?e#f&g=h;i,j:k@l~\(suffix)", "é-Ω-😀-\(suffix)", "%2F-\(suffix)", String(repeating: "é", count: 124) + suffix]

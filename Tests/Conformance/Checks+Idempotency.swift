@@ -4,7 +4,7 @@ import Foundation
 /// request is 422; concurrent requests with one key apply once.
 extension ConformanceSuite {
     static let idempotencyChecks: [Check] = [
-        Check("replay: the same key and request again gets the same answer and applies nothing") { context in
+        Check("replay", "the same key and request again gets the same answer and applies nothing") { context in
             let collection = context.collection
             let id = context.newID()
             let first = context.entity(collection, id: id, note: "first")
@@ -35,7 +35,7 @@ extension ConformanceSuite {
             let again = try context.delete(collection, id, .version(current.1), key: deleteKey)
             guard again.status == deleted.status else { throw CheckFailure("the replay of the delete answered \(again.summary), not \(deleted.summary)") }
         },
-        Check("replay: the same body with its members reordered and spaced is the same request") { context in
+        Check("replay-same-json", "the same body with its members reordered and spaced is the same request") { context in
             let collection = context.collection
             let id = context.newID()
             let entity = context.entity(collection, id: id, note: "spaced")
@@ -49,7 +49,7 @@ extension ConformanceSuite {
                 throw CheckFailure("the same JSON value with other bytes answered \(replay.summary), not the first answer \(created.summary)")
             }
         },
-        Check("422: a key reused with another body, path or method is refused, naming the key, and applies nothing") { context in
+        Check("key-reuse", "a key reused with another body, path or method is refused, naming the key, and applies nothing") { context in
             let collection = context.collection
             let id = context.newID()
             let first = context.entity(collection, id: id, note: "first")
@@ -73,7 +73,7 @@ extension ConformanceSuite {
             try context.expectStored(collection, id, current, "after the refused reuses")
             try context.expectStored(collection, otherID, nil, "after the refused reuse on another id")
         },
-        Check("concurrent: two requests with one key at once apply once (the other waits, or gets 429 with Retry-After)") { context in
+        Check("concurrent-key", "two requests with one key at once apply once (the other waits, or gets 429 with Retry-After)") { context in
             let collection = context.collection
             let id = context.newID()
             let created = try context.create(collection, id)

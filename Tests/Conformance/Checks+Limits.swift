@@ -3,7 +3,7 @@ import Foundation
 /// Limits: a body over the server's limit is refused with 413 at once, without reading it.
 extension ConformanceSuite {
     static let limitChecks: [Check] = [
-        Check("413: a Content-Length of 100 MB is answered 413 at once and the connection closed, without sending the body") { context in
+        Check("body-too-large", "a Content-Length of 100 MB is answered 413 at once and the connection closed, without sending the body") { context in
             let collection = context.collection
             let id = context.newID()
             let connection = try context.client.connect()

@@ -4,7 +4,7 @@ import Foundation
 /// collections, and the change feed (or its absence).
 extension ConformanceSuite {
     static let pullChecks: [Check] = [
-        Check("partition: ?partition= empty is the unpartitioned collection's content") { context in
+        Check("empty-partition", "?partition= empty is the unpartitioned collection's content") { context in
             guard let collection = context.options.collections.first(where: { $0.partition.isEmpty }) else {
                 throw CheckSkip(reason: "no unpartitioned collection (--collection NAME@=JSON)")
             }
@@ -12,17 +12,17 @@ extension ConformanceSuite {
             let created = try context.create(collection, id)
             try context.expectStored(collection, id, created, "GET \(collection.name)?partition=")
         },
-        Check("400: GET {collection} with neither partition nor since is refused") { context in
+        Check("pull-needs-query", "GET {collection} with neither partition nor since is refused") { context in
             let answer = try context.send("GET", context.path(context.collection.name))
             try context.expect(answer, [400], "GET \(context.collection.name) with no query")
         },
-        Check("404: a collection the server does not serve is 404 by partition and by feed") { context in
+        Check("unserved-collection", "a collection the server does not serve is 404 by partition and by feed") { context in
             let name = context.options.unservedCollection
             try context.expect(try context.send("GET", context.path(name) + "?partition="), [404], "GET \(name)?partition=")
             try context.expect(try context.send("GET", context.path(name) + "?partition=2026-11-22"), [404], "GET \(name)?partition=2026-11-22")
             try context.expect(try context.send("GET", context.path(name) + "?since="), [404], "GET \(name)?since=")
         },
-        Check("server-computed: a pull-only collection answers its partition with 200 and refuses pushes with 405") { context in
+        Check("server-computed", "a pull-only collection answers its partition with 200 and refuses pushes with 405") { context in
             guard !context.options.serverComputed.isEmpty else { throw CheckSkip(reason: "no --server-computed collection") }
             for computed in context.options.serverComputed {
                 _ = try context.pullPartition(computed.name, computed.partition)
@@ -35,7 +35,7 @@ extension ConformanceSuite {
                 try context.expect(delete, [405], "DELETE in the server-computed \(computed.name)")
             }
         },
-        Check("feed: ?since= pages oldest first to the end, lists deletions as {\"id\", \"deleted\": true}, and resumes from its cursor") { context in
+        Check("feed", "?since= pages oldest first to the end, lists deletions as {\"id\", \"deleted\": true}, and resumes from its cursor") { context in
             let collection = context.collection
             guard context.options.hasChangeFeed else {
                 try context.expect(try context.send("GET", context.path(collection.name) + "?since="), [501], "GET \(collection.name)?since= on a server without a feed")

@@ -3,13 +3,13 @@ import Foundation
 /// Versions, preconditions, 412 bodies, tombstones and unconditional pushes.
 extension ConformanceSuite {
     static let versionChecks: [Check] = [
-        Check("create: If-None-Match * on a new id is 201 with a quoted ETag, and the pull shows it") { context in
+        Check("create", "If-None-Match * on a new id is 201 with a quoted ETag, and the pull shows it") { context in
             let collection = context.collection
             let id = context.newID()
             let created = try context.create(collection, id)
             try context.expectStored(collection, id, created, "after the create")
         },
-        Check("update: If-Match with the current version is 2xx with a new ETag") { context in
+        Check("update", "If-Match with the current version is 2xx with a new ETag") { context in
             let collection = context.collection
             let id = context.newID()
             let created = try context.create(collection, id)
@@ -21,7 +21,7 @@ extension ConformanceSuite {
             try checkAnswerID(answer, id)
             try context.expectStored(collection, id, (edited, version), "after the update")
         },
-        Check("412: If-Match with a stale version is 412 with the current entity and its ETag, nothing applied") { context in
+        Check("stale-if-match", "If-Match with a stale version is 412 with the current entity and its ETag, nothing applied") { context in
             let collection = context.collection
             let id = context.newID()
             let created = try context.create(collection, id)
@@ -32,7 +32,7 @@ extension ConformanceSuite {
             try expectConflict(stale, current, "PUT with a stale If-Match", context)
             try context.expectStored(collection, id, current, "after the refused PUT")
         },
-        Check("412: If-None-Match * on a live entity is 412 with that entity") { context in
+        Check("create-over-live", "If-None-Match * on a live entity is 412 with that entity") { context in
             let collection = context.collection
             let id = context.newID()
             let created = try context.create(collection, id)
@@ -40,7 +40,7 @@ extension ConformanceSuite {
             try expectConflict(again, created, "PUT with If-None-Match: * over a live entity", context)
             try context.expectStored(collection, id, created, "after the refused create")
         },
-        Check("412: DELETE with a stale If-Match is 412 with the current entity, nothing deleted") { context in
+        Check("stale-delete", "DELETE with a stale If-Match is 412 with the current entity, nothing deleted") { context in
             let collection = context.collection
             let id = context.newID()
             let created = try context.create(collection, id)
@@ -49,7 +49,7 @@ extension ConformanceSuite {
             try expectConflict(try context.delete(collection, id, .version(created.version)), current, "DELETE with a stale If-Match", context)
             try context.expectStored(collection, id, current, "after the refused DELETE")
         },
-        Check("delete: DELETE with If-Match is 2xx; the partition no longer lists it; again is 404 or 410") { context in
+        Check("delete", "DELETE with If-Match is 2xx; the partition no longer lists it; again is 404 or 410") { context in
             let collection = context.collection
             let id = context.newID()
             let created = try context.create(collection, id)
@@ -58,7 +58,7 @@ extension ConformanceSuite {
             try context.expect(try context.delete(collection, id, .version(created.version)), [404, 410], "a second DELETE (already gone)")
             try context.expect(try context.delete(collection, context.newID(), .none), [404, 410], "DELETE of an id never created")
         },
-        Check("gone: PUT with If-Match of a deleted or never-created entity is 412 null, 404 or 410") { context in
+        Check("put-after-delete", "PUT with If-Match of a deleted or never-created entity is 412 null, 404 or 410") { context in
             let collection = context.collection
             let id = context.newID()
             let created = try context.create(collection, id)
@@ -73,7 +73,7 @@ extension ConformanceSuite {
                 try context.expectStored(collection, target, nil, "after the refused PUT of \(what)")
             }
         },
-        Check("tombstone: If-None-Match * over a deleted entity is 201 with a version never given to it before") { context in
+        Check("recreate-tombstone", "If-None-Match * over a deleted entity is 201 with a version never given to it before") { context in
             let collection = context.collection
             let id = context.newID()
             let created = try context.create(collection, id)
@@ -82,7 +82,7 @@ extension ConformanceSuite {
             guard recreated.version != created.version else { throw CheckFailure("the recreated entity reuses the version \(created.version)") }
             try context.expectStored(collection, id, recreated, "after the recreation")
         },
-        Check("unconditional: PUT and DELETE with no precondition apply over whatever is there") { context in
+        Check("unconditional", "PUT and DELETE with no precondition apply over whatever is there") { context in
             let collection = context.collection
             let id = context.newID()
             let first = context.entity(collection, id: id, note: "first")

@@ -8,16 +8,18 @@ public struct ConformanceResult: Sendable, CustomStringConvertible {
         case skipped(String)
     }
 
-    /// The check's name, as PROTOCOL.md's Conformance checklist lists it.
+    /// The check's short name, as PROTOCOL.md's Conformance checklist lists it (`key-reuse`).
     public var name: String
+    /// The rule it checks, in a sentence.
+    public var rule: String
     public var outcome: Outcome
 
-    /// `PASS name`, `FAIL name: why`, `SKIP name: why`.
+    /// `PASS name (rule)`, `FAIL name (rule): why`, `SKIP name (rule): why`.
     public var description: String {
         switch outcome {
-        case .passed: "PASS \(name)"
-        case .failed(let why): "FAIL \(name): \(why)"
-        case .skipped(let why): "SKIP \(name): \(why)"
+        case .passed: "PASS \(name) (\(rule))"
+        case .failed(let why): "FAIL \(name) (\(rule)): \(why)"
+        case .skipped(let why): "SKIP \(name) (\(rule)): \(why)"
         }
     }
 }
@@ -66,7 +68,7 @@ public enum ConformanceSuite {
             } catch {
                 outcome = .failed("\(error)")
             }
-            let result = ConformanceResult(name: check.name, outcome: outcome)
+            let result = ConformanceResult(name: check.name, rule: check.rule, outcome: outcome)
             report(result)
             results.append(result)
         }
@@ -78,11 +80,15 @@ public enum ConformanceSuite {
 
 /// One rule, checked.
 struct Check: Sendable {
+    /// A short name, as PROTOCOL.md's Conformance checklist lists it: `create`, `key-reuse`.
     var name: String
+    /// The rule, in a sentence.
+    var rule: String
     var run: @Sendable (CheckContext) throws -> Void
 
-    init(_ name: String, _ run: @escaping @Sendable (CheckContext) throws -> Void) {
+    init(_ name: String, _ rule: String, _ run: @escaping @Sendable (CheckContext) throws -> Void) {
         self.name = name
+        self.rule = rule
         self.run = run
     }
 }
