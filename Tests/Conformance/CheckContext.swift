@@ -33,6 +33,9 @@ final class CheckContext: @unchecked Sendable {
         return z ^ (z >> 31)
     }
 
+    /// A number in `0..<bound`, from the seed.
+    func random(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+
     /// A fresh uppercase UUID, from the seed.
     func newID() -> String {
         let high = next(), low = next()

@@ -75,7 +75,7 @@ public enum ConformanceSuite {
         return ConformanceSummary(results: results, seed: options.seed)
     }
 
-    static let checks: [Check] = versionChecks + idempotencyChecks + bodyChecks + pullChecks + batchChecks + limitChecks + authChecks
+    static let checks: [Check] = versionChecks + idempotencyChecks + bodyChecks + pullChecks + batchChecks + modelChecks + limitChecks + authChecks
 }
 
 /// One rule, checked.

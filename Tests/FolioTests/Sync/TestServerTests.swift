@@ -94,7 +94,7 @@ import Testing
         #expect(server.applyCount(forKey: "key-2") == 1)
         #expect(server.appliedLog.map(\.id) == ["T1", "archive"])
         #expect(server.maxAppliedCountPerKey == 1)
-        #expect(server.requestCount == 4)
+        #expect(server.requestCount == 5)
     }
 
     @Test func dropAfterApplyingAppliesButTheClientGetsAnErrorAndTheRetryTheRememberedSuccess() async throws {
