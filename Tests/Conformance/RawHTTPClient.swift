@@ -70,9 +70,13 @@ final class RawConnection {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private let timeout: Double
+    /// No exchange on this connection reads past this instant (twice the timeout), however slowly
+    /// the peer trickles bytes.
+    private let deadline: Date
 
     init(host: String, port: UInt16, timeout: Double) throws {
         self.timeout = timeout
+        deadline = Date(timeIntervalSinceNow: 2 * timeout)
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
@@ -128,6 +132,7 @@ final class RawConnection {
     private func fill() throws -> Int {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
+            guard Date() < deadline else { throw RawHTTPError(description: "the exchange took over \(2 * timeout) s") }
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR { continue }

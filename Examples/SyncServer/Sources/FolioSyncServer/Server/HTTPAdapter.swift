@@ -15,7 +15,8 @@ struct HTTPAdapter: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         var request = request
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBodyBytes {
-            return refuseUnread(length, channel: context.channel)
+            let answer = APIResponse.error(413, "a request body is at most \(maxBodyBytes) bytes; this one announces \(length)", field: "body")
+            return Self.refuseAndClose(answer, channel: context.channel)
         }
         let answer: APIResponse
         do {
@@ -28,16 +29,16 @@ struct HTTPAdapter: HTTPResponder {
             answer = await router.respond(method: request.method.rawValue, target: request.uri.string,
                                           headers: headers, body: Data(buffer.readableBytesView))
         } catch {
-            answer = .error(413, "a request body is at most \(maxBodyBytes) bytes", field: "body")
+            // A chunked body past the limit: the rest is not read either.
+            return Self.refuseAndClose(.error(413, "a request body is at most \(maxBodyBytes) bytes", field: "body"), channel: context.channel)
         }
         return Self.response(answer)
     }
 
-    /// 413 for a body announced over the limit, before a byte of it is read, then the connection
-    /// closed. Hummingbird would otherwise read (and drop) the whole body before the next request,
-    /// holding the connection for 100 MB that nobody may send.
-    private func refuseUnread(_ length: Int, channel: any Channel) -> Response {
-        let answer = APIResponse.error(413, "a request body is at most \(maxBodyBytes) bytes; this one announces \(length)", field: "body")
+    /// A 413 for a body over the limit, sent before the rest of the body is read, then the
+    /// connection closed. Hummingbird would otherwise read (and drop) the whole body before the next
+    /// request, holding the connection for 100 MB that nobody may send.
+    private static func refuseAndClose(_ answer: APIResponse, channel: any Channel) -> Response {
         var bytes = Data()
         do { bytes = try answer.bodyData() } catch { bytes = Data("{}".utf8) }
         let body = bytes
