@@ -77,6 +77,7 @@ public struct ConformanceOptions: Sendable {
     /// The usage text of `folio-conformance`.
     public static let usage = """
         usage: folio-conformance <base-url> --collection NAME@PARTITION=JSON [options]
+               folio-conformance --list        (the names of the checks, as PROTOCOL.md lists them)
 
           --collection NAME@PARTITION=JSON   a collection clients push to; JSON is an entity the server
                                              accepts, with "$ID" for the id (repeatable, at least one)

@@ -4,6 +4,10 @@ import Foundation
 // folio-conformance <base-url> [options]: every PROTOCOL.md check against a running server, one
 // line per check, then "N passed, N failed"; exit 1 on any failure, 2 on a bad command line.
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments == ["--list"] {
+    for name in ConformanceSuite.checkNames { print(name) }
+    exit(0)
+}
 if arguments.isEmpty || arguments.contains("--help") {
     print(ConformanceOptions.usage)
     exit(arguments.isEmpty ? 2 : 0)
