@@ -70,11 +70,20 @@ struct FileSystem: Sendable {
 
     // MARK: Writing
 
-    /// Opens (creating if needed) a file for reading and writing; the caller closes it.
+    /// Opens (creating if needed) a file for reading and writing; the caller closes it. A file it
+    /// creates is made durable by syncing its folder before this returns: a power cut must not
+    /// lose the name of a file (the journal) whose contents are later synced and relied upon.
     func openForUpdate(_ relative: String) throws(FolioError) -> Int32 {
-        if try identity(relative) == nil { try step(.create(relative)) }
+        let creating = try identity(relative) == nil
+        if creating { try step(.create(relative)) }
         let fd = Platform.open(absolute(relative), flags: Platform.createReadWrite)
         if fd < 0 { throw .system("open", path: relative, errno: Platform.lastError) }
+        if creating {
+            do throws(FolioError) { try syncDirectory(Self.parent(of: relative)) } catch {
+                _ = Platform.close(fd)
+                throw error
+            }
+        }
         return fd
     }
 
