@@ -13,7 +13,8 @@
 ///
 /// **The commit point** of a transaction is the moment its record is completely on stable storage.
 /// Reading stops at the first record that is short, fails its checksum, or is out of sequence: a
-/// torn or garbage tail is "not committed", and so is everything after it.
+/// torn tail is "not committed". When a valid record follows such bytes, they are damage, not a
+/// torn tail, and reading fails instead (see ``JournalDamage``).
 ///
 /// All mutation happens with the writers' flock held (see ``FileLock``); readers in other processes
 /// read without it and simply ignore a tail that is still being written.
@@ -40,6 +41,8 @@ final class Journal {
         var discardedBytes: Int64
         /// Why the first discarded byte was rejected.
         var discardedReason: String?
+        /// Set when the discarded bytes are not a torn tail: a valid record follows them.
+        var damage: JournalDamage? = nil
     }
 
     let fileSystem: FileSystem
@@ -99,7 +102,7 @@ final class Journal {
         return bytes
     }
 
-    private static func seed(_ generation: UInt64) -> UInt32 {
+    static func seed(_ generation: UInt64) -> UInt32 {
         UInt32(truncatingIfNeeded: generation ^ (generation >> 32)) ^ 0x464F_4C49
     }
 
@@ -154,8 +157,11 @@ final class Journal {
             expected += 1
             position += recordHeaderSize + length
         }
+        let damage = reason.flatMap { reason in
+            Self.damage(in: bytes, at: position, baseOffset: baseOffset, generation: generation, expected: expected, reason: reason)
+        }
         return ReadResult(records: records, end: baseOffset + Int64(position),
-                          discardedBytes: Int64(bytes.count - position), discardedReason: reason)
+                          discardedBytes: Int64(bytes.count - position), discardedReason: reason, damage: damage)
     }
 
     /// Appends encoded records at `offset`. Not durable until ``sync()``.

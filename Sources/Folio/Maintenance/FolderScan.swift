@@ -216,4 +216,6 @@ struct JournalSummary {
     var nextSequence: UInt64?
     var pendingTransactions = 0
     var tornBytes: Int64 = 0
+    /// Damage that is not a torn tail (see ``JournalDamage``).
+    var damage: JournalDamage?
 }

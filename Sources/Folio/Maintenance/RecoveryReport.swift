@@ -14,6 +14,9 @@ public struct RecoveryReport: Sendable, Equatable {
             case quarantined
             /// A damaged derived file (an index) was deleted; Folio rebuilds it when needed.
             case removedDerivedFile
+            /// A damaged journal was moved aside and replaced by one holding the transactions in
+            /// it that validate.
+            case salvagedJournal
         }
 
         /// What kind of thing was done.

@@ -88,7 +88,7 @@ public actor Store {
             return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, state: state)
         } catch {
             lock.release(exclusive: true)
-            throw error
+            throw error.keepingCopyOfJournal(fileSystem)
         }
     }
 

@@ -76,12 +76,14 @@ final class StoreState {
     /// and applies it.
     func refreshJournal() throws(FolioError) {
         let current = try journal.readHeader()
+        if current == nil { try journal.checkHeader() }
         if current != header {
             startGeneration(current)
         }
         guard let header else { return }
         let result = try journal.readRecords(from: readOffset, generation: header.generation,
                                              expectedTransaction: nextTransaction)
+        if let damage = result.damage { throw damage.error() }
         for record in result.records { apply(record, origin: .otherProcess) }
         readOffset = result.end
     }
