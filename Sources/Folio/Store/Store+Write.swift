@@ -70,7 +70,13 @@ extension Store {
             releaseExclusiveLockIfIdle()
         }
         deliver(changes)
-        try await afterCommit()
+        do {
+            try await afterCommit()
+        } catch {
+            // The transaction is committed: a checkpoint that fails after it must not make the
+            // caller believe it was not saved. The journal keeps it; the next checkpoint retries.
+            state.report(.error, "checkpoint after a commit failed (the commit stands): \(error)", path: (error as? FolioError)?.path)
+        }
         notifyOutboxListenersIfQueued(since: queuedBefore)
         return result
     }

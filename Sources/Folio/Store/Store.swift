@@ -106,14 +106,25 @@ public actor Store {
                              path: StoreLayout.journal)
             }
         }
-        try state.checkpoint()
+        do {
+            try state.checkpoint()
+        } catch where error.code == .diskFull {
+            // The journal keeps the committed changes and every read applies them: a full disk
+            // must not stop the app from reading its data. The next open tries again.
+            state.report(.warning, "could not bring the files up to date (\(error.message)); the journal keeps the changes and they are served from it until there is space",
+                         path: error.path)
+        }
         try state.ensureJournalHeader()
     }
 
     /// Writes everything to the partition files and closes the store. Later calls throw
     /// ``FolioError/Code/storeClosed``.
-    /// - Throws: ``FolioError`` if the final checkpoint fails; the journal then still holds the
-    ///   changes and the next open applies them.
+    ///
+    /// Every transaction a `write` acknowledged stays committed whatever happens here: if the
+    /// final checkpoint fails (a full disk, a broken file), the failure goes to the log handler,
+    /// the journal keeps the changes, and the next open applies them. So a failure here never
+    /// means "not saved".
+    /// - Throws: Nothing today; kept `throws` so later versions can report closing failures.
     public func close() async throws {
         guard !isClosed else { return }
         finishChangeStreams()
@@ -128,7 +139,13 @@ public actor Store {
             holdsExclusiveLock = false
             lock.close()
         }
-        if !needsReload { try await checkpoint() }
+        guard !needsReload else { return }
+        do {
+            try await checkpoint()
+        } catch {
+            state.report(.error, "the checkpoint at close failed; the journal keeps every committed change and the next open applies them: \(error)",
+                         path: (error as? FolioError)?.path)
+        }
     }
 
     /// The entity with this id, or nil if there is none.
