@@ -43,6 +43,9 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let collectionMismatch = Code(rawValue: "collectionMismatch")
         /// The store was closed, or a failed flush left its state unknown: open it again.
         public static let storeClosed = Code(rawValue: "storeClosed")
+        /// The store was opened read-only (``Store/Configuration/readOnly``, or automatically because
+        /// its folder cannot be written): reads work, writes and checkpoints throw this.
+        public static let readOnly = Code(rawValue: "readOnly")
         /// The journal holds a record Folio cannot apply (a damaged or foreign journal).
         public static let corruptJournal = Code(rawValue: "corruptJournal")
         /// A query asked for something its entity type does not support (a day range on an

@@ -49,23 +49,34 @@ final class Journal {
     let fd: Int32
     private(set) var closed = false
 
-    init(fileSystem: FileSystem) throws(FolioError) {
+    /// Opens the journal, creating it unless `readOnly`; a read-only journal that does not exist
+    /// reads as empty.
+    init(fileSystem: FileSystem, readOnly: Bool = false) throws(FolioError) {
         self.fileSystem = fileSystem
-        self.fd = try fileSystem.openForUpdate(StoreLayout.journal)
+        if readOnly {
+            let fd = Platform.open(fileSystem.absolute(StoreLayout.journal), flags: Platform.readOnly)
+            if fd < 0 && !Platform.isNotFound(Platform.lastError) {
+                throw .system("open", path: StoreLayout.journal, errno: Platform.lastError)
+            }
+            self.fd = fd
+        } else {
+            self.fd = try fileSystem.openForUpdate(StoreLayout.journal)
+        }
     }
 
     deinit {
-        if !closed { _ = Platform.close(fd) }
+        if !closed && fd >= 0 { _ = Platform.close(fd) }
     }
 
     func close() {
-        guard !closed else { return }
+        guard !closed, fd >= 0 else { return }
         closed = true
         _ = Platform.close(fd)
     }
 
     var size: Int64 {
         get throws(FolioError) {
+            guard fd >= 0 else { return 0 }
             let (identity, code) = Platform.identity(ofOpen: fd)
             guard let identity else { throw .system("fstat", path: StoreLayout.journal, errno: code) }
             return identity.size
@@ -76,6 +87,7 @@ final class Journal {
     /// (a journal that was never initialised, or whose reset was cut short: both hold nothing
     /// that is not already in the data files).
     func readHeader() throws(FolioError) -> Header? {
+        guard fd >= 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: Self.headerSize)
         let count = bytes.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: 0) }
         if count < 0 { throw .system("read", path: StoreLayout.journal, errno: Platform.lastError) }

@@ -38,6 +38,7 @@ extension Store {
     ///   engine's acknowledgements are relaxed: losing one to a power cut only means sending the
     ///   command again, which the server recognizes by its idempotency key).
     func commitWrite<R>(durability: Durability? = nil, _ body: (StoreState) throws -> (R, Int64?)) async throws -> R {
+        try refuseIfReadOnly()
         try await prepare()
         try await acquireWriterLock()
         let result: R
@@ -88,6 +89,7 @@ extension Store {
     ///   is broken (its changes stay in the journal, and are served, until the file is fixed), or
     ///   an I/O error.
     public func checkpoint() async throws {
+        try refuseIfReadOnly()
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }

@@ -52,13 +52,17 @@ public actor Store {
     var changeSubscribers: [UUID: AsyncStream<ChangeSet>.Continuation] = [:]
     var watcher: FolderWatcher?
     var pollTask: Task<Void, Never>?
+    /// Why the store is read-only, or nil when it can write (see Store+ReadOnly.swift).
+    let readOnlyReason: String?
 
-    private init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreState) {
+    init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreState,
+         readOnlyReason: String? = nil) {
         self.url = url
         self.configuration = configuration
         self.fileSystem = fileSystem
         self.lock = lock
         self.state = state
+        self.readOnlyReason = readOnlyReason
     }
 
     /// Opens the store in `url`, creating the folder and an empty store if there is none.
@@ -75,8 +79,18 @@ public actor Store {
     ///   the folder cannot be created or read.
     public static func open(at url: URL, configuration: Configuration = Configuration()) async throws -> Store {
         let fileSystem = FileSystem(root: url.standardizedFileURL.path, hook: configuration.ioHook)
-        try fileSystem.makeDirectoryDurably(StoreLayout.tempFolder)
-        let lock = try FileLock(fileSystem: fileSystem)
+        if configuration.readOnly {
+            return try await openReadOnly(url, configuration: configuration, fileSystem: fileSystem, because: "its configuration says so")
+        }
+        let lock: FileLock
+        switch writersLock(fileSystem) {
+        case .success(let writable):
+            lock = writable
+        case .failure(let error):
+            guard let reason = notWritableReason(error) else { throw error }
+            configuration.logHandler?(LogMessage(level: .warning, text: "opened read-only: \(reason)", path: nil))
+            return try await openReadOnly(url, configuration: configuration, fileSystem: fileSystem, because: reason)
+        }
         try await lock.acquire(exclusive: true)
         do {
             let storeID = try Marker.ensure(in: fileSystem)
@@ -139,7 +153,7 @@ public actor Store {
             holdsExclusiveLock = false
             lock.close()
         }
-        guard !needsReload else { return }
+        guard !needsReload, readOnlyReason == nil else { return }
         do {
             try await checkpoint()
         } catch {
@@ -198,7 +212,7 @@ public actor Store {
     /// Throws if closed; reloads from disk if a failed sync made the in-memory state unknown.
     func prepare() async throws {
         guard !isClosed else { throw FolioError(.storeClosed, "the store at \(url.path) is closed") }
-        guard needsReload else { return }
+        guard needsReload, readOnlyReason == nil else { return }
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         state.close()

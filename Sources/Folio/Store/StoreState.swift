@@ -56,10 +56,10 @@ final class StoreState {
     /// Files that are not data, already reported to the log.
     var reportedStrays: Set<String> = []
 
-    init(fileSystem: FileSystem, log: LogHandler?) throws(FolioError) {
+    init(fileSystem: FileSystem, log: LogHandler?, readOnly: Bool = false) throws(FolioError) {
         self.fileSystem = fileSystem
         self.log = log
-        self.journal = try Journal(fileSystem: fileSystem)
+        self.journal = try Journal(fileSystem: fileSystem, readOnly: readOnly)
     }
 
     func close() {
