@@ -46,6 +46,9 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The store was opened read-only (``Store/Configuration/readOnly``, or automatically because
         /// its folder cannot be written): reads work, writes and checkpoints throw this.
         public static let readOnly = Code(rawValue: "readOnly")
+        /// Data is over one of Folio's limits (a transaction's size; FORMAT.md, "Limits"): nothing
+        /// was written. An entity nested too deeply is ``encodingFailed`` instead.
+        public static let limitExceeded = Code(rawValue: "limitExceeded")
         /// The journal holds a record Folio cannot apply (a damaged or foreign journal).
         public static let corruptJournal = Code(rawValue: "corruptJournal")
         /// A query asked for something its entity type does not support (a day range on an
