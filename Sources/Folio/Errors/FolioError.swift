@@ -94,6 +94,8 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         self.systemError = systemError
     }
 
+    /// What went wrong and where, printable as it is: control characters and direction overrides
+    /// from ids, file names or a server's answer are shown escaped (`\u{1B}`).
     public var description: String {
         var location = ""
         if let path {
@@ -103,7 +105,8 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         }
         var text = "\(location)\(message)"
         if let entityID, !message.contains(entityID) { text += " (entity \"\(entityID)\")" }
-        return text
+        // Ids, paths and messages carry outside text: print only safe characters.
+        return SafeText.escaped(text)
     }
 
     /// The same error, located in `path` (used when a lower layer did not know the file).

@@ -27,7 +27,7 @@ public struct RecoveryReport: Sendable, Equatable {
         public let message: String
 
         /// `path: message`.
-        public var description: String { "\(path): \(message)" }
+        public var description: String { SafeText.escaped("\(path): \(message)") }
     }
 
     /// Everything recovery did, in order.
