@@ -8,6 +8,8 @@ extension FolderScan {
             switch (path, entry.isDirectory) {
             case (StoreLayout.lockFile, false), (StoreLayout.journal, false):
                 continue
+            case (StoreLayout.lockFile, true), (StoreLayout.journal, true):
+                report(.error, .machinery, path, FileSystem.directoryInstead(of: path).message + "; the store will not open until it is a file")
             case (Store.attemptsFile, false):
                 checkAttempts()
             case (Store.syncFile, false):
