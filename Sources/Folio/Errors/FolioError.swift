@@ -80,6 +80,9 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     public let entityID: String?
     /// The operating system's error number, for ``Code/io`` and ``Code/diskFull``.
     public let systemError: Int32?
+    /// For ``Code/decodingFailed``: the member keys from the entity down to the field at fault,
+    /// when known (the message names it too); used to find its line and column in the file.
+    var fieldPath: [String]? = nil
 
     init(
         _ code: Code, _ message: String, path: String? = nil, line: Int? = nil, column: Int? = nil,
@@ -111,8 +114,10 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The same error, located in `path` (used when a lower layer did not know the file).
     func located(in path: String) -> FolioError {
-        FolioError(code, message, path: self.path ?? path, line: line, column: column,
-                   entityID: entityID, systemError: systemError)
+        var error = FolioError(code, message, path: self.path ?? path, line: line, column: column,
+                               entityID: entityID, systemError: systemError)
+        error.fieldPath = fieldPath
+        return error
     }
 }
 

@@ -117,6 +117,10 @@ extension FolderScan {
             case .number(let text)?: ownID = text
             default: ownID = nil
             }
+            for number in NumberCulprit.outOfRange(in: entity) {
+                report(.error, .badShape, path, at: locator.position(of: ["entities", id] + number.path.prefix(1)) ?? position,
+                       "entity \"\(id)\": \(number.message); the app cannot read this entity until it is fixed")
+            }
             if let ownID, ownID != id {
                 report(.error, .badShape, path, at: locator.position(of: ["entities", id, "id"]) ?? position,
                        "entity stored under \"\(id)\" says its id is \"\(ownID)\": an entity is stored under its own id; rename the key or fix the field")

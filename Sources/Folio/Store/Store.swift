@@ -197,16 +197,16 @@ public actor Store {
         }
         if holdsExclusiveLock {
             try state.refreshJournal()
-            return try body(state)
+            return try located(body)
         }
         try state.refreshJournal()
         let loadsBefore = state.fileLoads
-        let result = try body(state)
+        let result = try located(body)
         if state.fileLoads == loadsBefore { return result }
         try await lock.acquire(exclusive: false)
         defer { lock.release(exclusive: false) }
         try state.refreshJournal()
-        return try body(state)
+        return try located(body)
     }
 
     /// Throws if closed; reloads from disk if a failed sync made the in-memory state unknown.
