@@ -161,7 +161,7 @@ import Testing
         var cases = 0, crashes = 0, hangs = 0, losses = 0, unnamed = 0
         var failures: [String] = []
         let started = ContinuousClock.now
-        while cases < 400 && ContinuousClock.now - started < .seconds(40) {
+        while cases < 300 && ContinuousClock.now - started < .seconds(25) {
             cases += 1
             let folder = scratch.appendingPathComponent("case-\(cases)")
             try FileManager.default.copyItem(at: baseStore, to: folder)
