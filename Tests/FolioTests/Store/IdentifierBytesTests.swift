@@ -52,4 +52,16 @@ import Testing
         let problem = StoreProblem(.error, .badShape, path: "a\u{1B}b.json", line: 1, column: 1, message: hostile)
         #expect(!problem.description.unicodeScalars.contains { SafeText.needsEscape($0) })
     }
+
+    @Test func theToolPrintsOnlySafeCharacters() async throws {
+        let folder = TemporaryFolder()
+        try await MaintenanceFixture.store(in: folder)
+        try folder.write("{}", to: "evil\u{1B}[2J\u{202E}nosj.json")
+        for command in [["verify", folder.url.path], ["status", folder.url.path], ["outbox", "list", folder.url.path]] {
+            let outcome = try await FolioTool.run(command)
+            let text = outcome.output + outcome.errors
+            if command[0] == "verify" { #expect(text.contains("evil\\u{1B}[2J\\u{202E}nosj.json"), "\(text)") }
+            #expect(!text.unicodeScalars.contains { $0 != "\n" && $0 != "\t" && SafeText.needsEscape($0) }, "\(command): \(text.debugDescription)")
+        }
+    }
 }
