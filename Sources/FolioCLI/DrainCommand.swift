@@ -28,6 +28,9 @@ enum DrainCommand {
                 String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         }
         try CommandLineTool.requireStore(folder)
+        // On Linux, a connection cut inside a response's headers crashes URLSession: drain in a
+        // child process and restart it (IsolatedSync).
+        if let code = IsolatedSync.runInChildProcess(report: { Output.error($0) }) { return code }
 
         let store = try await Store.open(at: folder)
         let outcome = await withClosing(store) { store in
