@@ -9,7 +9,7 @@ import Testing
     @Test func aFolderInPlaceOfAPartitionFile() async throws {
         let folder = TemporaryFolder()
         try await MaintenanceFixture.store(in: folder)
-        for path in ["todos/2026-11/2026-11-23.json/", "tags.json.wip/", "dailyStats/2026-12.json/"] {
+        for path in ["todos/2026-11/2026-11-23.json/", "dailyStats/2026-12.json/"] {
             try FileManager.default.createDirectory(at: folder.file(path), withIntermediateDirectories: true)
         }
         try FileManager.default.removeItem(at: folder.file("tags.json"))
