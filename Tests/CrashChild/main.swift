@@ -6,7 +6,8 @@
 //                           [--idle-ms 0] [--idle-every 8] [--tear-last 0] [--max-seconds 120] [--outbox]
 //   folio-crash-child read DIR SECONDS [--until-file PATH] [--pause-ms 0]
 //   folio-crash-child watch DIR SECONDS COUNT
-//   folio-crash-child append DIR COUNT [--until-file PATH]   (Append.swift)
+//   folio-crash-child dump DIR DAY[,DAY…]        (Dump.swift: for the fuzz test)
+//   folio-crash-child append DIR COUNT [--until-file PATH]   (Append.swift: for the editor race)
 //
 // `write` runs COUNT transactions as WRITER (durability `full` or `relaxed`) and prints `ack N`
 // after each `write` returns. `--idle-ms` pauses that long after about one transaction in
@@ -234,8 +235,9 @@ do {
     case "write": try await write(arguments)
     case "read": try await read(arguments)
     case "watch": try await watch(arguments)
+    case "dump": try await dumpStore(arguments)
     case "append": try await append(arguments)
-    default: fail("usage: folio-crash-child write|read|watch|append …")
+    default: fail("usage: folio-crash-child write|read|watch|dump|append …")
     }
 } catch {
     fail("\(error)")

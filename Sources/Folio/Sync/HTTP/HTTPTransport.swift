@@ -155,7 +155,12 @@ public final class HTTPTransport: BatchTransport {
         let version = HTTPHeaders.version(fromETag: headers["etag"])
         let isDelete = command.operation == .delete
         if isDelete && (status == 404 || status == 410) { return .applied(version: nil, entity: nil) }
-        if command.operation == .upsert && status == 404 { return .conflict(version: nil, entity: nil) }
+        // A PUT over a version the server no longer has: deleted there (PROTOCOL.md).
+        if command.operation == .upsert && (status == 404 || status == 410) { return .conflict(version: nil, entity: nil) }
+        if status == 413 {
+            return .rejected(FailureReason("the server refused the command as too large for it (413)", status: status,
+                                           details: ["body": HTTPHeaders.excerpt(body)]))
+        }
         switch HTTPResponseClass(status: status) {
         case .success:
             guard command.operation == .upsert else { return .applied(version: version, entity: nil) }
