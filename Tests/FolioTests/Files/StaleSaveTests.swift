@@ -61,6 +61,24 @@ import Darwin
         try await again.close()
     }
 
+    /// The same with no Folio process running when the editor saves: the next open merges it.
+    @Test func aSaveFromAnOlderBufferWhileNothingRunsIsMergedAtTheNextOpen() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(slot("W-1")); try tx.upsert(slot("W-3")) }
+        try await store.checkpoint()
+        let buffer = try folder.text(day)
+        try await store.write { tx in try tx.upsert(slot("W-2")); _ = try tx.delete(Slot.self, id: "W-3") }
+        try await store.close()
+        try saveByRename(adding("E", to: buffer), in: folder)
+
+        let again = try await Store.open(at: folder.url, configuration: .testing())
+        // W-2 (added since the buffer) is kept, W-3 (deleted since) stays deleted, E is added.
+        #expect(try await ids(again) == ["E", "W-1", "W-2"])
+        try await again.close()
+        #expect(try idsInFile(folder) == ["E", "W-1", "W-2"])
+    }
+
     @Test func aSaveFromTheNewestVersionIsTakenAsItIs() async throws {
         let folder = TemporaryFolder()
         let store = try await Store.open(at: folder.url, configuration: .testing())
