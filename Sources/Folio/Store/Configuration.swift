@@ -30,6 +30,9 @@ extension Store {
         /// (Apple platforms: files edited in place). On Linux inotify reports every change and
         /// this is not used. Default 2 seconds.
         public var outsideChangePollInterval: Duration = .seconds(2)
+        /// The app's schema history. Opening runs its pending migrations (all or nothing) and
+        /// refuses a store migrated by a newer version of the app. Default nil: no schema check.
+        public var migrator: Migrator?
         var ioHook: IOHook?
 
         /// Creates the default configuration.

@@ -72,7 +72,8 @@ public actor Store {
     /// - Returns: The open store.
     /// - Throws: ``FolioError`` with ``FolioError/Code/unsupportedFormat`` if the folder is not
     ///   empty and not a Folio store, or was written by a newer Folio; ``FolioError/Code/io`` if
-    ///   the folder cannot be created or read.
+    ///   the folder cannot be created or read; with a ``Configuration/migrator``,
+    ///   ``FolioError/Code/newerSchema`` or ``FolioError/Code/migrationFailed``.
     public static func open(at url: URL, configuration: Configuration = Configuration()) async throws -> Store {
         let fileSystem = FileSystem(root: url.standardizedFileURL.path, hook: configuration.ioHook)
         try fileSystem.makeDirectoryDurably(StoreLayout.tempFolder)
@@ -80,10 +81,8 @@ public actor Store {
         try await lock.acquire(exclusive: true)
         do {
             let storeID = try Marker.ensure(in: fileSystem)
-            let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler)
-            state.storeID = storeID
-            try state.removeLeftoverTempFiles()
-            try Self.recover(state)
+            // Recovery, and the configured migrator's pending migrations (Store+Migrate.swift).
+            let state = try openState(fileSystem: fileSystem, configuration: configuration, storeID: storeID)
             lock.release(exclusive: true)
             return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, state: state)
         } catch {

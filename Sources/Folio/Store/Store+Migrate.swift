@@ -1,0 +1,82 @@
+public import Foundation
+
+extension Store {
+    /// Opening's schema work, with the writers' lock held: finish or discard an interrupted
+    /// migration, recover the journal, then run the configured migrator's pending migrations.
+    /// - Returns: The state to serve (rebuilt if a migration rewrote files).
+    static func openState(fileSystem: FileSystem, configuration: Configuration, storeID: String) throws(FolioError) -> StoreState {
+        try MigrationCommit.finish(fileSystem, log: configuration.logHandler)
+        func fresh() throws(FolioError) -> StoreState {
+            let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler)
+            state.storeID = storeID
+            try state.removeLeftoverTempFiles()
+            try recover(state)
+            return state
+        }
+        let state = try fresh()
+        guard let migrator = configuration.migrator else { return state }
+        let (marker, applied) = try SchemaMarker.read(fileSystem)
+        let pending = try migrator.pending(applied: applied)
+        guard !pending.isEmpty else { return state }
+        do {
+            let plan = try MigrationPlan.make(pending, applied: applied, state: state, marker: marker)
+            configuration.logHandler?(LogMessage(level: .info, text: plan.report.description, path: StoreLayout.marker))
+            try MigrationCommit.run(plan, fileSystem: fileSystem, log: configuration.logHandler)
+        } catch {
+            state.close()
+            throw error
+        }
+        state.close()
+        return try fresh()
+    }
+
+    /// Runs `body` on a fresh state of the store at `url` under the writers' lock (for dry runs).
+    static func withMigrationLock<T>(at url: URL, _ body: (StoreState) throws(FolioError) -> T) async throws -> T {
+        let fileSystem = FileSystem(root: url.standardizedFileURL.path)
+        guard try fileSystem.identity(StoreLayout.marker) != nil else {
+            throw FolioError(.unsupportedFormat, "not a Folio store: there is no folio.json", path: url.path)
+        }
+        let lock = try FileLock(fileSystem: fileSystem)
+        defer { lock.close() }
+        try await lock.acquire(exclusive: true)
+        defer { lock.release(exclusive: true) }
+        try MigrationCommit.finish(fileSystem, log: nil)
+        let state = try StoreState(fileSystem: fileSystem, log: nil)
+        defer { state.close() }
+        state.storeID = try Marker.ensure(in: fileSystem)
+        try state.refreshJournal()
+        return try body(state)
+    }
+
+    /// The schema of the store at `url`, read without opening it: the migrations it recorded and
+    /// whether a migration was interrupted after its commit (the next open finishes it).
+    /// - Parameter url: The store's folder.
+    /// - Returns: The schema status.
+    /// - Throws: ``FolioError`` if `folio.json` is missing or unreadable.
+    public static func schema(at url: URL) async throws -> StoreSchema {
+        let fileSystem = FileSystem(root: url.standardizedFileURL.path)
+        let migrations = try SchemaMarker.read(fileSystem).migrations
+        let interrupted = try fileSystem.identity(MigrationCommit.commitFile) != nil
+        let staged = try fileSystem.identity(MigrationCommit.folder) != nil
+        return StoreSchema(version: migrations.count, migrations: migrations,
+                           interruptedMigration: interrupted ? .committed : staged ? .uncommitted : nil)
+    }
+}
+
+/// A store's schema, as recorded in its `folio.json`.
+public struct StoreSchema: Sendable, Equatable {
+    /// A migration a crash interrupted.
+    public enum Interrupted: String, Sendable {
+        /// It committed: the next open finishes it (the store is already the new one).
+        case committed
+        /// It did not commit: the next open discards what it staged (the store is the old one).
+        case uncommitted
+    }
+
+    /// The number of migrations applied.
+    public let version: Int
+    /// Their names, in order.
+    public let migrations: [String]
+    /// A migration a crash interrupted, if any.
+    public let interruptedMigration: Interrupted?
+}
