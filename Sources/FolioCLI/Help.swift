@@ -12,6 +12,7 @@ enum Help {
       outbox list|show|retry|drop    the commands waiting to be sent, and the failed ones
       drain --server URL [DIR]       send the pending commands to a server (PROTOCOL.md)
       backup DIR DEST                a consistent copy of a store, while writers run
+      migrate --plan FILE [--dry-run] [DIR]   run (or preview) JSON-level migrations
 
     DIR defaults to the current directory. `folio <command> --help` describes a command.
     Exit codes: 0 success, 1 problems found (or the operation failed), 2 usage error.
@@ -102,5 +103,23 @@ enum Help {
     the copy has an empty journal.
 
     Exit code 0 when the copy verifies, 1 otherwise.
+    """
+
+    static let migrate = """
+    usage: folio migrate --plan FILE [--dry-run] [--json] [DIR]
+           folio migrate --dry-run [DIR]
+
+    Runs the migrations of a JSON migration plan (docs/ChangingModels.md) that the store in DIR
+    has not recorded yet, all or nothing: a crash at any point leaves the old store or the new one,
+    and the next open finishes or discards what was interrupted. Pending and failed outbox commands
+    are migrated with the data.
+
+      --plan FILE   the migration plan: {"migrations": [{"name": …, "steps": […]}]}
+      --dry-run     say what would change (collections, files, commands), write nothing
+      --json        the report as one JSON document
+
+    Without --plan, --dry-run shows the store's schema version and any interrupted migration.
+    A store that recorded migrations the plan does not have (a newer app) is refused, never
+    rewritten. Exit code 1 if a step fails (nothing is changed).
     """
 }

@@ -7,10 +7,15 @@ enum StatusCommand {
         let arguments = try Arguments(raw, flags: ["json"])
         let folder = CommandLineTool.folder(try arguments.positionals(min: 0, max: 1).first)
         let status = try await Store.status(at: folder)
+        let schema = try await Store.schema(at: folder)
         if arguments.flags.contains("json") {
-            try Output.json(json(status))
+            var document = json(status)
+            document["schema"] = ["version": schema.version, "migrations": schema.migrations,
+                                  "interruptedMigration": schema.interruptedMigration?.rawValue ?? NSNull()] as [String: Any]
+            try Output.json(document)
         } else {
             print(status, folder: folder)
+            Output.line(schemaLine(schema))
         }
         let troubled = !status.verification.isHealthy || !status.failed.isEmpty || !status.quarantined.isEmpty
         return troubled ? CommandLineTool.problemsFound : CommandLineTool.success

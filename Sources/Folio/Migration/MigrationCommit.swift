@@ -24,24 +24,20 @@ enum MigrationCommit {
     /// Stages, commits and finishes the plan. Only with the writers' lock held.
     static func run(_ plan: MigrationPlan, fileSystem: FileSystem, log: LogHandler?) throws(FolioError) {
         try removeTree(folder, fileSystem: fileSystem)
+        // Written without a sync each, then made durable with one syncfs where the platform has
+        // it (a 10-year store is thousands of files); file by file elsewhere.
         var folders = Set<String>()
         for (path, bytes) in plan.writes {
             let staged = stagedFolder + "/" + path
             let parent = FileSystem.parent(of: staged)
             if !folders.contains(parent) { try fileSystem.makeDirectoryDurably(parent) }
             folders.insert(parent)
-            let fd = try fileSystem.openForUpdate(staged)
-            do throws(FolioError) {
-                try fileSystem.truncate(fd, to: 0, path: staged)
-                try fileSystem.write(fd, bytes, at: 0, path: staged)
-                try fileSystem.sync(fd, path: staged)
-            } catch {
-                _ = Platform.close(fd)
-                throw error
-            }
-            if Platform.close(fd) != 0 { throw .system("close", path: staged, errno: Platform.lastError) }
+            try fileSystem.writeWhole(staged, bytes, sync: false)
         }
-        for parent in folders { try fileSystem.syncDirectory(parent) }
+        if try !fileSystem.syncEverything() {
+            for (path, bytes) in plan.writes { try fileSystem.writeWhole(stagedFolder + "/" + path, bytes, sync: true) }
+            for parent in folders { try fileSystem.syncDirectory(parent) }
+        }
         let manifest: JSONValue = .object([
             "writes": .array(plan.writes.map { .string($0.path) }),
             "removes": .array(plan.removes.map(JSONValue.string)),
@@ -88,7 +84,9 @@ enum MigrationCommit {
             try fileSystem.unlink(path)
             touchedFolders.insert(FileSystem.parent(of: path))
         }
-        for parent in touchedFolders.sorted(by: >) where try fileSystem.identity(parent) != nil { try fileSystem.syncDirectory(parent) }
+        if try !fileSystem.syncEverything() {
+            for parent in touchedFolders.sorted(by: >) where try fileSystem.identity(parent) != nil { try fileSystem.syncDirectory(parent) }
+        }
         try removeEmptyFolders(touchedFolders, fileSystem: fileSystem)
         for collection in collections {
             do { try Names.validateCollection(collection) } catch { continue }

@@ -34,6 +34,7 @@ public import Foundation
 /// ### Inspecting a store
 /// - ``appliedMigrations(at:)``
 /// - ``dryRun(at:)``
+/// - ``migrate(at:)``
 public struct Migrator: Sendable {
     struct Migration: Sendable {
         let name: String
@@ -104,6 +105,20 @@ public struct Migrator: Sendable {
     /// - Throws: ``FolioError`` if the folder is not a store or `folio.json` cannot be read.
     public func appliedMigrations(at url: URL) async throws -> [String] {
         try SchemaMarker.read(FileSystem(root: url.standardizedFileURL.path)).migrations
+    }
+
+    /// Runs the pending migrations of the store at `url` now, as opening it with this migrator
+    /// does (``Store/Configuration/migrator``), and reports what changed. Other processes may
+    /// have the store open; they wait for the writers' lock meanwhile.
+    /// - Parameter url: The store's folder.
+    /// - Returns: What the migrations changed (`pending` is empty if there were none).
+    /// - Throws: ``FolioError``: ``FolioError/Code/newerSchema``, ``FolioError/Code/migrationFailed``
+    ///   (nothing changed), ``FolioError/Code/corruptFile`` for a file that must be fixed first.
+    @discardableResult
+    public func migrate(at url: URL) async throws -> MigrationReport {
+        try await Store.withMigrationLock(at: url, recovering: true) { state throws(FolioError) in
+            try Store.migrate(state, with: self, log: nil)
+        }
     }
 
     /// What opening the store with this migrator would change, without changing it (a committed

@@ -15,27 +15,35 @@ extension Store {
         }
         let state = try fresh()
         guard let migrator = configuration.migrator else { return state }
-        let (marker, applied) = try SchemaMarker.read(fileSystem)
-        let pending = try migrator.pending(applied: applied)
-        guard !pending.isEmpty else { return state }
-        do {
-            let plan = try MigrationPlan.make(pending, applied: applied, state: state, marker: marker)
-            configuration.logHandler?(LogMessage(level: .info, text: plan.report.description, path: StoreLayout.marker))
-            try MigrationCommit.run(plan, fileSystem: fileSystem, log: configuration.logHandler)
-        } catch {
+        let report: MigrationReport
+        do { report = try migrate(state, with: migrator, log: configuration.logHandler) } catch {
             state.close()
             throw error
         }
+        if report.pending.isEmpty { return state }
         state.close()
         return try fresh()
     }
 
-    /// Runs `body` on a fresh state of the store at `url` under the writers' lock (for dry runs).
-    static func withMigrationLock<T>(at url: URL, _ body: (StoreState) throws(FolioError) -> T) async throws -> T {
+    /// Runs the migrator's pending migrations on a recovered state (writers' lock held).
+    static func migrate(_ state: StoreState, with migrator: Migrator, log: LogHandler?) throws(FolioError) -> MigrationReport {
+        let (marker, applied) = try SchemaMarker.read(state.fileSystem)
+        let pending = try migrator.pending(applied: applied)
+        guard !pending.isEmpty else { return MigrationReport(pending: [], schemaVersion: applied.count) }
+        let plan = try MigrationPlan.make(pending, applied: applied, state: state, marker: marker)
+        log?(LogMessage(level: .info, text: plan.report.description, path: StoreLayout.marker))
+        try MigrationCommit.run(plan, fileSystem: state.fileSystem, log: log)
+        return plan.report
+    }
+
+    /// Runs `body` on a fresh state of the store at `url` under the writers' lock: for a dry run
+    /// (the journal's records applied in memory only), or `recovering` (applied to the files).
+    static func withMigrationLock<T>(at url: URL, recovering: Bool = false, _ body: (StoreState) throws(FolioError) -> T) async throws -> T {
         let fileSystem = FileSystem(root: url.standardizedFileURL.path)
         guard try fileSystem.identity(StoreLayout.marker) != nil else {
             throw FolioError(.unsupportedFormat, "not a Folio store: there is no folio.json", path: url.path)
         }
+        try fileSystem.makeDirectoryDurably(StoreLayout.tempFolder)
         let lock = try FileLock(fileSystem: fileSystem)
         defer { lock.close() }
         try await lock.acquire(exclusive: true)
@@ -44,7 +52,12 @@ extension Store {
         let state = try StoreState(fileSystem: fileSystem, log: nil)
         defer { state.close() }
         state.storeID = try Marker.ensure(in: fileSystem)
-        try state.refreshJournal()
+        if recovering {
+            try state.removeLeftoverTempFiles()
+            try recover(state)
+        } else {
+            try state.refreshJournal()
+        }
         return try body(state)
     }
 
