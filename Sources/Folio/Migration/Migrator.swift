@@ -7,7 +7,7 @@ public import Foundation
 /// var migrator = Migrator()
 /// migrator.registerMigration("1-weather", [.setDefault("weather", .string("unknown"), in: "entries")])
 /// migrator.registerMigration("2-mood-as-number", [
-///     .changeField("mood", in: "entries") { old in old?.stringValue.flatMap(Int.init).map { .number(String($0)) } },
+///     .changeField("mood", in: "entries") { old in old?.stringValue.flatMap(Int.init).map { .number(String($0)) } ?? old },
 /// ])
 /// var configuration = Store.Configuration()
 /// configuration.migrator = migrator

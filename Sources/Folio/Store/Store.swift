@@ -136,14 +136,16 @@ public actor Store {
     ///   - id: The entity's id. The caller need not know its partition.
     /// - Returns: The entity, or nil.
     /// - Throws: ``FolioError``: ``FolioError/Code/corruptFile`` if its file cannot be read,
-    ///   ``FolioError/Code/decodingFailed`` if the stored JSON does not decode as `E`.
+    ///   ``FolioError/Code/decodingFailed`` (with file, line, column and field) if the stored JSON
+    ///   does not decode as `E` (``undecodableEntities(_:in:)``).
     public func get<E: Entity>(_ type: E.Type, id: E.ID) async throws -> E? {
         try await read { state throws(FolioError) in try state.get(E.self, id: id) }
     }
 
     /// The entities a query selects.
     /// - Parameter query: Which partitions, which entities, what order, how many.
-    /// - Returns: The matching entities.
+    /// - Returns: The matching entities. Stored entities that do not decode as `E` (an old shape)
+    ///   are skipped and logged; ``undecodableEntities(_:in:)`` lists them.
     /// - Throws: ``FolioError``: ``FolioError/Code/corruptFile`` naming the file, line and column
     ///   if a selected file cannot be read (other partitions keep working),
     ///   ``FolioError/Code/invalidQuery`` for a selection the collection does not support.
