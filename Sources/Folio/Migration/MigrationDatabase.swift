@@ -18,6 +18,9 @@ public final class MigrationDatabase {
     /// members) and its entities.
     private(set) var originalPartitions: [String: [PartitionAddress: PartitionFile.Contents]] = [:]
     private(set) var originalEntities: [String: [String: Stored]] = [:]
+    /// Server versions kept for locally deleted entities until their delete is acknowledged
+    /// (tombstone versions), per collection: id → (partition, version). They follow the collection.
+    private(set) var tombstones: [String: [String: (partition: String, version: String)]] = [:]
 
     init(state: StoreState) {
         self.state = state
@@ -91,6 +94,8 @@ public final class MigrationDatabase {
             }
             collections[from] = [:]
             collections[to] = entities
+            tombstones[to] = tombstones[from]
+            tombstones[from] = [:]
         case .custom(let body, _):
             do { try body(self) } catch { throw Self.failure(error, step: step, collection: nil, id: nil) }
         }
@@ -132,6 +137,9 @@ public final class MigrationDatabase {
                                          path: address.path, entityID: id)
                     }
                     entities[id] = Stored(partition: address.key.text, fields: fields, version: partition.versions[id])
+                }
+                for (id, version) in partition.versions where partition.entities[id] == nil {
+                    tombstones[collection, default: [:]][id] = (address.key.text, version)
                 }
             }
         }

@@ -51,6 +51,23 @@ struct MigrationPlan {
                 if let version = stored.version { contents.versions[id] = version }
                 partitions[address] = contents
             }
+            // Tombstone versions stay with their collection, in the partition that now holds
+            // their key (a day's month, or the one file).
+            for (id, tombstone) in database.tombstones[collection] ?? [:] where entities[id] == nil {
+                let kind = granularity ?? Self.granularity(ofKey: tombstone.partition)
+                var key = tombstone.partition
+                switch (Self.granularity(ofKey: key), kind) {
+                case let (from, to) where from == to: break
+                case (.day?, .month?): key = String(key.prefix(7))
+                case (_, PartitionGranularity.none?): key = ""
+                default:
+                    throw FolioError(.migrationFailed, "collection \(collection) has a delete of \"\(id)\" waiting for the server (its version is kept in \(tombstone.partition)); sync before repartitioning it by day", entityID: id)
+                }
+                let address = try PartitionAddress(collection: collection, granularity: kind ?? .none, partitionText: key)
+                var contents = partitions[address] ?? PartitionFile.Contents(entities: [:], extra: original[address]?.extra ?? [:])
+                contents.versions[id] = tombstone.version
+                partitions[address] = contents
+            }
             let before = database.originalEntities[collection] ?? [:]
             for (address, contents) in partitions where original[address].map({ !Self.same($0, contents) }) ?? true {
                 writes.append((address.path, PartitionFile.encode(contents)))

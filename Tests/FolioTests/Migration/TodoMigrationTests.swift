@@ -156,4 +156,36 @@ import Testing
         }
         try await migrated.close()
     }
+
+    /// A delete waiting for the server keeps the entity's server version in its partition file (a
+    /// tombstone version); a migration that rewrites and repartitions the collection keeps it.
+    @Test func tombstoneVersionsSurviveAMigration() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let folder = TemporaryFolder()
+        let todos = (0..<3).map { V1.Todo(title: "todo \($0)", date: "2026-11-0\($0 + 1)") }
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in for todo in todos { try tx.upsert(todo) } }
+        var sync = SyncEngine.Configuration.testing
+        sync.sync(V1.Todo.self)
+        let engine = SyncEngine(store: store, transport: HTTPTransport(baseURL: server.baseURL), configuration: sync)
+        #expect(try await engine.drainNow().sent == 3)
+        await engine.stop()
+        let gone = todos[1].id.uuidString
+        try await store.write { tx in try tx.delete(V1.Todo.self, id: todos[1].id) }
+        try await store.close()
+        func versions(_ path: String) throws -> [String: String] {
+            guard folder.exists(path) else { return [:] }
+            let file = try JSONSerialization.jsonObject(with: folder.bytes(path)) as! [String: Any]
+            return file["versions"] as? [String: String] ?? [:]
+        }
+        let tombstone = try versions("todos/2026-11/2026-11-02.json")[gone]
+        #expect(tombstone != nil, "a pending delete keeps the server version")
+        var migrator = Migrator()
+        migrator.registerMigration("1-by-month", [.renameField("title", to: "text", in: "todos"), .repartition("todos", by: .month)])
+        try await StoreFiles.open(folder, migrator).close()
+        #expect(try versions("todos/2026-11.json")[gone] == tombstone, "the tombstone version moved with its collection")
+        #expect(try versions("todos/2026-11.json").count == 3)
+        #expect(try StoreFiles.entities(folder, "todos").count == 2)
+    }
 }
