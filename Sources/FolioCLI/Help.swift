@@ -19,7 +19,7 @@ enum Help {
     """
 
     static let status = """
-    usage: folio status [--json] [DIR]
+    usage: folio status [--json] [--plan FILE] [DIR]
 
     Summarises the store in DIR without writing anything: each collection with its partitioning,
     partitions and entities (committed transactions still in the journal included), the commands
@@ -27,6 +27,8 @@ enum Help {
     how many problems `folio verify` finds.
 
       --json    one JSON document on standard output (shape in docs/CLI.md)
+      --plan    a migration plan (docs/ChangingModels.md): also list its migrations the store has
+                not run yet (the store's schema version is always shown)
 
     Exit code 1 when verify finds errors, or commands are failed or quarantined.
     """

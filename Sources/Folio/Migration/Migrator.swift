@@ -33,6 +33,7 @@ public import Foundation
 /// - ``registerMigration(_:enqueuingCommandsFor:migrate:)``
 /// ### Inspecting a store
 /// - ``appliedMigrations(at:)``
+/// - ``pendingMigrations(at:)``
 /// - ``dryRun(at:)``
 /// - ``migrate(at:)``
 public struct Migrator: Sendable {
@@ -105,6 +106,15 @@ public struct Migrator: Sendable {
     /// - Throws: ``FolioError`` if the folder is not a store or `folio.json` cannot be read.
     public func appliedMigrations(at url: URL) async throws -> [String] {
         try SchemaMarker.read(FileSystem(root: url.standardizedFileURL.path)).migrations
+    }
+
+    /// The migrations the store at `url` has not run yet, in order (read-only).
+    /// - Parameter url: The store's folder.
+    /// - Returns: Their names; empty when the store is up to date.
+    /// - Throws: ``FolioError/Code/newerSchema`` for a store migrated by a newer version of the
+    ///   app, or ``FolioError`` if `folio.json` cannot be read.
+    public func pendingMigrations(at url: URL) async throws -> [String] {
+        try pending(applied: try await appliedMigrations(at: url)).map(\.name)
     }
 
     /// Runs the pending migrations of the store at `url` now, as opening it with this migrator

@@ -23,7 +23,8 @@ import Testing
         #expect(dry.code == 0 && dry.output.contains("2 pending migration(s) to schema version 2: 1-text, 2-weather"), "\(dry)")
         #expect(dry.output.contains("entries: 6 entities changed"), "\(dry.output)")
         #expect(try StoreFiles.snapshot(folder) == before, "a dry run writes nothing")
-        #expect(try await FolioTool.run(["status", folder.url.path]).output.contains("schema: version 0"))
+        let fresh = try await FolioTool.run(["status", "--plan", plan.path, folder.url.path])
+        #expect(fresh.output.contains("schema: version 0") && fresh.output.contains("pending migrations: 1-text, 2-weather"), "\(fresh.output)")
 
         let run = try await FolioTool.run(["migrate", "--plan", plan.path, folder.url.path])
         #expect(run.code == 0 && run.output.hasPrefix("migrated: 2 pending migration(s)"), "\(run)")
