@@ -9,8 +9,9 @@ enum StatusCommand {
         let status = try await Store.status(at: folder)
         let schema = try await Store.schema(at: folder)
         // The pending migrations are the app's: known here only from a migration plan.
-        let pending = try await arguments.option("plan").map { path in
-            try await Migrator(plan: try Data(contentsOf: URL(fileURLWithPath: path))).pendingMigrations(at: folder)
+        var pending: [String]?
+        if let path = arguments.option("plan") {
+            pending = try await Migrator(plan: try Data(contentsOf: URL(fileURLWithPath: path))).pendingMigrations(at: folder)
         }
         if arguments.flags.contains("json") {
             var document = json(status)
