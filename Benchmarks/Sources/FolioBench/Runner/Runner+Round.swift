@@ -95,7 +95,7 @@ extension Runner {
             recordPeer(.coldTenYears, try coldRead("grdb", grdbTenYears.path, day: tenYearDay, expected: tenYearDayTodos))
         })
 
-        // 8. Migrating the 10-year store: a field renamed and one added, in every todo.
+        // 9. Migrating the 10-year store: a field renamed and one added, in every todo.
         try await pair(flip, {
             let store = try copy(folioTenYears, "migrate-folio", in: folder)
             record(.migrateTenYears, try await MigrationContender.folio(store).seconds * 1000)
