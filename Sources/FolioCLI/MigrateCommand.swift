@@ -35,6 +35,7 @@ enum MigrateCommand {
                  "filesWritten": collection.filesWritten, "filesRemoved": collection.filesRemoved]
             },
             "commandsRewritten": report.commandsRewritten,
+            "commandsKept": report.commandsKept,
             "commandsEnqueued": report.commandsEnqueued,
         ]
     }

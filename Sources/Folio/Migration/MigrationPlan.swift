@@ -103,7 +103,15 @@ struct MigrationPlan {
     /// Pending and failed commands rewritten by the steps, and the commands the app asked for.
     private mutating func addCommands(migrating steps: [MigrationStep], state: StoreState, enqueueFor: Set<String>,
                                       database: MigrationDatabase) throws(FolioError) {
+        let mayHaveBeenSent = try OutboxMigration.mayHaveBeenSent(state)
         for path in try OutboxMigration.commandFiles(in: state.fileSystem) {
+            if path.hasPrefix(StoreState.outboxFolder + "/"), !path.hasPrefix(StoreState.failedFolder + "/"),
+               let sequence = StoreState.sequence(fromFileName: FileSystem.name(of: path)), mayHaveBeenSent(sequence) {
+                // Its request may have been applied with its answer lost: the retry must be the
+                // same request, or the server would refuse the reused key (PROTOCOL.md).
+                report.commandsKept += 1
+                continue
+            }
             guard let (bytes, _) = try state.fileSystem.read(path) else { continue }
             // A command file that does not parse is the outbox's business (quarantine): untouched.
             guard let json = try? JSONParser.parse(bytes), let migrated = try OutboxMigration.migrate(json, steps: steps, coder: state.coder),

@@ -22,6 +22,9 @@ public struct MigrationReport: Sendable, Equatable, CustomStringConvertible {
     public internal(set) var collections: [Collection] = []
     /// Pending or failed outbox commands rewritten into the new shape.
     public internal(set) var commandsRewritten = 0
+    /// Pending commands kept as they were queued because they may already have reached the
+    /// server (their answer lost): a retry must repeat the same request under its key.
+    public internal(set) var commandsKept = 0
     /// Commands the migrations enqueue (``Migrator/registerMigration(_:enqueuingCommandsFor:_:)``).
     public internal(set) var commandsEnqueued = 0
 
@@ -37,7 +40,7 @@ public struct MigrationReport: Sendable, Equatable, CustomStringConvertible {
             lines.append("  \(collection.name): \(collection.entitiesChanged) entit\(collection.entitiesChanged == 1 ? "y" : "ies") changed, \(collection.entitiesRemoved) removed; \(collection.filesWritten) file(s) written, \(collection.filesRemoved) removed")
         }
         if collections.isEmpty { lines.append("  no data file changes") }
-        lines.append("  outbox: \(commandsRewritten) pending command(s) rewritten, \(commandsEnqueued) enqueued")
+        lines.append("  outbox: \(commandsRewritten) pending command(s) rewritten, \(commandsKept) kept as sent, \(commandsEnqueued) enqueued")
         return lines.joined(separator: "\n")
     }
 }

@@ -3,7 +3,8 @@
 ///
 /// An upsert's `entity` and every command's `base` go through the same steps as the stored
 /// entities; `collection` and `partition` follow renames and moves. Custom commands, sent
-/// commands (`outbox/sent/`) and quarantined files are left as they are.
+/// commands (`outbox/sent/`), quarantined files, and pending commands that may already have
+/// reached the server (``mayHaveBeenSent(_:)``) are left as they are.
 enum OutboxMigration {
     /// The command files that may still be sent: `outbox/*.json` and `outbox/failed/*.json`.
     static func commandFiles(in fileSystem: FileSystem) throws(FolioError) -> [String] {
@@ -14,6 +15,21 @@ enum OutboxMigration {
             }
         }
         return paths.sorted()
+    }
+
+    /// Whether a pending command may already have reached the server: up to `.folio/sent.json`'s
+    /// mark, or with a failed attempt recorded in `.folio/attempts.json` (an unreadable file counts
+    /// every command). Such a command is sent again as it is, under its key.
+    static func mayHaveBeenSent(_ state: StoreState) throws(FolioError) -> (UInt64) -> Bool {
+        let sentThrough = try state.sentThrough()
+        var attempted: Set<UInt64> = []
+        if let (bytes, _) = try state.fileSystem.read(Store.attemptsFile) {
+            do { attempted = Set((try JSONParser.parse(bytes).objectValue ?? [:]).keys.compactMap { UInt64($0) }) } catch {
+                state.report(.warning, "unreadable (\(error.message)); a migration keeps every pending command as queued", path: Store.attemptsFile)
+                return { _ in true }
+            }
+        }
+        return { sequence in sequence <= sentThrough || attempted.contains(sequence) }
     }
 
     /// The command after the steps, or nil if it is not an entity command.

@@ -188,4 +188,34 @@ import Testing
         #expect(try versions("todos/2026-11.json").count == 3)
         #expect(try StoreFiles.entities(folder, "todos").count == 2)
     }
+
+    /// A pending command that may already have reached the server (its answer lost) is kept as
+    /// queued, byte for byte: its retry must be the same request under its idempotency key. The
+    /// others are rewritten.
+    @Test func commandsThatMayHaveBeenSentAreKeptAsQueued() async throws {
+        let folder = TemporaryFolder()
+        let todos = (0..<4).map { V1.Todo(title: "todo \($0)", date: "2026-11-0\($0 + 1)") }
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        for todo in todos { try await store.write { tx in try tx.upsert(todo) } }
+        let sequences = try await store.pendingCommands().map(\.sequence)
+        try await store.close()
+        #expect(sequences.count == 4)
+        // The model: the first was sent (sent.json's mark), the third failed once (attempts.json).
+        let name = { (sequence: UInt64) in String(format: "%020d", sequence) }
+        try folder.write("{\"sentThrough\": \(sequences[0])}\n", to: ".folio/sent.json")
+        try folder.write("{\"\(name(sequences[2]))\": {\"count\": 1, \"serverErrors\": 0}}\n", to: ".folio/attempts.json")
+        let before = try sequences.map { try folder.bytes("outbox/\(name($0)).json") }
+        var configuration = Store.Configuration.testing()
+        configuration.migrator = V2.migrator
+        let report = try await V2.migrator.dryRun(at: folder.url)
+        #expect(report.commandsKept == 2 && report.commandsRewritten == 2, "\(report)")
+        try await Store.open(at: folder.url, configuration: configuration).close()
+        for (index, sequence) in sequences.enumerated() {
+            let kept = index == 0 || index == 2
+            let bytes = try folder.bytes("outbox/\(name(sequence)).json")
+            #expect((bytes == before[index]) == kept, "command \(sequence)")
+            let entity = (try JSONSerialization.jsonObject(with: bytes) as! [String: Any])["entity"] as! [String: Any]
+            #expect((entity["title"] != nil) == kept && (entity["text"] != nil) == !kept)
+        }
+    }
 }
