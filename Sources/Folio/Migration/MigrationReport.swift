@@ -33,6 +33,7 @@ public struct MigrationReport: Sendable, Equatable, CustomStringConvertible {
         self.schemaVersion = schemaVersion
     }
 
+    /// A few lines for a person: the migrations, then each collection's and the outbox's changes.
     public var description: String {
         if pending.isEmpty { return "schema version \(schemaVersion): no pending migration" }
         var lines = ["\(pending.count) pending migration(s) to schema version \(schemaVersion): \(pending.joined(separator: ", "))"]

@@ -29,5 +29,6 @@ public struct UndecodableEntity: Sendable, Equatable, CustomStringConvertible {
         FolioError(.decodingFailed, "entity \"\(id)\" does not decode: \(message)", path: path, line: line, column: column, entityID: id)
     }
 
+    /// `path:line:column: entity "id" does not decode: …`, as a person reads it.
     public var description: String { error.description }
 }

@@ -247,4 +247,20 @@ import Testing
         #expect(!folder.exists(".folio/migration"))
         #expect(try StoreFiles.snapshot(folder) == before)
     }
+
+    /// A new store starts at the app's schema version: its migrations are recorded, none has data
+    /// to change, and the next open runs nothing.
+    @Test func aNewStoreStartsAtTheCurrentSchema() async throws {
+        let folder = TemporaryFolder()
+        var migrator = Migrator()
+        migrator.registerMigration("1-a", [.renameField("title", to: "text", in: "entries")])
+        migrator.registerMigration("2-b", [.renameCollection("tags", to: "labels")])
+        let store = try await StoreFiles.open(folder, migrator)
+        try await store.write { tx in try tx.upsert(Tag(id: "t", name: "home")) }
+        try await store.close()
+        #expect(try StoreFiles.migrations(folder) == ["1-a", "2-b"])
+        #expect(try await migrator.pendingMigrations(at: folder.url).isEmpty)
+        try await StoreFiles.open(folder, migrator).close()
+        #expect(folder.exists("tags.json"), "no migration ran again")
+    }
 }
