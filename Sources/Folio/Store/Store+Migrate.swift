@@ -30,10 +30,26 @@ extension Store {
         let (marker, applied) = try SchemaMarker.read(state.fileSystem)
         let pending = try migrator.pending(applied: applied)
         guard !pending.isEmpty else { return MigrationReport(pending: [], schemaVersion: applied.count) }
+        // The journal's records would be applied again on top of the migrated files: migrate
+        // only once recovery emptied it (it cannot when the disk is full).
+        guard state.records.isEmpty else {
+            throw FolioError(.migrationFailed, "the journal still holds \(state.records.count) transaction(s) that could not be written to the files (a full disk?); nothing was migrated: free space and open the store again", path: StoreLayout.journal)
+        }
         let plan = try MigrationPlan.make(pending, applied: applied, state: state, marker: marker)
         log?(LogMessage(level: .info, text: plan.report.description, path: StoreLayout.marker))
         try MigrationCommit.run(plan, fileSystem: state.fileSystem, log: log)
         return plan.report
+    }
+
+    /// A read-only open cannot finish an interrupted migration (the files are half old, half new)
+    /// nor accept a store migrated by a newer app: it refuses both, and never writes.
+    static func checkSchemaReadOnly(_ fileSystem: FileSystem, configuration: Configuration) throws(FolioError) {
+        if try fileSystem.identity(MigrationCommit.commitFile) != nil {
+            throw FolioError(.readOnly, "a migration was interrupted after its commit and must be finished by a read-write open (the app) before the store can be read", path: MigrationCommit.folder)
+        }
+        if let migrator = configuration.migrator {
+            _ = try migrator.pending(applied: try SchemaMarker.read(fileSystem).migrations)
+        }
     }
 
     /// Runs `body` on a fresh state of the store at `url` under the writers' lock: for a dry run

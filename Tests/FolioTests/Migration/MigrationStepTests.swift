@@ -263,4 +263,26 @@ import Testing
         try await StoreFiles.open(folder, migrator).close()
         #expect(folder.exists("tags.json"), "no migration ran again")
     }
+
+    /// A committed migration that a crash interrupted is finished by the next read-write open; a
+    /// read-only open (a widget) cannot finish it, and refuses rather than serve half of it.
+    @Test func aReadOnlyOpenRefusesAnUnfinishedMigration() async throws {
+        let folder = TemporaryFolder()
+        _ = try await Self.makeStore(folder, seed: 4, count: 3)
+        let day = try #require(try StoreFiles.entities(folder, "entries")["E0"]?.path)
+        try folder.write("{\"entities\": {}}\n", to: ".folio/migration/staged/" + day)
+        try folder.write("{\"collections\": [\"entries\"], \"removes\": [], \"writes\": [\"\(day)\"]}\n", to: ".folio/migration/commit.json")
+        var readOnly = Store.Configuration.testing()
+        readOnly.readOnly = true
+        do {
+            _ = try await Store.open(at: folder.url, configuration: readOnly)
+            Issue.record("a read-only open should refuse an unfinished migration")
+        } catch let error as FolioError {
+            #expect(error.code == .readOnly, "\(error)")
+        }
+        #expect(try await Store.schema(at: folder.url).interruptedMigration == .committed)
+        try await Store.open(at: folder.url, configuration: .testing()).close()
+        #expect(!folder.exists(".folio/migration"))
+        #expect(try folder.text(day) == "{\"entities\": {}}\n", "finished: the staged partition replaced the file")
+    }
 }
