@@ -36,6 +36,10 @@ extension EntityCoder {
         do {
             return .success(try decoder.decode(E.self, from: Data(JSONWriter.compact(json))))
         } catch {
+            // A number the field cannot hold fails without a coding path: find the number.
+            if let culprit = numberCulprit(E.self, in: json, error: error) {
+                return .failure(DecodingFailure(field: culprit.path, message: culprit.message))
+            }
             return .failure(DecodingFailure(field: Self.fieldPath(of: error), message: Self.describe(error)))
         }
     }

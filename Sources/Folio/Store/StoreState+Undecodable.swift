@@ -21,7 +21,7 @@ extension StoreState {
         }
         return UndecodableEntity(collection: partition.address.collection, id: id, path: path, line: position?.line,
                                  column: position?.column, field: failure.field.isEmpty ? nil : failure.field.joined(separator: "."),
-                                 message: failure.message)
+                                 message: failure.message, fieldPath: failure.field)
     }
 
     /// Logs an entity a read skipped because it does not decode (once per stored value).

@@ -26,8 +26,13 @@ public struct UndecodableEntity: Sendable, Equatable, CustomStringConvertible {
 
     /// The same, as the error a read of this entity alone (``Store/get(_:id:)``) throws.
     public var error: FolioError {
-        FolioError(.decodingFailed, "entity \"\(id)\" does not decode: \(message)", path: path, line: line, column: column, entityID: id)
+        var error = FolioError(.decodingFailed, "entity \"\(id)\" does not decode: \(message)", path: path, line: line, column: column, entityID: id)
+        error.fieldPath = fieldPath
+        return error
     }
+
+    /// The keys from the entity down to the field at fault.
+    let fieldPath: [String]
 
     /// `path:line:column: entity "id" does not decode: …`, as a person reads it.
     public var description: String { error.description }
