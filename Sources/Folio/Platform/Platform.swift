@@ -77,6 +77,21 @@ enum Platform {
         #endif
     }
 
+    /// Flushes every file of the file system that holds `fd` to stable storage in one call (Linux
+    /// `syncfs`), for bulk writes of thousands of files (a migration) instead of one fsync each.
+    /// `ENOSYS` where there is no such call (Apple platforms): the caller then syncs file by file.
+    static func syncFileSystem(_ fd: Int32) -> Int32 {
+        #if os(Linux)
+        typealias SyncFS = @convention(c) (Int32) -> Int32
+        // Looked up at run time: Glibc's Swift module does not export syncfs (a GNU extension).
+        guard let symbol = dlsym(nil, "syncfs") else { return ENOSYS }
+        let syncfs = unsafeBitCast(symbol, to: SyncFS.self)
+        return retryOnInterrupt { syncfs(fd) } == 0 ? 0 : errno
+        #else
+        return ENOSYS
+        #endif
+    }
+
     /// Flushes a file's data (and the metadata needed to read it back) to stable storage.
     static func dataSync(_ fd: Int32) -> Int32 {
         #if canImport(Darwin)
@@ -170,6 +185,7 @@ enum Platform {
     static func isNotWritable(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
     static let ioError = EIO
     static let noSpace = ENOSPC
+    static let notSupported = ENOSYS
 
     static func identity(ofOpen fd: Int32) -> (FileIdentity?, Int32) {
         var info = stat()

@@ -96,20 +96,21 @@ final class Partition {
         unkeptFile = nil
     }
 
-    /// The typed values of all entities, in id order, decoding only what is not cached yet.
-    func values<E: Entity>(_ type: E.Type, coder: EntityCoder) throws(FolioError) -> [E] {
+    /// The typed values of all entities that decode, in id order, decoding only what is not
+    /// cached yet. An entity that does not decode is skipped (its error is cached in `decoded`
+    /// in its place, and handed to `undecodable` once), so it never hides its neighbours.
+    func values<E: Entity>(_ type: E.Type, coder: EntityCoder, undecodable: (FolioError) -> Void = { _ in }) -> [E] {
         if decodedType != ObjectIdentifier(E.self) {
             decoded = [:]
             decodedType = ObjectIdentifier(E.self)
         }
         if decoded.count < entities.count {
-            if decoded.isEmpty {
-                let all = try coder.decodeAll(E.self, from: entities, path: address.path)
-                for (id, value) in all { decoded[id] = value }
-            } else {
-                for (id, json) in entities where decoded[id] == nil {
-                    decoded[id] = try coder.decode(E.self, from: json, id: id, path: address.path)
-                }
+            let missing = decoded.isEmpty ? entities : entities.filter { decoded[$0.key] == nil }
+            let (values, failures) = coder.decodeEach(E.self, from: missing, path: address.path)
+            for (id, value) in values { decoded[id] = value }
+            for id in failures.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
+                decoded[id] = failures[id]!
+                undecodable(failures[id]!)
             }
         }
         var result: [E] = []
