@@ -125,8 +125,9 @@ import Testing
 
         var kills = 0, mixed = 0, old = 0, new = 0, applied = 1
         // Bounded in kills and time: seconds alone, tens of seconds beside the rest of the suite.
+        // On a loaded machine the budget is extended (once, by 60 s) until the 3 kills it checks.
         let budget = ContinuousClock.now + .seconds(35)
-        while ContinuousClock.now < budget && kills < 30 {
+        while kills < 30 && (ContinuousClock.now < budget || (kills < 3 && ContinuousClock.now < budget + .seconds(60))) {
             try Data(Self.plan(applied + 1).utf8).write(to: planFile)
             let child = try Self.startMigration(folder, plan: planFile)
             let launched = ContinuousClock.now
