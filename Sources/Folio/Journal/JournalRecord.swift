@@ -11,8 +11,13 @@ struct JournalRecord: Sendable, Equatable {
         /// The entity's new JSON, or nil when the entity is removed from this partition.
         var entity: JSONValue?
         /// The server's version of the entity, when the sync engine learnt it (nil: unchanged).
-        /// Removing the entity removes its version too.
+        /// Removing the entity removes its version too, unless the removal names one: a local
+        /// delete keeps the version the server still has until the delete is acknowledged (a
+        /// tombstone version, FORMAT.md), so its `DELETE` can say `If-Match`.
         var version: String? = nil
+        /// The server no longer has the entity (a delete was acknowledged): its version goes,
+        /// whatever the entity's local state.
+        var forgetsVersion = false
     }
 
     /// One change to the outbox.
@@ -50,6 +55,7 @@ struct JournalRecord: Sendable, Equatable {
             ]
             if let entity = change.entity { members["entity"] = entity } else { members["deleted"] = .bool(true) }
             if let version = change.version { members["version"] = .string(version) }
+            if change.forgetsVersion { members["version"] = .null }
             return .object(members)
         }
         var members: [String: JSONValue] = ["changes": .array(changes)]
@@ -96,7 +102,8 @@ struct JournalRecord: Sendable, Equatable {
             let entity = item["entity"]
             if entity == nil && item["deleted"] != .bool(true) { throw bad("change of \"\(id)\" has neither entity nor deleted") }
             if let entity, entity.objectValue == nil { throw bad("entity \"\(id)\" is not a JSON object") }
-            changes.append(Change(address: address, id: id, entity: entity, version: item["version"]?.stringValue))
+            changes.append(Change(address: address, id: id, entity: entity, version: item["version"]?.stringValue,
+                                  forgetsVersion: item["version"] == .null))
         }
         var outbox: [OutboxChange] = []
         if case .array(let items)? = value["outbox"] {

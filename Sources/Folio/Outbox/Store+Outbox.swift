@@ -120,12 +120,29 @@ extension Store {
 
     private static func stageAcknowledged(_ command: JSONValue, sequence: UInt64, version: String?, serverEntity: JSONValue?,
                                           collection: SyncedCollection?, in tx: Transaction, outbox: OutboxState) throws -> String? {
-        guard command["operation"]?.stringValue == "upsert", let name = command["collection"]?.stringValue,
+        let operation = command["operation"]?.stringValue
+        guard operation == "upsert" || operation == "delete", let name = command["collection"]?.stringValue,
               let id = command["entityID"]?.stringValue,
               let granularity = collection?.granularity ?? tx.state.collections[name]
                 ?? PartitionGranularity.of(partition: command["partition"]?.stringValue) else { return nil }
         try collection?.register(tx.state)
-        guard let address = try tx.address(of: id, collection: name, granularity: granularity) else { return nil }
+        if operation == "delete" {
+            // The server no longer has it: its tombstone version goes.
+            if let partition = command["partition"]?.stringValue {
+                tx.stageServerVersion(nil, at: try PartitionAddress(collection: name, granularity: granularity, partitionText: partition), id: id)
+            }
+            return nil
+        }
+        guard let address = try tx.address(of: id, collection: name, granularity: granularity) else {
+            // Deleted here since: the server has this version until the delete reaches it, and
+            // the delete must say so (If-Match), whichever process sends it.
+            let delete = outbox.pending(collection: name, id: id).last { $0.command["operation"]?.stringValue == "delete" }
+            if let partition = delete?.command["partition"]?.stringValue {
+                let tombstone = try PartitionAddress(collection: name, granularity: granularity, partitionText: partition)
+                tx.stageServerVersion(version ?? "", at: tombstone, id: id)
+            }
+            return nil
+        }
         let later = outbox.pending(collection: name, id: id).contains { $0.sequence > sequence }
         var warning: String?
         if !later, let serverEntity, let collection {
@@ -155,10 +172,14 @@ extension Store {
         }
     }
 
-    /// Tells the store that commands up to `sequence` may be on their way to the server, so
-    /// coalescing leaves them alone. For sync engines.
-    func markInFlight(through sequence: UInt64) {
-        state.inFlightThrough = max(state.inFlightThrough, sequence)
+    /// Tells the store, durably and before they are sent, that commands up to `sequence` may
+    /// reach the server, so no process coalesces them away (`.folio/sent.json`). For sync engines.
+    func markInFlight(through sequence: UInt64) async throws {
+        try await prepare()
+        try await acquireWriterLock()
+        defer { releaseWriterLock() }
+        try state.refreshJournal()
+        try state.markMaySend(through: sequence)
     }
 
     private func changeOutbox(origin: ChangeSet.Origin = .thisProcess,

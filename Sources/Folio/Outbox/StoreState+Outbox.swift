@@ -135,7 +135,7 @@ extension StoreState {
             }
             let operation: OutboxCommand.Operation = final.entity == nil ? .delete : .upsert
             if syncModes[collection]?.coalescing == true {
-                let (removals, keepNothing) = coalesce(outbox, collection: collection, id: id, operation: operation)
+                let (removals, keepNothing) = try coalesce(outbox, collection: collection, id: id, operation: operation)
                 result.append(contentsOf: removals.map { .remove(sequence: $0, archive: false) })
                 if keepNothing { continue }
                 // The replaced command never reaches the server: its base is this one's.
@@ -158,14 +158,17 @@ extension StoreState {
 
     /// Which pending commands of this entity a new command replaces, and whether the new one
     /// must be dropped too (an entity created and deleted before the server saw it).
-    private func coalesce(_ outbox: OutboxState, collection: String, id: String, operation: OutboxCommand.Operation) -> ([UInt64], Bool) {
+    private func coalesce(_ outbox: OutboxState, collection: String, id: String,
+                          operation: OutboxCommand.Operation) throws(FolioError) -> ([UInt64], Bool) {
         let mine = outbox.pending(collection: collection, id: id)
-        guard let last = mine.last, last.sequence > inFlightThrough,
+        // What any process may have sent, durably known: never coalesce that away.
+        let sentThrough = try sentThrough()
+        guard let last = mine.last, last.sequence > sentThrough,
               last.command["operation"]?.stringValue == "upsert" else { return ([], false) }
         if operation == .upsert { return ([last.sequence], false) }
         // A delete: if every pending command of the entity is an unsent upsert made without a
         // server version, the server never saw it, and nothing needs sending at all.
-        let neverSeen = mine.allSatisfy { $0.sequence > inFlightThrough && $0.command["operation"]?.stringValue == "upsert"
+        let neverSeen = mine.allSatisfy { $0.sequence > sentThrough && $0.command["operation"]?.stringValue == "upsert"
             && $0.command["baseVersion"] == .null }
         if neverSeen { return (mine.map(\.sequence), true) }
         return ([last.sequence], false)

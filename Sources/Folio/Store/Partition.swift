@@ -52,8 +52,10 @@ final class Partition {
     func apply(_ change: JournalRecord.Change) {
         entities[change.id] = change.entity
         decoded[change.id] = nil
-        if change.entity == nil {
+        if change.forgetsVersion {
             versions[change.id] = nil
+        } else if change.entity == nil {
+            versions[change.id] = change.version
         } else if let version = change.version {
             versions[change.id] = version
         }

@@ -48,7 +48,7 @@ extension StoreState {
             }
             let path = address.path
             let folder = FileSystem.parent(of: path)
-            if partition.entities.isEmpty {
+            if partition.entities.isEmpty && partition.versions.isEmpty {
                 if partition.identity != nil {
                     try fileSystem.unlink(path)
                     outcome.filesWritten += 1

@@ -9,15 +9,30 @@ extension StoreState {
     ///   trace; if even that fails, a ``FolioError`` and the caller must reload from disk.
     func commit(_ transaction: Transaction) throws(FolioError) -> Int64? {
         var changes: [JournalRecord.Change] = []
-        for address in transaction.staged.keys.sorted() {
+        for address in Set(transaction.staged.keys).union(transaction.versionOnly.keys).sorted() {
             let partition = try partition(address, verify: false)
-            let staged = transaction.staged[address]!
+            let staged = transaction.staged[address] ?? [:]
             let versions = transaction.stagedVersions[address] ?? [:]
             for id in staged.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
                 let entity = staged[id]!
-                let version = entity == nil ? nil : versions[id]
+                var version = entity == nil ? nil : versions[id]
+                if !transaction.isFromServer {
+                    // Local changes keep what the server has: a moved entity takes its version
+                    // along; a deleted one leaves it behind as a tombstone version.
+                    if entity != nil, partition.versions[id] == nil {
+                        version = try transaction.versionMoving(id, collection: address.collection, into: address)
+                    } else if entity == nil, transaction.deletes(id, collection: address.collection) {
+                        version = partition.versions[id]
+                    }
+                }
                 guard partition.entities[id] != entity || (version != nil && partition.versions[id] != version) else { continue }
                 changes.append(JournalRecord.Change(address: address, id: id, entity: entity, version: version))
+            }
+            for (id, version) in (transaction.versionOnly[address] ?? [:]).sorted(by: { $0.key.precedesInKeyOrder($1.key) })
+            where staged[id] == nil {
+                guard partition.versions[id] != version else { continue }
+                changes.append(JournalRecord.Change(address: address, id: id, entity: partition.entities[id], version: version,
+                                                    forgetsVersion: version == nil))
             }
         }
         try ensureJournalHeader()

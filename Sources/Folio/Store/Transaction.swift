@@ -26,6 +26,9 @@ public final class Transaction {
     var isFromServer = false
     /// Server versions learnt in this transaction, per partition and id (sync engine only).
     var stagedVersions: [PartitionAddress: [String: String]] = [:]
+    /// Versions changed without changing the entity (sync engine only), per partition and id:
+    /// a version, or nil when the server no longer has the entity (an acknowledged delete).
+    var versionOnly: [PartitionAddress: [String: String?]] = [:]
     /// Outbox changes the sync engine makes with the entity changes (acknowledgements…).
     var outboxChanges: [JournalRecord.OutboxChange] = []
 
@@ -170,6 +173,29 @@ public final class Transaction {
         guard let entity = try currentJSON(at: address, id: id) else { return }
         stage(address, id: id, entity: entity)
         stagedVersions[address, default: [:]][id] = version
+    }
+
+    /// Records what the server has of an entity, whatever its local state: `version`, or nothing
+    /// (nil: the server deleted it). A locally deleted entity keeps the version the server still
+    /// has (a tombstone version) until its delete is acknowledged.
+    func stageServerVersion(_ version: String?, at address: PartitionAddress, id: String) {
+        versionOnly[address, default: [:]][id] = .some(version)
+    }
+
+    /// Whether this transaction deletes the entity (rather than leaving it or moving it).
+    func deletes(_ id: String, collection: String) -> Bool {
+        if case .some(nil) = locations[collection]?[id] { return true }
+        return false
+    }
+
+    /// The server version of an entity this transaction moves into `target`: the version of the
+    /// partition it leaves, so the next command of the entity is made on it.
+    func versionMoving(_ id: String, collection: String, into target: PartitionAddress) throws(FolioError) -> String? {
+        for (address, changes) in staged where address.collection == collection && address != target {
+            guard case .some(nil) = changes[id] else { continue }
+            if let version = try state.partition(address, verify: false).versions[id] { return version }
+        }
+        return nil
     }
 
     private func stage(_ address: PartitionAddress, id: String, entity: JSONValue?) {

@@ -24,10 +24,16 @@ extension Store {
         }
     }
 
-    /// The server version stored with an entity: nil if the entity is not stored here (or the
-    /// server never gave one), `""` if the server knows it without a version.
-    func storedVersion(collection: String, granularity: PartitionGranularity, id: String) async throws -> String? {
+    /// The server version stored with an entity: nil if the server is not known to have it, `""`
+    /// if it has it without a version. For a delete, `partition` names where the entity was
+    /// deleted: its tombstone version (FORMAT.md) is the one to send.
+    func storedVersion(collection: String, granularity: PartitionGranularity, id: String, deletedFrom partition: String? = nil) async throws -> String? {
         try await read { state throws(FolioError) in
+            if let partition {
+                let address = try PartitionAddress(collection: collection, granularity: granularity, partitionText: partition)
+                let stored = try state.partition(address, verify: false)
+                if stored.entities[id] == nil, let version = stored.versions[id] { return version }
+            }
             guard let address = try state.locate(collection: collection, granularity: granularity, id: id) else { return nil }
             return try state.partition(address, verify: false).versions[id]
         }

@@ -142,7 +142,6 @@ extension SyncEngine {
             }
             try tx.stageServerValue(entity, at: target, collection: name, granularity: granularity, id: id, version: version ?? "")
         }
-        if let name = command.collection, let id = command.entityID { acknowledgedVersions[name + "/" + id] = nil }
     }
 
     /// Stores a merged entity locally (unless later local changes of the entity are pending: they
@@ -206,11 +205,12 @@ extension SyncEngine {
                     tx.outboxChanges.append(.retry(sequence: sequence))
                     if let version, let address = try tx.address(of: id, collection: name, granularity: granularity) {
                         try tx.stageVersion(version, at: address, id: id)
+                    } else if let version, failed.command.operation == .delete, let partition = failed.command.partition {
+                        // The delete goes again over the server's version: keep it as the tombstone's.
+                        tx.stageServerVersion(version, at: try PartitionAddress(collection: name, granularity: granularity,
+                                                                                  partitionText: partition), id: id)
                     }
                 }
-            }
-            if side == .local, let version, failed.command.operation == .delete {
-                acknowledgedVersions[name + "/" + id] = version
             }
         }
         wake()

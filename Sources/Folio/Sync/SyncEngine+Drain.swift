@@ -47,7 +47,7 @@ extension SyncEngine {
             var requests: [PushRequest] = []
             for command in head.commands { requests.append(try await request(for: command)) }
             // From here the commands may reach the server: coalescing must leave them alone.
-            await store.markInFlight(through: head.commands[requests.count - 1].sequence)
+            try await store.markInFlight(through: head.commands[requests.count - 1].sequence)
             status.inFlight = first.sequence
             emit(.sending(first.sequence))
             var outcomes = await push(requests, batch: batchSize > 1)
@@ -108,17 +108,17 @@ extension SyncEngine {
               command.operation == .upsert || command.operation == .delete else {
             return PushRequest(command: command, body: command.body, precondition: .none, idempotencyKey: command.id)
         }
-        var version: String?
         if command.operation == .upsert && command.base == nil {
             // The change created the entity here (new, or again after a delete): a create, whatever
             // version an earlier incarnation had.
             return PushRequest(command: command, body: command.body, precondition: .absent, idempotencyKey: command.id)
         }
-        if command.operation == .upsert, let granularity = await granularity(of: collection, partition: command.partition) {
-            // The stored version: what the server acknowledged or a pull brought last.
-            version = try await store.storedVersion(collection: collection, granularity: granularity, id: id)
-        } else {
-            version = acknowledgedVersions[collection + "/" + id]
+        // What the server has now, as far as this store durably knows: the version an
+        // acknowledgement or a pull stored (with the entity, or left behind by a local delete).
+        var version: String?
+        if let granularity = await granularity(of: collection, partition: command.partition) {
+            version = try await store.storedVersion(collection: collection, granularity: granularity, id: id,
+                                                    deletedFrom: command.operation == .delete ? command.partition : nil)
         }
         version = version ?? command.baseVersion
         let precondition: PushRequest.Precondition
@@ -223,12 +223,5 @@ extension SyncEngine {
         _ = try await store.acknowledge(command.sequence, version: version, serverEntity: Self.json(entity),
                                         collection: command.collection.flatMap { configuration.collections[$0] },
                                         durability: .relaxed)
-        if let name = command.collection, let id = command.entityID {
-            if command.operation == .upsert {
-                acknowledgedVersions[name + "/" + id] = version ?? ""
-            } else {
-                acknowledgedVersions[name + "/" + id] = nil
-            }
-        }
     }
 }

@@ -143,7 +143,6 @@ extension SyncEngine {
             return (count, warnings)
         }
         for warning in warnings { await store.logSync(.warning, warning) }
-        for item in admitted { acknowledgedVersions[name + "/" + item.id] = nil }
         return count
     }
 }

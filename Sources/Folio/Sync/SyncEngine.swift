@@ -59,10 +59,6 @@ public actor SyncEngine {
     private var pathMonitor: NWPathMonitor?
     #endif
 
-    /// Versions the server gave in this run, by `collection/id`: the precondition of the next
-    /// command of an entity no longer stored locally (a delete after an edit).
-    var acknowledgedVersions: [String: String] = [:]
-
     /// Creates an engine; it does nothing until ``start()`` or ``drainNow()``.
     /// - Parameters:
     ///   - store: The store whose outbox it drains.

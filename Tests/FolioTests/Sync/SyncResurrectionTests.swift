@@ -1,0 +1,107 @@
+@testable import Folio
+import FolioTestServer
+import Foundation
+import Testing
+
+/// A deleted entity never comes back: what the server may have seen is durable knowledge, kept
+/// across moves and process restarts (issue: "sync loses nothing and resurrects nothing").
+@Suite struct SyncResurrectionTests {
+    /// A second process on the same folder: a new store and engine, nothing kept in memory.
+    private func relaunch(_ harness: SyncHarness) async throws -> (Store, SyncEngine) {
+        await harness.engine.stop()
+        try await harness.store.close()
+        let store = try await Store.open(at: harness.folder.url, configuration: .testing())
+        var options = HTTPTransport.Options()
+        options.requestTimeout = .seconds(5)
+        let engine = SyncEngine(store: store, transport: HTTPTransport(baseURL: harness.server.baseURL, options: options),
+                                configuration: .testing)
+        return (store, engine)
+    }
+
+    /// Drains until the queue is empty, waiting out short backoffs; bounded.
+    private func drainAll(_ engine: SyncEngine, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for _ in 0..<20 {
+            let report = try await engine.drainNow()
+            if report.remaining == 0 && report.stoppedBecause == nil { return }
+            if let next = report.nextAttempt { try await Task.sleep(for: .seconds(min(2, max(0, next.timeIntervalSinceNow)))) }
+        }
+        Issue.record("the queue did not drain", sourceLocation: sourceLocation)
+    }
+
+    @Test func aTodoMovedEditedAndDeletedIsDeletedOnTheServer() async throws {
+        let harness = try await SyncHarness()
+        var item = todo("Buy milk", on: "2026-11-21")
+        try await harness.store.write { [item] tx in try tx.upsert(item) }
+        try await drainAll(harness.engine)
+        let version = try #require(harness.server.entity("todos", item.id.uuidString)?.version)
+
+        item.date = "2026-12-02"   // another day, another month
+        try await harness.store.write { [item] tx in try tx.upsert(item) }
+        let moved = try await harness.store.pendingCommands()
+        #expect(moved.last?.baseVersion == version, "the move keeps the server's version")
+        item.title = "Buy oat milk"
+        try await harness.store.write { [item] tx in try tx.upsert(item) }
+        try await harness.store.write { [item] tx in try tx.delete(Todo.self, id: item.id) }
+        try await drainAll(harness.engine)
+
+        #expect(harness.server.entity("todos", item.id.uuidString) == nil)
+        #expect(try await harness.store.get(Todo.self, id: item.id) == nil)
+        #expect(harness.server.maxAppliedCountPerKey == 1)
+        try await harness.close()
+    }
+
+    @Test(arguments: ["create", "edit"])
+    func aDeleteAfterALostAnswerAndARelaunchDeletesOnTheServer(change: String) async throws {
+        let harness = try await SyncHarness()
+        var item = todo("Buy milk", on: "2026-11-21")
+        if change == "edit" {
+            try await harness.store.write { [item] tx in try tx.upsert(item) }
+            try await drainAll(harness.engine)
+            item.title = "Buy oat milk"
+        }
+        try await harness.store.write { [item] tx in try tx.upsert(item) }
+        // The server applies the change; its answer never arrives.
+        harness.server.inject(.dropAfterApplying)
+        _ = try await harness.engine.drainNow()
+        #expect(harness.server.entity("todos", item.id.uuidString) != nil)
+
+        // The app is relaunched, the todo deleted offline, and synced by the new process.
+        let (store, engine) = try await relaunch(harness)
+        try await store.write { [item] tx in try tx.delete(Todo.self, id: item.id) }
+        try await drainAll(engine)
+        #expect(harness.server.entity("todos", item.id.uuidString) == nil, "the deleted todo came back on the server")
+        #expect(try await store.pendingCommandCount() == 0)
+        #expect(try await store.failedCommands().isEmpty)
+        #expect(harness.server.maxAppliedCountPerKey == 1)
+        await engine.stop()
+        try await store.close()
+        harness.server.stop()
+    }
+
+    @Test func aDeleteAfterAnAcknowledgedEditInAnotherProcessSaysWhichVersionItDeletes() async throws {
+        let harness = try await SyncHarness()
+        var tag = Tag(id: "work", name: "Work", color: "#ff0000")
+        try await harness.store.write { [tag] tx in try tx.upsert(tag) }
+        try await drainAll(harness.engine)
+        // Renamed, then deleted before the rename was sent: the rename's acknowledgement finds no
+        // local entity, and the delete is sent by a relaunched process.
+        tag.name = "Job"
+        try await harness.store.write { [tag] tx in try tx.upsert(tag) }
+        try await harness.store.write { tx in try tx.delete(Tag.self, id: "work") }
+        #expect(try await harness.store.pendingCommandCount() == 2)
+        harness.server.inject(.status(503, retryAfter: "0"), where: { $0.method == "DELETE" })
+        _ = try await harness.engine.drainNow()
+        let renamedVersion = try #require(harness.server.entity("tags", "work")?.version)
+        let (store, engine) = try await relaunch(harness)
+        try await drainAll(engine)
+        // Every DELETE names the version the server has: none meets a conflict on the way.
+        let deletes = harness.server.pushes.filter { $0.method == "DELETE" }
+        #expect(!deletes.isEmpty && deletes.allSatisfy { $0.header("If-Match") == "\"\(renamedVersion)\"" },
+                "\(deletes.map { $0.header("If-Match") ?? "none" })")
+        #expect(harness.server.entity("tags", "work") == nil)
+        #expect(try await store.failedCommands().isEmpty)
+        await engine.stop()
+        try await store.close()
+        harness.server.stop()
+    }
+}
