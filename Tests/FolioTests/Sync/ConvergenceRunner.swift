@@ -71,10 +71,10 @@ final class ConvergenceRunner {
 
     /// Generates `count` operations (plus those of move chains) for a client and runs them in its
     /// child, one transaction per `store.write`.
-    func offline(client: Int, round: Int, count: Int, prefer: Set<String>? = nil, label: String) async throws {
+    func offline(client: Int, round: Int, count: Int, prefer: Set<String>? = nil, avoid: Set<String> = [], label: String) async throws {
         var transactions: [[ModelOperation]] = []
         while transactions.count < count {
-            transactions += workload.next(&model, client: client, round: round, prefer: prefer)
+            transactions += workload.next(&model, client: client, round: round, prefer: prefer, avoid: avoid)
         }
         for operation in transactions.joined() {
             counts.operations += 1

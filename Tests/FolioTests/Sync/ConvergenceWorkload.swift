@@ -23,12 +23,16 @@ struct ConvergenceWorkload {
 
     /// The next transactions of `client` (one, or three for the move chain), already applied to
     /// its local state in `model`.
-    /// - Parameter prefer: When given, ids the operation should rather delete (entities this client
-    ///   changed since its last sync: the deletes that follow a lost answer).
-    mutating func next(_ model: inout ConvergenceModel, client: Int, round: Int, prefer: Set<String>? = nil) -> [[ModelOperation]] {
+    /// - Parameters:
+    ///   - prefer: When given, ids the operation should rather delete (entities this client
+    ///     changed since its last sync: the deletes that follow a lost answer).
+    ///   - avoid: Ids the operations must not touch (then no tag is deleted either, since that
+    ///     touches the todos carrying it).
+    mutating func next(_ model: inout ConvergenceModel, client: Int, round: Int, prefer: Set<String>? = nil,
+                       avoid: Set<String> = []) -> [[ModelOperation]] {
         let local = model.clients[client].local
-        let todos = local["todos", default: [:]].keys.sorted()
-        let tags = local["tags", default: [:]].keys.sorted()
+        let todos = local["todos", default: [:]].keys.sorted().filter { !avoid.contains($0) }
+        let tags = local["tags", default: [:]].keys.sorted().filter { !avoid.contains($0) }
         let synced = todos.filter { model.clients[client].seen["todos"]?[$0] != nil }
         var transactions: [[ModelOperation]] = []
         func todo(_ id: String) -> ModelEntity { model.clients[client].local["todos"]![id]! }
@@ -77,7 +81,7 @@ struct ConvergenceWorkload {
                 transactions = [[.set(collection: "tags", id: pick(tags)!, changes: ["name": .string("tag \(fresh("r", client: client))")])]]
             case 87..<91 where !tags.isEmpty:
                 transactions = [[.set(collection: "tags", id: pick(tags)!, changes: ["color": color()])]]
-            case 91..<94 where !tags.isEmpty:
+            case 91..<94 where !tags.isEmpty && avoid.isEmpty:
                 // Deleting a tag clears it from the todos that carry it, in the same transaction.
                 let id = pick(tags)!
                 var operations: [ModelOperation] = [.delete(collection: "tags", id: id)]

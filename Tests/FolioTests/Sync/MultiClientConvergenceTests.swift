@@ -41,12 +41,24 @@ import Testing
             for client in order {
                 if round > 1 && runner.workload.chance(0.4) {
                     // A push cut short, then more offline changes (mostly deletes of what was just
-                    // changed, whose commands may have reached the server), then the whole sync.
+                    // changed, whose commands may have reached the server with their answers
+                    // lost), then the whole sync. The new changes leave alone the entities whose
+                    // push may have met a conflict (another client changed them since this one's
+                    // last sync): the merge stored locally then depends on where the kill landed,
+                    // and the model could not tell what the user saw.
                     runner.counts.interrupted += 1
                     let mine = runner.model.clients[client]
-                    let changed = Set(mine.local["todos", default: [:]].keys.filter { mine.local["todos"]?[$0] != mine.seen["todos"]?[$0] })
+                    var changed: Set<String> = [], contested: Set<String> = []
+                    for collection in ConvergenceModel.collections {
+                        let ids = Set(mine.local[collection, default: [:]].keys).union(mine.seen[collection, default: [:]].keys)
+                        for id in ids where mine.local[collection]?[id] != mine.seen[collection]?[id] {
+                            let contestedNow = runner.model.server[collection]?[id] != mine.seen[collection]?[id]
+                            if contestedNow { contested.insert(id) } else { changed.insert(id) }
+                        }
+                    }
                     _ = try await runner.sync(client: client, label: label + "i", kills: 1, pushOnly: true)
-                    try await runner.offline(client: client, round: round, count: runner.workload.int(1...4), prefer: changed, label: label + "i")
+                    try await runner.offline(client: client, round: round, count: runner.workload.int(1...4), prefer: changed,
+                                             avoid: contested, label: label + "i")
                 }
                 let state = try await runner.sync(client: client, label: label, kills: runner.workload.int(0...2))
                 runner.model.sync(client: client)
