@@ -32,6 +32,7 @@ final class FaultProxy: @unchecked Sendable {
     private var probabilityValue: Double
     private var stopping = false
     private var acceptRunning = true
+    private var listenerClosed = false
     private var connections: Set<Int32> = []
     private var threads = 0
     private var busy = 0
@@ -98,7 +99,10 @@ final class FaultProxy: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: 3)
         while lock.withLock({ threads > 0 || acceptRunning }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         lock.withLock {
-            if !acceptRunning, listenFD >= 0 { ProxySocket.close(listenFD) }
+            if !acceptRunning, !listenerClosed {
+                listenerClosed = true
+                ProxySocket.close(listenFD)
+            }
         }
     }
 

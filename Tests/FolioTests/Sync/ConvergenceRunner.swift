@@ -102,11 +102,11 @@ final class ConvergenceRunner {
     /// Runs sync children for a client, SIGKILLing the first `kills` at random instants, until one
     /// completes; returns what it printed (nil when none completed).
     func sync(client: Int, label: String, kills: Int, pushOnly: Bool = false) async throws -> ClientState? {
-        var arguments = ["sync", store(client).path, proxy.baseURL.absoluteString, "--max-seconds", "40"]
+        var arguments = ["sync", store(client).path, proxy.baseURL.absoluteString, "--max-seconds", "25"]
         if pushOnly { arguments.append("--push-only") }
         var killed = 0
         for attempt in 0..<(kills + 8) {
-            guard ContinuousClock.now < deadline + .seconds(60) else { break }
+            guard ContinuousClock.now < deadline + .seconds(40) else { break }
             let child = try ClientProcess(arguments, logs: logs, name: "sync-\(label)-c\(client)-\(attempt)")
             if killed < kills {
                 try await Task.sleep(for: .milliseconds(workload.int(20...700)))
@@ -118,17 +118,17 @@ final class ConvergenceRunner {
                 if child.wasKilled {
                     killed += 1
                     counts.kills += 1
-                    _ = await proxy.waitUntilIdle(timeout: .seconds(10))
+                    await waitForProxy(label, client)
                     if pushOnly { return nil }
                     continue
                 }
-            } else if !(await child.waitForExit(before: .now + .seconds(45))) {
+            } else if !(await child.waitForExit(before: .now + .seconds(30))) {
                 _ = await child.kill()
-                problem("\(label) c\(client): a sync did not finish in 45 s: \(child.errorText.suffix(500))")
+                problem("\(label) c\(client): a sync did not finish in 30 s: \(child.errorText.suffix(500))")
                 counts.mismatches += 1
                 return nil
             }
-            _ = await proxy.waitUntilIdle(timeout: .seconds(10))
+            await waitForProxy(label, client)
             if child.trapped {
                 // Not our kill. FoundationNetworking's trap on a response cut inside its head
                 // (#5285) is survivable here, like a kill; any other crash is a defect.
@@ -150,6 +150,16 @@ final class ConvergenceRunner {
         problem("\(label) c\(client): no sync completed")
         counts.mismatches += 1
         return nil
+    }
+
+    /// Waits until the proxy relays nothing more for this client, so that none of its requests
+    /// (a stalled one, say) reaches the server during the next client's turn.
+    private func waitForProxy(_ label: String, _ client: Int) async {
+        guard await proxy.waitUntilIdle(timeout: .seconds(10)) else {
+            problem("\(label) c\(client): the proxy still relays a request 10 s after the child ended")
+            counts.mismatches += 1
+            return
+        }
     }
 
     // MARK: Checking

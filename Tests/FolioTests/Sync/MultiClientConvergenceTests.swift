@@ -16,7 +16,7 @@ import Testing
 @Suite struct MultiClientConvergenceTests {
     static let defaultSeed: UInt64 = 0x000C_0DE0_2026_1212
     static let clients = 3
-    static let rounds = 4
+    static let rounds = 5
 
     static var seed: UInt64 {
         guard let text = ProcessInfo.processInfo.environment["FOLIO_CONVERGENCE_SEED"] else { return defaultSeed }
@@ -26,7 +26,7 @@ import Testing
 
     @Test func clientsServerAndModelConverge() async throws {
         let seed = Self.seed
-        let runner = try ConvergenceRunner(seed: seed, clients: Self.clients, faultProbability: 0.15, budget: .seconds(60))
+        let runner = try ConvergenceRunner(seed: seed, clients: Self.clients, faultProbability: 0.2, budget: .seconds(50))
         defer { runner.stop() }
         let start = ContinuousClock.now
         var roundsRun = 0
@@ -74,9 +74,10 @@ import Testing
         runner.checkExactlyOnce()
 
         let counts = runner.counts
+        let faults = FaultProxy.Fault.allCases.map { "\(runner.proxy.faultCounts[$0, default: 0]) \($0.rawValue)" }.joined(separator: " ")
         print("multi-client convergence: \(Self.clients) clients, \(counts.operations) ops, \(counts.kills) kills, "
               + "\(runner.proxy.faultCount) faults, \(counts.mismatches) mismatches, \(counts.resurrected) resurrected "
-              + "(seed 0x\(String(seed, radix: 16)), \(roundsRun) rounds, \(counts.interrupted) interrupted pushes, "
+              + "(seed 0x\(String(seed, radix: 16)), \(roundsRun) rounds, \(counts.interrupted) interrupted pushes, faults: \(faults), "
               + "\(counts.traps) FoundationNetworking traps, \(runner.proxy.cutsInHead) cuts inside a response head, "
               + "\(ContinuousClock.now - start))")
         #expect(counts.mismatches == 0 && counts.resurrected == 0,
