@@ -48,7 +48,6 @@ final class ConvergenceRunner {
     init(seed: UInt64, clients: Int, faultProbability: Double, budget: Duration) throws {
         clientCount = clients
         server = try TestServer()
-        server.recordsRequests = false
         proxy = try FaultProxy(upstreamPort: server.port, seed: seed ^ 0xFA17, probability: faultProbability)
         workload = ConvergenceWorkload(seed: seed)
         model = ConvergenceModel(clients: clients)
@@ -187,6 +186,7 @@ final class ConvergenceRunner {
                     + "    model  \(show(want))\n    server \(show(onServer))"
                 if let onClient { text += "\n    client \(show(onClient))" }
                 text += "\n    operations:\n      " + (history["\(collection)/\(id)"] ?? ["none"]).joined(separator: "\n      ")
+                text += "\n    pushes the server received:\n      " + serverPushes(collection, id).joined(separator: "\n      ")
                 problem(text)
                 model.server[collection, default: [:]][id] = onServer
             }
@@ -207,6 +207,24 @@ final class ConvergenceRunner {
                     + "stored under the partition \"\(stored.partition)\" (Folio-Partition)\n    operations:\n      "
                     + (history["todos/\(id)"] ?? ["none"]).joined(separator: "\n      "))
             counts.mismatches += 1
+        }
+    }
+
+    /// The pushes of one entity the server received, in order, with what it applied: the
+    /// server's side of a mismatch's story.
+    func serverPushes(_ collection: String, _ id: String) -> [String] {
+        let applied = server.appliedLog.filter { $0.collection == collection && $0.id == id }
+        let pushes = server.pushes.filter { $0.collection == collection && $0.id == id }
+        guard !pushes.isEmpty else { return ["none"] }
+        return pushes.map { push in
+            let key = push.idempotencyKey ?? "no key"
+            let shortKey = key.split(separator: "-").suffix(1).joined()
+            let precondition = push.header("If-Match").map { "If-Match \($0)" } ?? push.header("If-None-Match").map { "If-None-Match \($0)" } ?? "unconditional"
+            let change = applied.first { $0.key == key }
+            let outcome = change.map { "applied" + ($0.version.map { " as version \($0)" } ?? "") } ?? "not applied (replayed, refused or conflict)"
+            var line = "\(push.method) key …\(shortKey) \(precondition) partition \(push.header("Folio-Partition") ?? "-"): \(outcome)"
+            if push.method == "PUT", let entity = try? ModelEntity.decode(push.body) { line += " \(entity.rendered)" }
+            return line
         }
     }
 

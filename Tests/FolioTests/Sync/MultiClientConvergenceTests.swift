@@ -12,7 +12,8 @@ import Testing
 /// once, no idempotency key twice, and nothing the model deleted exists anywhere.
 ///
 /// `FOLIO_CONVERGENCE_SEED=0x…` replays a seed (the network's timing still varies: the model
-/// predicts the same outcome whatever the faults hit).
+/// predicts the same outcome whatever the faults hit); `FOLIO_CONVERGENCE_SHOW=N` shows N
+/// mismatches; `FOLIO_CONVERGENCE_KEEP=DIR` keeps the clients' folders and logs of a failing run.
 @Suite struct MultiClientConvergenceTests {
     static let defaultSeed: UInt64 = 0x000C_0DE0_2026_1212
     static let clients = 3
@@ -80,6 +81,13 @@ import Testing
               + "(seed 0x\(String(seed, radix: 16)), \(roundsRun) rounds, \(counts.interrupted) interrupted pushes, faults: \(faults), "
               + "\(counts.traps) FoundationNetworking traps, \(runner.proxy.cutsInHead) cuts inside a response head, "
               + "\(ContinuousClock.now - start))")
+        if counts.mismatches > 0, let keep = ProcessInfo.processInfo.environment["FOLIO_CONVERGENCE_KEEP"] {
+            // The client stores (outbox/sent/, .folio/) and every child's output, for a post-mortem.
+            let copy = URL(fileURLWithPath: keep).appendingPathComponent("seed-\(String(seed, radix: 16))-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: runner.root.url.deletingLastPathComponent(), to: copy)
+            print("multi-client convergence: the clients' folders and logs are kept in \(copy.path)")
+        }
         #expect(counts.mismatches == 0 && counts.resurrected == 0,
                 "seed 0x\(String(seed, radix: 16)): the first mismatches:\n\(runner.problems.prefix(Int(ProcessInfo.processInfo.environment["FOLIO_CONVERGENCE_SHOW"] ?? "") ?? 12).joined(separator: "\n"))")
         #expect(roundsRun >= 2, "only \(roundsRun) rounds fitted in the time budget")
