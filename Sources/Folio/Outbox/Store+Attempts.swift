@@ -13,6 +13,9 @@ public struct CommandAttempts: Sendable, Equatable {
     public var lastError: String?
     /// Not before this time should the command be tried again.
     public var nextAttempt: Date?
+    /// Whether the server answered the last failed attempt (so its delay holds even when the
+    /// network comes back), rather than being unreachable.
+    public var serverAnsweredLast: Bool = false
 
     /// No attempt yet.
     public static let none = CommandAttempts(count: 0, lastError: nil, nextAttempt: nil)
@@ -22,6 +25,7 @@ public struct CommandAttempts: Sendable, Equatable {
         guard let count = entry["count"]?.integerValue else { return nil }
         self.init(count: Int(count), serverErrors: Int(entry["serverErrors"]?.integerValue ?? 0), lastError: entry["lastError"]?.stringValue,
                   nextAttempt: entry["nextAttempt"]?.stringValue.flatMap(OutboxCommand.parseDate))
+        serverAnsweredLast = entry["serverAnsweredLast"] == .bool(true)
     }
 
     /// Creates a record.
@@ -56,6 +60,7 @@ extension Store {
         var attempts = all[sequence] ?? .none
         attempts.count += 1
         if serverAnswered { attempts.serverErrors += 1 }
+        attempts.serverAnsweredLast = serverAnswered
         attempts.lastError = String(error.prefix(2000))
         attempts.nextAttempt = nextAttempt
         all[sequence] = attempts
@@ -93,7 +98,8 @@ extension Store {
     private func writeAttempts(_ attempts: [UInt64: CommandAttempts]) throws(FolioError) {
         var members: [String: JSONValue] = [:]
         for (sequence, entry) in attempts {
-            var fields: [String: JSONValue] = ["count": .number(String(entry.count)), "serverErrors": .number(String(entry.serverErrors))]
+            var fields: [String: JSONValue] = ["count": .number(String(entry.count)), "serverErrors": .number(String(entry.serverErrors)),
+                                               "serverAnsweredLast": .bool(entry.serverAnsweredLast)]
             if let lastError = entry.lastError { fields["lastError"] = .string(lastError) }
             if let next = entry.nextAttempt {
                 fields["nextAttempt"] = .string(next.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))

@@ -13,7 +13,8 @@ extension SyncEngine {
     func drainPass(honouringBackoff: Bool) async throws -> DrainReport {
         var report = DrainReport()
         var touched: [String: Set<String>] = [:]
-        var honour = honouringBackoff && !ignoreBackoffOnce
+        var honour = honouringBackoff
+        let networkCameBack = ignoreBackoffOnce
         ignoreBackoffOnce = false
         let batchSize = (transport as? any BatchTransport)?.maxBatchSize ?? 1
         defer { status.inFlight = nil }
@@ -37,10 +38,13 @@ extension SyncEngine {
             }
             // Only the pass's first head can be waiting out a backoff: a command is tried only
             // once every earlier one is settled, and a failure ends the pass.
-            if honour, let next = try await store.attempts(for: first.sequence).nextAttempt, next > Date() {
+            let attempts = try await store.attempts(for: first.sequence)
+            // The network coming back ends a wait caused by the network, not one the server asked for.
+            if honour, let next = attempts.nextAttempt, next > Date(), !(networkCameBack && !attempts.serverAnsweredLast) {
                 status.nextAttempt = next
                 report.nextAttempt = next
-                report.stoppedBecause = "waiting to retry command \(first.sequence)"
+                report.stoppedBecause = "command \(first.sequence) waits until \(next.formatted(.iso8601)) to be sent again"
+                    + (attempts.lastError.map { " (after \(attempts.count) failed attempt\(attempts.count == 1 ? "" : "s"); the last: \($0))" } ?? "")
                 break
             }
             honour = false
@@ -192,7 +196,7 @@ extension SyncEngine {
                                retryAfter: Duration?, report: inout DrainReport) async throws -> Step {
         let previous = try await store.attempts(for: command.sequence)
         if serverAnswered && previous.serverErrors + 1 >= configuration.maxAttempts {
-            let why = "gave up after \(previous.serverErrors + 1) failed attempts; the last: \(reason)"
+            let why = "gave up on command \(command.sequence) after \(previous.serverErrors + 1) failed attempts; the last: \(reason)"
             try await deadLetter(command, reason: FailureReason(why, status: httpStatus), report: &report)
             return .next
         }
@@ -201,7 +205,7 @@ extension SyncEngine {
         let delay = backoff.delay(attempt: previous.count + 1, retryAfter: retryAfter, using: &generator)
         let next = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18)
         try await store.recordFailedAttempt(command.sequence, error: reason, nextAttempt: next, serverAnswered: serverAnswered)
-        status.lastError = reason
+        status.lastError = "command \(command.sequence): \(reason)"
         status.nextAttempt = next
         emit(.retrying(command.sequence, reason: reason, nextAttempt: next))
         return .wait(until: next)
@@ -211,7 +215,7 @@ extension SyncEngine {
         try await store.failCommand(command.sequence, reason: reason)
         report.deadLettered += 1
         report.remaining = max(0, report.remaining - 1)
-        status.lastError = reason.reason
+        status.lastError = "command \(command.sequence) moved to outbox/failed/: \(reason.reason)"
         emit(.deadLettered(command.sequence, reason: reason.reason))
     }
 

@@ -37,6 +37,11 @@ extension SyncEngine {
             for _ in 0..<100_000 {
                 let response = try await self.transport.pull(PullRequest(collection: collection.collection, partition: nil, cursor: cursor))
                 try self.checkNotStopped()
+                if let reason = response.notServed {
+                    // No feed (or not this collection): the sync goes on; nothing local changes.
+                    self.emit(.notServed(collection: collection.collection, partition: nil, reason: reason))
+                    return total
+                }
                 total += try await self.store(response.items, of: collection, wholePartition: nil)
                 cursor = response.cursor
                 if let cursor { try await self.store.setSyncCursor(cursor, for: collection.collection) }
@@ -61,6 +66,11 @@ extension SyncEngine {
     func pullPartition(_ collection: SyncedCollection, key: String) async throws -> Int {
         let response = try await transport.pull(PullRequest(collection: collection.collection, partition: key))
         try checkNotStopped()
+        markReachable()
+        if let reason = response.notServed {
+            emit(.notServed(collection: collection.collection, partition: key, reason: reason))
+            return 0
+        }
         let count = try await store(response.items, of: collection, wholePartition: key)
         status.lastSuccess = Date()
         markReachable()

@@ -104,7 +104,8 @@ public actor SyncEngine {
     }
 
     /// Tells the engine the network is back: it tries the queue at once, without waiting for a
-    /// backoff delay to end.
+    /// backoff delay to end when the last attempt could not reach the server (a delay the server
+    /// asked for, or one after a server error, still holds).
     public func networkBecameAvailable() {
         ignoreBackoffOnce = true
         if !status.isOnline {
@@ -114,13 +115,18 @@ public actor SyncEngine {
         wake()
     }
 
-    /// Sends what can be sent now, ignoring backoff delays, and returns when the queue is empty,
-    /// blocked, or met a failure that needs waiting. For tests and pull-to-refresh.
+    /// Sends what can be sent now and returns when the queue is empty, blocked, or met a failure
+    /// that needs waiting. For pull-to-refresh, command line tools and tests.
+    ///
+    /// Backoff delays hold here too, across calls and across processes (they are kept in
+    /// `.folio/attempts.json`): a command the server asked to wait (`Retry-After`) or that failed
+    /// recently is not sent before its time; the report then says which command waits, why, and
+    /// until when (``DrainReport/nextAttempt``, ``DrainReport/stoppedBecause``).
     /// - Returns: What the pass did.
     /// - Throws: ``FolioError`` if the store cannot be read or written.
     @discardableResult
     public func drainNow() async throws -> DrainReport {
-        try await exclusive { try await self.drainPass(honouringBackoff: false) }
+        try await exclusive { try await self.drainPass(honouringBackoff: true) }
     }
 
     /// The events from now on, until the stream is cancelled. Each call makes a new stream.

@@ -36,6 +36,9 @@ public enum SyncEvent: Sendable, Equatable {
     case conflict(UInt64, resolution: String)
     /// A pull stored `count` entities (and deletions) of a collection.
     case pulled(collection: String, partition: String?, count: Int)
+    /// The server does not serve a pull (a collection it does not know, or no change feed):
+    /// nothing was stored or deleted.
+    case notServed(collection: String, partition: String?, reason: String)
     /// The server could not be reached.
     case offline(reason: String)
     /// A request got through after the engine was offline.

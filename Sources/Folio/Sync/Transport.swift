@@ -138,11 +138,29 @@ public struct PullResponse: Sendable {
     public let cursor: String?
     /// Whether more changes wait after ``cursor``.
     public let hasMore: Bool
+    /// Why the server has nothing to say, when it does not serve the collection (404 to a
+    /// partition pull) or has no change feed (501 to a cursor pull): then nothing is stored and,
+    /// above all, nothing local is deleted (PROTOCOL.md, "Collections a server does not serve").
+    public let notServed: String?
 
     /// Creates a response.
     public init(items: [Item], cursor: String? = nil, hasMore: Bool = false) {
         self.items = items
         self.cursor = cursor
         self.hasMore = hasMore
+        self.notServed = nil
+    }
+
+    /// A response saying the server does not serve this pull: nothing is stored or deleted.
+    /// - Parameter reason: What the server said, for the app's events and logs.
+    public static func notServed(_ reason: String) -> PullResponse {
+        PullResponse(notServed: reason)
+    }
+
+    private init(notServed reason: String) {
+        items = []
+        cursor = nil
+        hasMore = false
+        notServed = reason
     }
 }

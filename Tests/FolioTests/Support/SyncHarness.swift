@@ -39,6 +39,17 @@ final class SyncHarness: @unchecked Sendable {
         server.stop()
     }
 
+    /// `drainNow()` after waiting out the head command's backoff (milliseconds in tests; at most
+    /// 2 s): drainNow honours backoff, so a test that retries must wait like an app.
+    @discardableResult
+    func drainAfterBackoff() async throws -> DrainReport {
+        if let head = try await store.pendingCommands().first,
+           let next = try await store.attempts(for: head.sequence).nextAttempt, next.timeIntervalSinceNow > 0 {
+            try await Task.sleep(for: .milliseconds(Int(min(next.timeIntervalSinceNow, 2) * 1000) + 5))
+        }
+        return try await engine.drainNow()
+    }
+
     /// The server's copy of an entity, decoded.
     func onServer<E: Entity>(_ type: E.Type, _ id: String) throws -> E? {
         guard let stored = server.entity(E.collection, id) else { return nil }

@@ -46,7 +46,7 @@ import Testing
         harness.server.inject(.dropBeforeApplying)
         harness.server.inject(.garbage)
         var sent = 0
-        for _ in 0..<10 where sent < 3 { sent += try await harness.engine.drainNow().sent }
+        for _ in 0..<10 where sent < 3 { sent += try await harness.drainAfterBackoff().sent }
         #expect(sent == 3)
         for tag in tags { #expect(try harness.onServer(Tag.self, tag.id) == tag) }
         #expect(harness.server.maxAppliedCountPerKey == 1)
@@ -71,9 +71,17 @@ import Testing
         #expect(wait > 110 && wait <= 121, "waits \(wait) s")
         #expect(report.nextAttempt != nil)
         #expect(await harness.engine.status.lastError?.contains("\(status)") == true)
-        // drainNow ignores the delay (pull-to-refresh); the command is then applied once.
-        #expect(try await harness.engine.drainNow().sent == 1)
-        #expect(harness.server.maxAppliedCountPerKey == 1)
+        // The delay holds for drainNow, for a relaunched engine, and when the network comes back:
+        // the server asked for it. The report says which command waits and why.
+        let again = try await harness.engine.drainNow()
+        #expect(again.sent == 0 && harness.server.requestCount == 1)
+        #expect(again.stoppedBecause?.contains("command 1 waits until") == true)
+        #expect(again.stoppedBecause?.contains("\(status)") == true, "\(again.stoppedBecause ?? "")")
+        let relaunched = SyncEngine(store: harness.store, transport: HTTPTransport(baseURL: harness.server.baseURL), configuration: .testing)
+        #expect(try await relaunched.drainNow().sent == 0)
+        await relaunched.networkBecameAvailable()
+        #expect(try await relaunched.drainNow().sent == 0)
+        #expect(harness.server.requestCount == 1)
         try await harness.close()
     }
 
@@ -117,17 +125,19 @@ import Testing
         let harness = try await SyncHarness { $0.maxAttempts = 3 }
         _ = try await tags(2, in: harness)
         harness.server.inject(.status(500), times: 3) { $0.id == "tag-0" }
-        for _ in 0..<3 { try await harness.engine.drainNow() }
+        for _ in 0..<3 { try await harness.drainAfterBackoff() }
         #expect(try await harness.store.failedCommands().map(\.command.entityID) == ["tag-0"])
         #expect(harness.server.entity("tags", "tag-1") != nil)
 
         // Network errors: the server is unreachable many more times than maxAttempts.
         try await harness.store.write { tx in try tx.upsert(Tag(id: "tag-9", name: "Later", color: "#fff")) }
         harness.server.inject(.dropBeforeApplying, times: 6)
-        for _ in 0..<6 { try await harness.engine.drainNow() }
+        for _ in 0..<6 { try await harness.drainAfterBackoff() }
         #expect(await harness.engine.status.isOnline == false)
         #expect(try await harness.store.failedCommands().count == 1)
         #expect(try await harness.store.attempts(for: 3).count == 6)
+        // The network is back: a wait caused by the network ends at once.
+        await harness.engine.networkBecameAvailable()
         #expect(try await harness.engine.drainNow().sent == 1)
         #expect(await harness.engine.status.isOnline)
         try await harness.close()
@@ -160,7 +170,7 @@ import Testing
         harness.server.inject(.status(200, body: "{\"not\": \"closed\"")) { $0.id == "tag-2" }
         var report = DrainReport()
         for _ in 0..<10 where report.remaining > 0 || report.sent == 0 {
-            let pass = try await harness.engine.drainNow()
+            let pass = try await harness.drainAfterBackoff()
             report.sent += pass.sent
             report.remaining = pass.remaining
         }

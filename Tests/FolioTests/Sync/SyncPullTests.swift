@@ -93,4 +93,35 @@ import Testing
         await expectFolioError(.invalidName) { try await harness.engine.pull(Todo.self, partition: "2026-13-01") }
         try await harness.close()
     }
+
+    @Test func aCollectionTheServerDoesNotServeDeletesNothingLocally() async throws {
+        let harness = try await SyncHarness()
+        // Stats computed here (the app's own), for a server that does not compute them.
+        let stat = DailyStat(date: "2026-11-21", completed: 2, tagStats: [])
+        try await harness.store.write { tx in try tx.upsert(stat) }
+        harness.server.inject(.status(404, body: #"{"error": "no such collection"}"#), on: .pulls)
+        let events = await harness.engine.events()
+        #expect(try await harness.engine.pull(DailyStat.self, partition: "2026-11") == 0)
+        #expect(try await harness.store.get(DailyStat.self, id: "2026-11-21") == stat, "a 404 pull deleted local data")
+        var iterator = events.makeAsyncIterator()
+        let event = await iterator.next()
+        guard case .notServed(let collection, let partition, let reason)? = event else {
+            Issue.record("expected notServed, got \(String(describing: event))")
+            return
+        }
+        #expect(collection == "dailyStats" && partition == "2026-11" && reason.contains("404"))
+        try await harness.close()
+    }
+
+    @Test func aServerWithoutAFeedEndsNothing() async throws {
+        let harness = try await SyncHarness()
+        let mine = todo("Mine", on: "2026-11-21")
+        try await harness.store.write { tx in try tx.upsert(mine) }
+        harness.server.inject(.status(501), on: .pulls)
+        #expect(try await harness.engine.pullChanges(Todo.self) == 0)
+        #expect(try await harness.store.get(Todo.self, id: mine.id) == mine)
+        // The sync goes on: the push still happens.
+        #expect(try await harness.engine.drainNow().sent == 1)
+        try await harness.close()
+    }
 }

@@ -6,11 +6,14 @@ enum HTTPResponseClass: Equatable {
     case conflict
     case transient
     case unauthorized
+    /// 301, 302, 303, 307, 308: see ``HTTPTransport``'s redirect rules.
+    case redirect
     case permanent
 
     init(status: Int) {
         switch status {
         case 200..<300: self = .success
+        case 301, 302, 303, 307, 308: self = .redirect
         case 409, 412: self = .conflict
         case 401: self = .unauthorized
         case 408, 425, 429, 500..<600: self = .transient

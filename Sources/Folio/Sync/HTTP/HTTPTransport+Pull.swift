@@ -6,20 +6,28 @@ extension HTTPTransport {
         var query: [URLQueryItem] = []
         if let partition = request.partition {
             query.append(URLQueryItem(name: "partition", value: partition))
-        } else if let cursor = request.cursor {
-            query.append(URLQueryItem(name: "since", value: cursor))
+        } else {
+            // The first page asks `since=` (empty): a request with neither parameter is an error.
+            query.append(URLQueryItem(name: "since", value: request.cursor ?? ""))
         }
         let path = HTTPHeaders.segment(request.collection)
         let answer = await send(method: "GET", path: path, query: query, headers: ["Accept": "application/json"], body: nil)
-        let what = "GET \(request.collection)" + (request.partition.map { "?partition=\($0)" } ?? "")
+        let what = "GET \(request.collection)" + (request.partition.map { "?partition=\($0)" } ?? "?since=")
         switch answer {
         case .unreachable(let reason): throw FolioError(.network, reason)
         case .unauthorized(let reason): throw FolioError(.unauthorized, reason)
         case .tooLarge(_, let limit): throw FolioError(.badResponse, "the answer to \(what) is larger than the \(limit)-byte limit")
+        case .redirected(let reason): throw FolioError(.badResponse, "\(what): \(reason)")
         case .response(let status, _, let body):
+            if status == 404 {
+                return .notServed("the server does not serve \(request.collection) (404 to \(what))")
+            }
+            if status == 501 && request.partition == nil {
+                return .notServed("the server has no change feed for \(request.collection) (501 to \(what))")
+            }
             switch HTTPResponseClass(status: status) {
             case .success: return try Self.pullResponse(body, what: what, isPartition: request.partition != nil)
-            case .unauthorized: throw FolioError(.unauthorized, "the server answered 401 to \(what)")
+            case .unauthorized: throw FolioError(.unauthorized, "the server answered 401 to \(what)" + (auth == nil ? " and the app gave no auth provider" : ""))
             case .transient: throw FolioError(.network, "the server answered \(status) to \(what)")
             default:
                 throw FolioError(.badResponse, "the server answered \(status) to \(what): \(HTTPHeaders.excerpt(body, limit: 300))")
@@ -35,9 +43,14 @@ extension HTTPTransport {
         guard case .array(let list)? = json[key] else { throw bad("no \"\(key)\" array") }
         var items: [PullResponse.Item] = []
         items.reserveCapacity(list.count)
+        // Ids compare as bytes (PROTOCOL.md): two spellings of "café" are two entities.
+        var seen = Set<[UInt8]>()
         for (index, item) in list.enumerated() {
             let field = "\(key)[\(index)]"
             guard let id = item["id"]?.stringValue else { throw bad("\(field).id is not a string") }
+            if isPartition && !seen.insert(Array(id.utf8)).inserted {
+                throw bad("\(field).id \(FolioError.quoted(id)) appears twice; a partition lists each entity once")
+            }
             let version: String?
             switch item["version"] {
             case nil, .null?: version = nil

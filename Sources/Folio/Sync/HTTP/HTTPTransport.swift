@@ -149,6 +149,7 @@ public final class HTTPTransport: BatchTransport {
         case .tooLarge(let status, let limit):
             return .retryLater(reason: "the server's answer is larger than the \(limit)-byte limit", status: status, after: nil)
         case .unauthorized(let reason): return .unauthorized(reason: reason)
+        case .redirected(let reason): return .retryLater(reason: reason, status: nil, after: nil)
         case .response(let s, let h, let b): (status, headers, body) = (s, h, b)
         }
         let version = HTTPHeaders.version(fromETag: headers["etag"])
@@ -159,14 +160,14 @@ public final class HTTPTransport: BatchTransport {
         case .success:
             guard command.operation == .upsert else { return .applied(version: version, entity: nil) }
             do {
-                let entity = try entityBody(body, what: "the server's answer to PUT")
+                let entity = try entityBody(body, what: "the server's \(status) answer", about: command)
                 return .applied(version: version, entity: entity)
             } catch {
                 return .retryLater(reason: describe(error), status: status, after: nil)
             }
         case .conflict:
             do {
-                let entity = try entityBody(body, what: "the server's \(status) answer")
+                let entity = try entityBody(body, what: "the server's \(status) answer", about: command)
                 return .conflict(version: entity == nil ? nil : version, entity: entity)
             } catch {
                 return .retryLater(reason: describe(error), status: status, after: nil)
@@ -175,18 +176,29 @@ public final class HTTPTransport: BatchTransport {
             return .retryLater(reason: "the server answered \(status)", status: status, after: HTTPHeaders.retryAfter(headers["retry-after"]))
         case .unauthorized:
             return .unauthorized(reason: "the server answered 401 to fresh credentials")
+        case .redirect:
+            return .retryLater(reason: "the server answered \(status) (a redirect) with no usable Location", status: status, after: nil)
         case .permanent:
             return .rejected(FailureReason("the server refused the command with status \(status)", status: status,
                                            details: ["body": HTTPHeaders.excerpt(body)]))
         }
     }
 
-    /// An entity in a body: nil for an empty body or `null`, else a JSON object, compacted.
-    static func entityBody(_ body: Data, what: String) throws(FolioError) -> Data? {
+    /// An entity in a body: nil for an empty body or `null`, else a JSON object, compacted. An
+    /// entity whose `id` is not the command's is an answer about something else: unusable.
+    static func entityBody(_ body: Data, what: String, about command: OutboxCommand) throws(FolioError) -> Data? {
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return nil }
         let value = try parse(body, what: what)
         if value == .null { return nil }
         guard value.objectValue != nil else { throw FolioError(.badResponse, "\(what) is not a JSON object") }
+        if let expected = command.entityID, let id = value["id"] {
+            let text = id.stringValue ?? id.integerValue.map(String.init)
+            // Bytes, not canonical equivalence: "café" spelt two ways is two entities.
+            guard let text, Array(text.utf8) == Array(expected.utf8) else {
+                throw FolioError(.badResponse, "\(what) is about another entity (id \(FolioError.quoted(text ?? "\(id)"))), "
+                                 + "not \(FolioError.quoted(expected)): unusable, nothing stored")
+            }
+        }
         return Data(JSONWriter.compact(value))
     }
 
@@ -211,12 +223,20 @@ public final class HTTPTransport: BatchTransport {
         case tooLarge(status: Int?, limit: Int)
         case unreachable(String)
         case unauthorized(String)
+        /// A redirect the transport does not follow (another origin, or a method it would change).
+        case redirected(String)
     }
 
     func send(method: String, path: String, query: [URLQueryItem] = [], headers: [String: String], body: Data?) async -> Answer {
         var answer = await sendOnce(method: method, path: path, query: query, headers: headers, body: body, refreshAuth: false)
-        if case .response(401, _, _) = answer, auth != nil {
+        if case .response(401, _, _) = answer {
+            guard auth != nil else {
+                return .unauthorized("the server answered 401 to \(method) \(path) and the app gave no credentials (HTTPTransport's auth provider)")
+            }
             answer = await sendOnce(method: method, path: path, query: query, headers: headers, body: body, refreshAuth: true)
+            if case .response(401, _, _) = answer {
+                return .unauthorized("the server answered 401 to \(method) \(path), also with fresh credentials from the auth provider")
+            }
         }
         return answer
     }
@@ -244,6 +264,14 @@ public final class HTTPTransport: BatchTransport {
                 return .unauthorized("the auth provider gave no credentials: \(error)")
             }
         }
+        return await load(request, method: method, redirectsLeft: 5)
+    }
+
+    /// Loads a request, following only what PROTOCOL.md allows: a 307 or 308 to the same origin
+    /// (scheme, host, port), which keeps the method, body and headers. A redirect to another
+    /// origin would carry the credentials and the idempotency key there: never followed.
+    private func load(_ request: URLRequest, method: String, redirectsLeft: Int) async -> Answer {
+        let url = request.url!
         switch await loader.load(request) {
         case .failed(let error):
             return .unreachable("\(method) \(url.absoluteString): \(error.localizedDescription)")
@@ -254,7 +282,32 @@ public final class HTTPTransport: BatchTransport {
             for (name, value) in response.allHeaderFields {
                 if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
             }
-            return .response(response.statusCode, fields, data)
+            let status = response.statusCode
+            guard HTTPResponseClass(status: status) == .redirect, let location = fields["location"] else {
+                return .response(status, fields, data)
+            }
+            guard let target = URL(string: location, relativeTo: url)?.absoluteURL else {
+                return .redirected("\(method) \(url.absoluteString) was redirected (\(status)) to an unreadable Location: not followed")
+            }
+            guard Self.sameOrigin(url, target) else {
+                return .redirected("\(method) \(url.absoluteString) was redirected (\(status)) to another origin, \(target.absoluteString): "
+                                   + "not followed (credentials and idempotency keys never leave the server's origin)")
+            }
+            guard status == 307 || status == 308 else {
+                return .redirected("\(method) \(url.absoluteString) was redirected (\(status)) to \(target.absoluteString): not followed "
+                                   + "(only 307 and 308 keep the method and body); fix the base URL")
+            }
+            guard redirectsLeft > 0 else {
+                return .redirected("\(method) \(url.absoluteString): too many redirects (the last to \(target.absoluteString))")
+            }
+            var next = request
+            next.url = target
+            return await load(next, method: method, redirectsLeft: redirectsLeft - 1)
         }
+    }
+
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && port(a) == port(b)
     }
 }
