@@ -6,11 +6,18 @@ struct OutOfTime: Error, CustomStringConvertible {
     var description: String
 }
 
+/// The engine cannot send (a quarantined command file, say).
+struct Blocked: Error, CustomStringConvertible {
+    var description: String
+}
+
 /// Drains a store's outbox, pulls the change feeds, and describes the store.
 struct ClientSync {
     let folder: URL
     let base: URL
     let deadline: ContinuousClock.Instant
+    /// Commands per request (PROTOCOL.md's `_batch`); 1 sends each alone.
+    var batchSize = 1
 
     /// Drains to the end, pulls (if asked), and returns the store's state as one line of JSON.
     func run(pull: Bool) async throws -> String {
@@ -23,13 +30,14 @@ struct ClientSync {
         configuration.pollInterval = nil
         var options = HTTPTransport.Options()
         options.requestTimeout = .seconds(2)
+        options.batchSize = batchSize
         let store = try await Store.open(at: folder)
         let engine = SyncEngine(store: store, transport: HTTPTransport(baseURL: base, options: options), configuration: configuration)
         while true {
             try checkTime("draining")
             let report = try await engine.drainNow()
             if report.remaining == 0 && report.nextAttempt == nil { break }
-            if let reason = await engine.status.blockedReason { throw OutOfTime(description: "blocked: \(reason)") }
+            if let reason = await engine.status.blockedReason { throw Blocked(description: "the outbox is blocked: \(reason)") }
             try await Task.sleep(for: .milliseconds(2))
         }
         if pull {

@@ -103,6 +103,8 @@ final class ConvergenceRunner {
     func sync(client: Int, label: String, kills: Int, pushOnly: Bool = false) async throws -> ClientState? {
         var arguments = ["sync", store(client).path, proxy.baseURL.absoluteString, "--max-seconds", "25"]
         if pushOnly { arguments.append("--push-only") }
+        // The last client sends batches (PROTOCOL.md's `_batch`), the others one command per request.
+        if client == clientCount - 1 { arguments += ["--batch", "4"] }
         var killed = 0
         for attempt in 0..<(kills + 8) {
             guard ContinuousClock.now < deadline + .seconds(40) else { break }
