@@ -68,8 +68,8 @@ final class ConvergenceRunner {
 
     // MARK: Offline operations
 
-    /// Generates `count` operations (plus those of move chains) for a client and runs them in its
-    /// child, one transaction per `store.write`.
+    /// Generates at least `count` transactions of offline operations for a client (a move chain is
+    /// three) and runs them in its child, one `store.write` each.
     func offline(client: Int, round: Int, count: Int, prefer: Set<String>? = nil, avoid: Set<String> = [], label: String) async throws {
         var transactions: [[ModelOperation]] = []
         while transactions.count < count {
