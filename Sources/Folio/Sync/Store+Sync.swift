@@ -39,6 +39,18 @@ extension Store {
         }
     }
 
+    /// Whether a later command of the entity waits in the queue.
+    func hasLaterPendingCommand(after sequence: UInt64, collection: String, id: String) async throws -> Bool {
+        try await read { state throws(FolioError) in
+            try state.loadedOutbox().pending(collection: collection, id: id).contains { $0.sequence > sequence }
+        }
+    }
+
+    /// Takes a command out of the queue without sending it (a change the server need not see).
+    func dropCommand(_ sequence: UInt64) async throws {
+        try await syncWrite { tx, _ in tx.outboxChanges.append(.remove(sequence: sequence, archive: false)) }
+    }
+
     /// The granularity of a collection, from a registered type or from a partition key's form.
     func granularity(of collection: String, partition: String?) async -> PartitionGranularity? {
         state.collections[collection] ?? PartitionGranularity.of(partition: partition)

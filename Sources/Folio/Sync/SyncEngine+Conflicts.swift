@@ -22,6 +22,15 @@ extension SyncEngine {
         let server = Self.json(serverEntity)
         let decision = decide(collection?.policy ?? .threeWayMerge,
                               SyncedCollection.ErasedConflict(base: base, local: local, server: server, serverVersion: serverVersion, id: id))
+        if case .useServer = decision.resolution, server == nil, local != nil,
+           try await store.hasLaterPendingCommand(after: command.sequence, collection: name, id: id) {
+            // This change made nothing the server must keep; a later change of the entity meets
+            // the deletion in turn, and recreates it if it changed something.
+            try await store.dropCommand(command.sequence)
+            report.remaining = max(0, report.remaining - 1)
+            emit(.conflict(command.sequence, resolution: decision.label))
+            return .next
+        }
         switch decision.resolution {
         case .useServer where collection != nil || server == nil:
             try await takeServer(command, collection: collection, version: serverVersion, entity: server)
@@ -57,8 +66,13 @@ extension SyncEngine {
             let body: Data?
             if case .send(let entity) = decision.resolution { body = Data(JSONWriter.compact(entity)) } else { body = nil }
             // The same resolution of the same conflict is the same request: a deterministic key.
+            // A merge may move the entity (another client changed its date): file it where it is now.
+            var partition = command.partition
+            if case .send(let entity) = decision.resolution, let collection {
+                partition = try collection.admit(entity, id, coder).text
+            }
             let resend = PushRequest(
-                command: Self.resending(command, asDelete: body == nil), body: body,
+                command: Self.resending(command, asDelete: body == nil, partition: partition), body: body,
                 precondition: server == nil ? .absent : serverVersion.map { .version($0) } ?? .none,
                 idempotencyKey: command.id + "@" + (serverVersion ?? "deleted"))
             emit(.conflict(command.sequence, resolution: decision.label))
@@ -86,7 +100,12 @@ extension SyncEngine {
                 if conflict.server == nil || conflict.server == conflict.base { return (.delete, "merged", nil) }
                 return (.useServer, "merged", nil)
             }
-            guard let server = conflict.server else { return (.send(local), "merged", nil) }
+            guard let server = conflict.server else {
+                // A local edit over a server-side delete recreates the entity, if it changed
+                // something: a change that leaves the entity as it was (moved away and back) does not.
+                if let base = conflict.base, local == base { return (.useServer, "merged", nil) }
+                return (.send(local), "merged", nil)
+            }
             return (.send(ThreeWayMerge.merge(base: conflict.base, local: local, server: server)), "merged", nil)
         case .custom(let resolve):
             do {
@@ -99,14 +118,19 @@ extension SyncEngine {
 
     /// The command a resolution sends: the same, or turned into a delete (a custom resolver may
     /// decide to delete).
-    private static func resending(_ command: OutboxCommand, asDelete: Bool) -> OutboxCommand {
-        guard asDelete, command.operation == .upsert else { return command }
+    private static func resending(_ command: OutboxCommand, asDelete: Bool, partition: String?) -> OutboxCommand {
+        let moves = partition != command.partition
+        guard (asDelete && command.operation == .upsert) || moves else { return command }
         var json = command.json
         if case .object(var members) = json {
-            members["operation"] = .string("delete")
-            members["entity"] = nil
+            if asDelete && command.operation == .upsert {
+                members["operation"] = .string("delete")
+                members["entity"] = nil
+            }
+            if moves { members["partition"] = partition.map(JSONValue.string) }
             json = .object(members)
         }
+        // Built from a command that was read and checked: it reads back, or the original goes.
         do { return try OutboxCommand(json: json, path: "") } catch { return command }
     }
 

@@ -104,4 +104,40 @@ import Testing
         try await store.close()
         harness.server.stop()
     }
+
+    @Test func aChangeThatChangesNothingDoesNotRecreateWhatTheServerDeleted() async throws {
+        let harness = try await SyncHarness()
+        var item = todo("Buy milk", on: "2026-11-21")
+        try await harness.store.write { [item] tx in try tx.upsert(item) }
+        try await drainAll(harness.engine)
+        _ = harness.server.remove("todos", item.id.uuidString)   // another client deleted it
+        // Moved away and back, offline: no net change.
+        item.date = "2026-11-25"
+        try await harness.store.write { [item] tx in try tx.upsert(item) }
+        item.date = "2026-11-21"
+        try await harness.store.write { [item] tx in try tx.upsert(item) }
+        try await drainAll(harness.engine)
+        #expect(harness.server.entity("todos", item.id.uuidString) == nil, "recreated by a change that changed nothing")
+        #expect(try await harness.store.get(Todo.self, id: item.id) == nil)
+        try await harness.close()
+    }
+
+    @Test func aMergedResendIsFiledUnderTheDateItCarries() async throws {
+        let harness = try await SyncHarness()
+        let item = todo("Buy milk", on: "2026-11-21")
+        try await harness.store.write { tx in try tx.upsert(item) }
+        try await drainAll(harness.engine)
+        var moved = item
+        moved.date = "2026-12-14"                                   // another client moved it
+        try harness.editOnServer(moved, partition: "2026-12-14")
+        var done = item
+        done.done = true                                            // this client ticked it
+        try await harness.store.write { [done] tx in try tx.upsert(done) }
+        try await drainAll(harness.engine)
+        let stored = try #require(harness.server.entity("todos", item.id.uuidString))
+        #expect(stored.partition == "2026-12-14")
+        let merged = try #require(try harness.onServer(Todo.self, item.id.uuidString))
+        #expect(merged.date == "2026-12-14" && merged.done)
+        try await harness.close()
+    }
 }
