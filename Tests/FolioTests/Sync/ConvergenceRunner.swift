@@ -33,6 +33,9 @@ final class ConvergenceRunner {
     let server: TestServer
     let proxy: FaultProxy
     var workload: ConvergenceWorkload
+    /// When kills land: a generator of its own, so that how many children a sync took (a trap
+    /// adds one) never shifts the operations the seed generates.
+    var timing: SplitMix64
     var model: ConvergenceModel
     var counts = Counts()
     /// The first mismatches, described for the failure message.
@@ -41,6 +44,8 @@ final class ConvergenceRunner {
     var history: [String: [String]] = [:]
     /// Todos found stored under another partition than their date (reported once each).
     var misfiled: Set<String> = []
+    /// Each client's store id (the prefix of its idempotency keys), once read.
+    var storeIDs: [Int: String] = [:]
     /// The custom commands' tokens, each to be applied exactly once.
     var tokens: [String] = []
     let deadline: ContinuousClock.Instant
@@ -50,6 +55,7 @@ final class ConvergenceRunner {
         server = try TestServer()
         proxy = try FaultProxy(upstreamPort: server.port, seed: seed ^ 0xFA17, probability: faultProbability)
         workload = ConvergenceWorkload(seed: seed)
+        timing = SplitMix64(seed: seed ^ 0x7133_0000)
         model = ConvergenceModel(clients: clients)
         deadline = ContinuousClock.now + budget
     }
@@ -110,7 +116,7 @@ final class ConvergenceRunner {
             guard ContinuousClock.now < deadline + .seconds(40) else { break }
             let child = try ClientProcess(arguments, logs: logs, name: "sync-\(label)-c\(client)-\(attempt)")
             if killed < kills {
-                try await Task.sleep(for: .milliseconds(workload.int(20...700)))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 20...700, using: &timing)))
                 guard await child.kill() else {
                     problem("\(label) c\(client): a killed sync child was not reaped in 10 s")
                     counts.mismatches += 1
@@ -213,21 +219,45 @@ final class ConvergenceRunner {
     }
 
     /// The pushes of one entity the server received, in order, with what it applied: the
-    /// server's side of a mismatch's story.
+    /// server's side of a mismatch's story. A key reads `c1 #26`: client 1's command 26 (`@4`: its
+    /// resend after a conflict with version 4).
     func serverPushes(_ collection: String, _ id: String) -> [String] {
-        let applied = server.appliedLog.filter { $0.collection == collection && $0.id == id }
+        var applied = server.appliedLog.filter { $0.collection == collection && $0.id == id }[...]
         let pushes = server.pushes.filter { $0.collection == collection && $0.id == id }
         guard !pushes.isEmpty else { return ["none"] }
         return pushes.map { push in
             let key = push.idempotencyKey ?? "no key"
-            let shortKey = key.split(separator: "-").suffix(1).joined()
             let precondition = push.header("If-Match").map { "If-Match \($0)" } ?? push.header("If-None-Match").map { "If-None-Match \($0)" } ?? "unconditional"
-            let change = applied.first { $0.key == key }
-            let outcome = change.map { "applied" + ($0.version.map { " as version \($0)" } ?? "") } ?? "not applied (replayed, refused or conflict)"
-            var line = "\(push.method) key …\(shortKey) \(precondition) partition \(push.header("Folio-Partition") ?? "-"): \(outcome)"
+            var outcome = "not applied (replayed, or a conflict)"
+            if let next = applied.first, next.key == key {
+                outcome = "applied" + (next.version.map { " as version \($0)" } ?? "")
+                applied = applied.dropFirst()
+            }
+            var line = "\(push.method) \(describeKey(key)) \(precondition) partition \"\(push.header("Folio-Partition") ?? "-")\": \(outcome)"
             if push.method == "PUT", let entity = try? ModelEntity.decode(push.body) { line += " \(entity.rendered)" }
             return line
         }
+    }
+
+    /// `c1 #26@4` for the key `<client 1's store id>-00000000000000000026@4`.
+    private func describeKey(_ key: String) -> String {
+        for client in 0..<clientCount {
+            guard let storeID = storeIDs[client] ?? readStoreID(client), key.hasPrefix(storeID + "-") else { continue }
+            let rest = key.dropFirst(storeID.count + 1)
+            let parts = rest.split(separator: "@", maxSplits: 1)
+            let number = parts.first.flatMap { UInt64($0) }.map(String.init) ?? String(parts.first ?? "")
+            return "c\(client) #\(number)" + (parts.count > 1 ? "@\(parts[1])" : "")
+        }
+        return key
+    }
+
+    /// A client's store id, from its `folio.json` (FORMAT.md).
+    private func readStoreID(_ client: Int) -> String? {
+        guard let data = try? Data(contentsOf: store(client).appendingPathComponent("folio.json")),
+              let marker = try? JSONDecoder().decode([String: ModelValue].self, from: data),
+              case let .string(id)? = marker["store"] else { return nil }
+        storeIDs[client] = id
+        return id
     }
 
     /// The real server's entities, as the model reads them.

@@ -16,6 +16,12 @@ struct ConvergenceWorkload {
     mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &random) < probability }
     mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[int(0...(items.count - 1))] }
 
+    /// An entity to change: often one of the first few (ids sorted), so that clients meet on the
+    /// same entities and their changes conflict.
+    mutating func target(_ ids: [String]) -> String? {
+        chance(0.4) ? pick(Array(ids.prefix(3))) : pick(ids)
+    }
+
     private mutating func fresh(_ prefix: String, client: Int) -> String {
         counter += 1
         return "c\(client)-\(prefix)\(counter)"
@@ -46,50 +52,57 @@ struct ConvergenceWorkload {
             transactions = [[.delete(collection: "todos", id: id)]]
         } else {
             switch int(0...99) {
-            case 0..<14:
+            case 0..<16:
                 transactions = [[createTodo(client: client, tags: tags)]]
-            case 14..<24 where !todos.isEmpty:
-                let id = pick(todos)!
+            case 16..<25 where !todos.isEmpty:
+                let id = target(todos)!
                 let changes: [String: ModelValue?] = chance(0.5)
                     ? ["title": .string("title \(fresh("e", client: client))")]
                     : ["note": .string("note \(fresh("n", client: client))"), "title": .string("title \(fresh("e", client: client))")]
                 transactions = [[.set(collection: "todos", id: id, changes: changes)]]
-            case 24..<34 where !todos.isEmpty:
-                let id = pick(todos)!
+            case 25..<34 where !todos.isEmpty:
+                let id = target(todos)!
                 let done = todo(id)["done"] == .bool(true)
                 transactions = [[.set(collection: "todos", id: id, changes: ["done": .bool(!done)])]]
             case 34..<52 where !todos.isEmpty:
-                let id = pick(todos)!
+                let id = target(todos)!
                 transactions = [[.set(collection: "todos", id: id, changes: ["date": .string(otherDay(than: id, month: chance(0.45)))])]]
-            case 52..<60 where !todos.isEmpty:
-                transactions = [[.delete(collection: "todos", id: pick(todos)!)]]
-            case 60..<70 where !synced.isEmpty:
+            case 52..<59 where !todos.isEmpty:
+                transactions = [[.delete(collection: "todos", id: target(todos)!)]]
+            case 59..<68 where !synced.isEmpty:
                 // The chain of issue 12: move a synced todo, edit it, delete it, three transactions.
-                let id = pick(synced)!
+                let id = target(synced)!
                 transactions = [
                     [.set(collection: "todos", id: id, changes: ["date": .string(otherDay(than: id, month: chance(0.5)))])],
                     [.set(collection: "todos", id: id, changes: ["title": .string("title \(fresh("m", client: client))")])],
                     [.delete(collection: "todos", id: id)],
                 ]
-            case 70..<75 where !todos.isEmpty:
+            case 68..<72 where !todos.isEmpty:
                 let tag: ModelValue? = pick(tags).map { .string($0) }
-                transactions = [[.set(collection: "todos", id: pick(todos)!, changes: ["tagID": chance(0.8) ? tag : nil])]]
-            case 75..<81:
+                transactions = [[.set(collection: "todos", id: target(todos)!, changes: ["tagID": chance(0.8) ? tag : nil])]]
+            case 72..<77:
                 let id = fresh("g", client: client)
                 transactions = [[.create(collection: "tags", id: id, fields: ["name": .string("tag \(id)"), "color": color()])]]
-            case 81..<87 where !tags.isEmpty:
-                transactions = [[.set(collection: "tags", id: pick(tags)!, changes: ["name": .string("tag \(fresh("r", client: client))")])]]
-            case 87..<91 where !tags.isEmpty:
-                transactions = [[.set(collection: "tags", id: pick(tags)!, changes: ["color": color()])]]
-            case 91..<94 where !tags.isEmpty && avoid.isEmpty:
+            case 77..<86 where !tags.isEmpty:
+                // Often a second change of the same tag follows: tags do not coalesce, so the second
+                // command waits behind a first one that may meet a conflict.
+                let id = target(tags)!
+                transactions = [[.set(collection: "tags", id: id, changes: ["name": .string("tag \(fresh("r", client: client))")])]]
+                if chance(0.7) {
+                    let second: [String: ModelValue?] = chance(0.5) ? ["name": .string("tag \(fresh("r", client: client))")] : ["color": color()]
+                    transactions.append([.set(collection: "tags", id: id, changes: second)])
+                }
+            case 86..<92 where !tags.isEmpty:
+                transactions = [[.set(collection: "tags", id: target(tags)!, changes: ["color": color()])]]
+            case 92..<95 where !tags.isEmpty && avoid.isEmpty:
                 // Deleting a tag clears it from the todos that carry it, in the same transaction.
-                let id = pick(tags)!
+                let id = target(tags)!
                 var operations: [ModelOperation] = [.delete(collection: "tags", id: id)]
                 for todoID in todos where todo(todoID)["tagID"] == .string(id) {
                     operations.append(.set(collection: "todos", id: todoID, changes: ["tagID": nil]))
                 }
                 transactions = [operations]
-            case 94..<100:
+            case 95..<100:
                 let about = chance(0.5) ? pick(todos) : nil
                 transactions = [[.custom(token: "stamp-" + fresh("s", client: client) + "-r\(round)", about: about)]]
             default:
