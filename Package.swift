@@ -13,6 +13,9 @@ let package = Package(
         // A dependency-free PROTOCOL.md server with fault injection, for testing an app's sync
         // against a real HTTP server on 127.0.0.1 (and for Benchmarks/).
         .library(name: "FolioTestServer", targets: ["FolioTestServer"]),
+        // PROTOCOL.md's conformance suite, as a library and as `folio-conformance <base-url>`.
+        .library(name: "FolioConformance", targets: ["FolioConformance"]),
+        .executable(name: "folio-conformance", targets: ["folio-conformance"]),
     ],
     targets: [
         .target(name: "Folio"),
@@ -38,7 +41,11 @@ let package = Package(
         // A dependency-free HTTP server on 127.0.0.1 that implements PROTOCOL.md and injects
         // faults on demand, for the sync tests and the drain benchmark.
         .target(name: "FolioTestServer", path: "Tests/TestServer"),
-        .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioCrashSupport", "FolioTestServer"]),
+        // Every rule of PROTOCOL.md checked over raw HTTP/1.1 against a running server (POSIX
+        // sockets, so it can send what no client library would). No dependency, not even Folio.
+        .target(name: "FolioConformance", path: "Tests/Conformance"),
+        .executableTarget(name: "folio-conformance", dependencies: ["FolioConformance"], path: "Tests/ConformanceTool"),
+        .testTarget(name: "FolioTests", dependencies: ["Folio", "FolioCrashSupport", "FolioTestServer", "FolioConformance"]),
     ]
 )
 

@@ -39,6 +39,8 @@ let package = Package(
             dependencies: [
                 "FolioSyncServer",
                 .product(name: "Folio", package: "Folio"),
+                // PROTOCOL.md's conformance suite, run in-process against the server.
+                .product(name: "FolioConformance", package: "Folio"),
             ]
         ),
     ]

@@ -31,6 +31,10 @@ enum SyncCommand {
         let transport = HTTPTransport(baseURL: server, auth: token.map { StaticAuthorization("Bearer " + $0) })
         let engine = SyncEngine(store: store, transport: transport, configuration: configuration)
 
+        // The user asks to sync now: a wait caused by the network ends (one the server asked
+        // for, e.g. Retry-After, still holds).
+        await engine.networkBecameAvailable()
+
         // 1. Push, strictly in order. A pass stops at the first failure that needs waiting (the
         //    server is down, answers 5xx or 429): wait as asked and try again, a few times.
         var (sent, refused, conflicts) = (0, 0, 0)
@@ -47,7 +51,7 @@ enum SyncCommand {
                               + "\(status.lastError ?? pass.stoppedBecause ?? "the server did not take them"). Run `todo sync` again later.")
             }
             let wait = min(max((pass.nextAttempt ?? Date()).timeIntervalSinceNow, 0), 10)
-            try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+            try await Task.sleep(for: .milliseconds(Int(wait * 1000) + 20))   // never wake before the time
         }
 
         // 2. Pull what the server has: other devices' changes, and the stats it derived from ours.

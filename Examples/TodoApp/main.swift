@@ -51,6 +51,10 @@ do {
         print(found.help)
         exit(0)
     }
+    if found.name == "sync", let code = IsolatedSync.runInChildProcess(report: { printError($0) }) {
+        // Linux: the sync ran in a child process, restarted if a cut connection crashed URLSession.
+        exit(code)
+    }
     let store = try await Store.open(at: folder)
     let outcome: Result<Void, any Error>
     do { outcome = .success(try await found.run(arguments, store)) } catch { outcome = .failure(error) }

@@ -9,7 +9,10 @@ enum BackupCommand {
         let source = CommandLineTool.folder(positionals[0])
         let destination = CommandLineTool.folder(positionals[1])
         try CommandLineTool.requireStore(source)
-        let store = try await Store.open(at: source)
+        // A backup never writes to the store it copies (and works on a read-only mount).
+        var configuration = Store.Configuration()
+        configuration.readOnly = true
+        let store = try await Store.open(at: source, configuration: configuration)
         try await withClosing(store) { store in try await store.backup(to: destination) }.get()
         let report = try await Store.verify(at: destination)
         for problem in report.problems where problem.severity == .error { Output.line(problem.description) }

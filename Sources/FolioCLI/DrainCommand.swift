@@ -28,6 +28,9 @@ enum DrainCommand {
                 String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         }
         try CommandLineTool.requireStore(folder)
+        // On Linux, a connection cut inside a response's headers crashes URLSession: drain in a
+        // child process and restart it (IsolatedSync).
+        if let code = IsolatedSync.runInChildProcess(report: { Output.error($0) }) { return code }
 
         let store = try await Store.open(at: folder)
         let outcome = await withClosing(store) { store in
@@ -53,6 +56,9 @@ enum DrainCommand {
             line.finish()
         }
         defer { progress.cancel() }
+        // Draining by hand means "the network is there": waits the network caused end; a delay
+        // the server asked for (Retry-After, 5xx backoff) still holds and is reported.
+        await engine.networkBecameAvailable()
         let report = try await engine.drainNow()
         progress.cancel()
         await progress.value

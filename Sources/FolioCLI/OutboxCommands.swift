@@ -89,9 +89,18 @@ enum OutboxCommands {
         for command in status.pending {
             var line = "  " + describe(command)
             if let attempts = status.attempts[command.sequence], attempts.count > 0 {
-                line += "  (\(attempts.count) failed attempt(s): \(attempts.lastError?.prefix(80) ?? ""))"
+                line += "  (\(attempts.count) failed attempt(s)"
+                if let next = attempts.nextAttempt, next > Date() { line += ", waits until \(Output.timestamp(next))" }
+                line += ": \(attempts.lastError?.prefix(120) ?? ""))"
             }
             Output.line(line)
+        }
+        // Why the queue does not move: its head waits out a backoff (the rest wait behind it).
+        if let head = status.pending.first, let attempts = status.attempts[head.sequence],
+           let next = attempts.nextAttempt, next > Date() {
+            Output.line("the queue waits: command \(head.sequence) is not sent again before \(Output.timestamp(next))"
+                        + (attempts.lastError.map { " (last error: \($0.prefix(200)))" } ?? "")
+                        + (status.pending.count > 1 ? "; \(status.pending.count - 1) command(s) wait behind it" : ""))
         }
         Output.line("failed: \(status.failed.count)")
         for failed in status.failed {

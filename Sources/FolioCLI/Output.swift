@@ -3,11 +3,27 @@ import Foundation
 /// Where the tool writes: results to standard output, diagnostics and progress to standard error.
 enum Output {
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((printable(text) + "\n").utf8))
     }
 
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((printable(text) + "\n").utf8))
+    }
+
+    /// The tool prints what it read from files and servers (ids, reasons, names): control
+    /// characters (escape sequences, NUL, C1) and direction overrides are shown escaped, as the
+    /// library's error descriptions do; the tool's own line breaks stay.
+    static func printable(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A, 0x09: result.unicodeScalars.append(scalar)
+            case 0..<0x20, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     /// Raw text to standard error (progress lines that rewrite themselves with `\r`).

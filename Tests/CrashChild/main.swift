@@ -6,6 +6,7 @@
 //                           [--idle-ms 0] [--idle-every 8] [--tear-last 0] [--max-seconds 120] [--outbox]
 //   folio-crash-child read DIR SECONDS [--until-file PATH] [--pause-ms 0]
 //   folio-crash-child watch DIR SECONDS COUNT
+//   folio-crash-child dump DIR DAY[,DAY…]        (Dump.swift: for the fuzz test)
 //
 // `write` runs COUNT transactions as WRITER (durability `full` or `relaxed`) and prints `ack N`
 // after each `write` returns. `--idle-ms` pauses that long after about one transaction in
@@ -233,7 +234,8 @@ do {
     case "write": try await write(arguments)
     case "read": try await read(arguments)
     case "watch": try await watch(arguments)
-    default: fail("usage: folio-crash-child write|read|watch …")
+    case "dump": try await dumpStore(arguments)
+    default: fail("usage: folio-crash-child write|read|watch|dump …")
     }
 } catch {
     fail("\(error)")

@@ -1,12 +1,16 @@
 import Foundation
 
 /// `POST {base}/_batch`: the requests inside are processed in order, each as if sent alone, and
-/// the batch stops after the first that does not succeed (any non-2xx).
+/// the batch stops after the first that does not succeed (any non-2xx but a 404 or 410 to a
+/// `DELETE`, which means already gone).
 extension TestServer {
     func batch(_ request: Request) -> Reply {
         let bytes = [UInt8](request.body)
         guard let document = try? RawJSON.parse(bytes), let list = document["requests"], case let .array(elements) = list.value else {
             return .respond(.error(400, "a batch is {\"requests\": [...]}"))
+        }
+        if let repeated = document.repeatedMember {
+            return .respond(.error(400, "the member \(JSONText.quoted(repeated)) appears twice in one object of the batch"))
         }
         var responses: [HTTPResponse] = []
         for element in elements {
@@ -29,7 +33,9 @@ extension TestServer {
             case let (.respond(response), _):
                 responses.append(response)
             }
-            if !responses[responses.count - 1].isSuccess { break }
+            // A DELETE of something already gone is applied (PROTOCOL.md): the batch goes on.
+            let last = responses[responses.count - 1]
+            if !(last.isSuccess || (item.method == "DELETE" && (last.status == 404 || last.status == 410))) { break }
         }
         return .respond(.json(200, Self.batchResponse(responses)))
     }

@@ -126,3 +126,19 @@ public struct Request: Sendable, CustomStringConvertible {
         return (String(rawPath), path, query)
     }
 }
+
+extension Request {
+    /// What an idempotency key is compared on: the method, the decoded path, and the body as a
+    /// JSON value (``RawJSON/canonical(in:)``; a body that is not JSON by its bytes).
+    var fingerprint: String {
+        let path = self.path.map(Request.encodeSegment).joined(separator: "/")
+        let bytes = [UInt8](body)
+        let canonical: String
+        do {
+            canonical = try RawJSON.parse(bytes).canonical(in: bytes)
+        } catch {
+            canonical = "bytes:" + body.base64EncodedString()
+        }
+        return "\(method) \(path)\n\(canonical)"
+    }
+}

@@ -13,7 +13,7 @@ extension TestServer {
             method: message.method, path: target.path, rawPath: target.rawPath, query: target.query,
             headers: message.headers, body: message.body)
         noteRequest(request)
-        if let token = requiredToken, request.header("Authorization") != "Bearer \(token)" {
+        if let token = requiredToken, !Self.authorizes(request.header("Authorization"), token: token) {
             var response = HTTPResponse.error(401, "unauthorized")
             response.headers.append(HTTPHeader(name: "WWW-Authenticate", value: "Bearer"))
             return .respond(response)
@@ -112,8 +112,10 @@ extension TestServer {
         case ("_commands", 2):
             return .respond(push(request))
         case (_, 1) where !first.hasPrefix("_"):
+            guard serves(first) else { return .respond(Self.unserved(first)) }
             return .respond(request.method == "GET" ? pull(request) : .error(405, "method not allowed"))
         case (_, 2) where !first.hasPrefix("_"):
+            guard serves(first) else { return .respond(Self.unserved(first)) }
             if request.method == "GET" {
                 guard let stored = entity(path[0], path[1]) else { return .respond(.json(404, Data("null".utf8))) }
                 return .respond(.json(200, stored.json, version: stored.version))
@@ -135,11 +137,23 @@ extension TestServer {
         guard isCommand ? request.method == "POST" : (request.method == "PUT" || request.method == "DELETE") else {
             return .error(405, "method not allowed")
         }
-        guard !path[0].isEmpty, !path[1].isEmpty else { return .error(400, "empty collection or id") }
+        if !isCommand {
+            guard serves(path[0]) else { return Self.unserved(path[0]) }
+            if serverComputedCollections.contains(path[0]) {
+                var refused = HTTPResponse.error(405, "\(path[0]) is computed by the server: clients pull it, never push it")
+                refused.headers.append(HTTPHeader(name: "Allow", value: "GET"))
+                return refused
+            }
+            if let problem = Names.problem(withID: path[1]) { return .error(400, problem) }
+        } else if path[1].isEmpty {
+            return .error(400, "a custom command needs a name")
+        }
         notePush(request)
         let key = request.idempotencyKey
-        if let remembered = store.replay(key) { return remembered }
+        let fingerprint = request.fingerprint
+        if let remembered = store.replay(key, request: fingerprint) { return remembered }
         if let rejection = permanentRejection, rejection(request) { return .error(400, "rejected by test") }
+        if let problem = Self.bodyProblem(request, entityID: isCommand ? nil : path[1]) { return .error(400, problem) }
 
         let (collection, id) = (path[0], path[1])
         let partition = request.header("Folio-Partition")
@@ -154,8 +168,7 @@ extension TestServer {
 
         switch request.method {
         case "PUT":
-            guard JSONText.isValid(request.body) else { return .error(400, "the body is not JSON") }
-            return store.push(key: key) { state in
+            return store.push(key: key, request: fingerprint) { state in
                 let current = state.entity(collection, id)
                 if let ifMatch {
                     guard let current else { return (.json(404, Data("null".utf8)), nil) }
@@ -167,15 +180,14 @@ extension TestServer {
                 return (.json(current == nil ? 201 : 200, stored.json, version: stored.version), change(version: stored.version))
             }
         case "DELETE":
-            return store.push(key: key) { state in
+            return store.push(key: key, request: fingerprint) { state in
                 guard let current = state.entity(collection, id) else { return (.json(404, Data("null".utf8)), nil) }
                 if let ifMatch, !(ifMatch.contains("*") || ifMatch.contains(current.version)) { return (conflict(current), nil) }
                 _ = state.delete(collection, id)
                 return (HTTPResponse(status: 204), change(version: nil))
             }
         default: // a custom command
-            guard request.body.isEmpty || JSONText.isValid(request.body) else { return .error(400, "the body is not JSON") }
-            return store.push(key: key) { _ in (.json(200, Data("{}".utf8)), change(version: nil)) }
+            return store.push(key: key, request: fingerprint) { _ in (.json(200, Data("{}".utf8)), change(version: nil)) }
         }
     }
 
@@ -197,7 +209,12 @@ extension TestServer {
     func pull(_ request: Request) -> HTTPResponse {
         let collection = request.path[0]
         var json = JSONBuilder()
-        if let partition = request.query["partition"] {
+        let partitionQuery = request.query["partition"], sinceQuery = request.query["since"]
+        if partitionQuery != nil && sinceQuery != nil { return .error(400, "give partition= or since=, not both") }
+        if partitionQuery == nil && sinceQuery == nil {
+            return .error(400, "a pull names a partition (?partition=KEY, empty for an unpartitioned collection) or a cursor (?since=, empty: from the beginning)")
+        }
+        if let partition = partitionQuery {
             let entities = store.read { $0.entities(in: collection, partition: partition) }
             json.raw("{\"entities\":[")
             for (index, (id, entity)) in entities.enumerated() {
@@ -213,7 +230,8 @@ extension TestServer {
             json.raw("]}")
             return .json(200, json.data)
         }
-        let since = request.query["since"] ?? ""
+        guard servesChangeFeed else { return .error(501, "this server has no change feed: pull \(collection) by partition") }
+        let since = sinceQuery ?? ""
         guard let cursor = since.isEmpty ? 0 : Int(since), cursor >= 0 else { return .error(400, "bad cursor \(since)") }
         let pageSize = changePageSize
         let page = store.read { $0.changes(in: collection, after: cursor, limit: pageSize) }

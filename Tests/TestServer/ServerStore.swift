@@ -60,8 +60,8 @@ struct StoreState {
     private var feed: [EntityKey] = []
     /// The latest sequence number of each entity: only that feed entry is served.
     private var latestSequence: [EntityKey: Int] = [:]
-    /// The responses of successful pushes, by idempotency key.
-    var remembered: [String: HTTPResponse] = [:]
+    /// The responses of successful pushes, by idempotency key, with the request they answered.
+    var remembered: [String: RememberedPush] = [:]
     var applyCounts: [String: Int] = [:]
     var applied: [AppliedChange] = []
 
@@ -136,21 +136,25 @@ final class ServerStore: @unchecked Sendable {
     /// Reads the state.
     func read<T>(_ body: (StoreState) -> T) -> T { lock.locked { body(state) } }
 
-    /// The remembered response for an idempotency key.
-    func replay(_ key: String?) -> HTTPResponse? {
+    /// The answer for a key seen before: the remembered response when `request` is the same
+    /// request (method, path, body as a JSON value), else 422 naming the key. `nil` for a new key.
+    func replay(_ key: String?, request: String) -> HTTPResponse? {
         guard let key else { return nil }
-        return lock.locked { state.remembered[key] }
+        return lock.locked { state.remembered[key].map { $0.answer(to: request, key: key) } }
     }
 
-    /// Replays the remembered response for `key`, or runs `operation`; when it answers 2xx and
-    /// reports a change, the change is logged and the response remembered under `key`.
-    func push(key: String?, _ operation: (inout StoreState) -> (response: HTTPResponse, change: AppliedChange?)) -> HTTPResponse {
+    /// Answers a key seen before as ``replay(_:request:)`` does, or runs `operation`; when it
+    /// answers 2xx and reports a change, the change is logged and the response remembered under
+    /// `key` with `request`. One lock around both, so two requests with one key never both apply.
+    func push(
+        key: String?, request: String, _ operation: (inout StoreState) -> (response: HTTPResponse, change: AppliedChange?)
+    ) -> HTTPResponse {
         lock.locked {
-            if let key, let remembered = state.remembered[key] { return remembered }
+            if let key, let remembered = state.remembered[key] { return remembered.answer(to: request, key: key) }
             let (response, change) = operation(&state)
             if response.isSuccess {
                 if let change { state.recordApplied(change) }
-                if let key { state.remembered[key] = response }
+                if let key { state.remembered[key] = RememberedPush(request: request, response: response) }
             }
             return response
         }
@@ -158,4 +162,20 @@ final class ServerStore: @unchecked Sendable {
 
     /// Changes the state directly (``TestServer/edit(_:_:json:partition:)`` and friends).
     func modify<T>(_ body: (inout StoreState) -> T) -> T { lock.locked { body(&state) } }
+}
+
+/// A successful push's response, remembered by its idempotency key with the request it answered.
+struct RememberedPush: Sendable {
+    /// The request's fingerprint: method, decoded path, canonical body (``Request/fingerprint``).
+    var request: String
+    var response: HTTPResponse
+
+    /// The remembered response for the same request; 422 for another one under the same key
+    /// (PROTOCOL.md: a key is never answered from another request's memory).
+    func answer(to request: String, key: String) -> HTTPResponse {
+        guard request == self.request else {
+            return .error(422, "the Idempotency-Key \(key) was used for another request (\(self.request.prefix { $0 != "\n" })); a key names one request")
+        }
+        return response
+    }
 }

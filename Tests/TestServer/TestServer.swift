@@ -22,6 +22,9 @@ public final class TestServer: @unchecked Sendable {
     private var requiredTokenValue: String?
     private var permanentRejectionValue: (@Sendable (Request) -> Bool)?
     private var changePageSizeValue = 500
+    private var servedCollectionsValue: Set<String>?
+    private var serverComputedCollectionsValue: Set<String> = []
+    private var servesChangeFeedValue = true
     private var recordsRequestsValue = true
     private var requestCountValue = 0
     private var requestsValue: [Request] = []
@@ -93,6 +96,7 @@ public final class TestServer: @unchecked Sendable {
     // MARK: Behaviour
 
     /// When set, a request without `Authorization: Bearer <token>` gets 401 (before any fault).
+    /// The scheme name is compared case-insensitively (`bearer` is `Bearer`).
     public var requiredToken: String? {
         get { lock.locked { requiredTokenValue } }
         set { lock.locked { requiredTokenValue = newValue } }
@@ -100,10 +104,31 @@ public final class TestServer: @unchecked Sendable {
 
     /// When set, a push (alone or in a batch) for which it returns true gets 400
     /// `{"error":"rejected by test"}` and is not applied. A repeated idempotency key whose first
-    /// request succeeded still gets its remembered response.
+    /// request succeeded still gets its remembered response (or 422 for another request).
     public var permanentRejection: (@Sendable (Request) -> Bool)? {
         get { lock.locked { permanentRejectionValue } }
         set { lock.locked { permanentRejectionValue = newValue } }
+    }
+
+    /// The collections clients may push to and pull; any other name is 404 (a client then stores
+    /// and deletes nothing). `nil` (the default): every valid collection name.
+    public var servedCollections: Set<String>? {
+        get { lock.locked { servedCollectionsValue } }
+        set { lock.locked { servedCollectionsValue = newValue } }
+    }
+
+    /// Server-computed (pull-only) collections: served to pulls (fill them with
+    /// ``edit(_:_:json:partition:)``), a push to them is 405 with `Allow: GET`.
+    public var serverComputedCollections: Set<String> {
+        get { lock.locked { serverComputedCollectionsValue } }
+        set { lock.locked { serverComputedCollectionsValue = newValue } }
+    }
+
+    /// Whether the change feed (`?since=`) is served (default true); when false it is 501, as
+    /// on a server that answers pulls by partition only.
+    public var servesChangeFeed: Bool {
+        get { lock.locked { servesChangeFeedValue } }
+        set { lock.locked { servesChangeFeedValue = newValue } }
     }
 
     /// The most changes one page of the change feed holds (default 500); later changes set `hasMore`.

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// Validation of the names that become paths or keys. Nothing user-supplied reaches a path
 /// without passing here.
 enum Names {
@@ -31,5 +33,23 @@ enum Names {
         else {
             throw FolioError(.invalidName, "entity id \"\(shown)\" is not allowed: ids must not contain control characters, '/' or '\\', nor be '.' or '..'", entityID: shown)
         }
+        // Swift compares strings by canonical equivalence, so "café" precomposed and decomposed
+        // would be one key in every dictionary and silently replace each other. Ids are kept as
+        // exact bytes, and only the normalized (NFC) form of a text is a valid id: two distinct
+        // valid ids are then never canonically equivalent.
+        guard isNFC(id) else {
+            throw FolioError(.invalidName, "entity id \"\(shown)\" (UTF-8 \(hexBytes(id))) is not in Unicode NFC: ids are compared as exact bytes, and this one would collide with its NFC form \"\(id.precomposedStringWithCanonicalMapping)\"; normalize ids with `precomposedStringWithCanonicalMapping`", entityID: shown)
+        }
+    }
+
+    /// Whether `text` is in Unicode Normalization Form C, byte for byte.
+    static func isNFC(_ text: String) -> Bool {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return true }
+        return Array(text.precomposedStringWithCanonicalMapping.utf8) == Array(text.utf8)
+    }
+
+    /// The UTF-8 bytes of `text` in hex (`63 61 66 C3 A9`), to show two texts that print alike.
+    static func hexBytes(_ text: String) -> String {
+        text.utf8.prefix(64).map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined(separator: " ")
     }
 }

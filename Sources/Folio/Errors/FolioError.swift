@@ -43,6 +43,12 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let collectionMismatch = Code(rawValue: "collectionMismatch")
         /// The store was closed, or a failed flush left its state unknown: open it again.
         public static let storeClosed = Code(rawValue: "storeClosed")
+        /// The store was opened read-only (``Store/Configuration/readOnly``, or automatically because
+        /// its folder cannot be written): reads work, writes and checkpoints throw this.
+        public static let readOnly = Code(rawValue: "readOnly")
+        /// Data is over one of Folio's limits (a transaction's size; FORMAT.md, "Limits"): nothing
+        /// was written. An entity nested too deeply is ``encodingFailed`` instead.
+        public static let limitExceeded = Code(rawValue: "limitExceeded")
         /// The journal holds a record Folio cannot apply (a damaged or foreign journal).
         public static let corruptJournal = Code(rawValue: "corruptJournal")
         /// A query asked for something its entity type does not support (a day range on an
@@ -74,6 +80,9 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     public let entityID: String?
     /// The operating system's error number, for ``Code/io`` and ``Code/diskFull``.
     public let systemError: Int32?
+    /// For ``Code/decodingFailed``: the member keys from the entity down to the field at fault,
+    /// when known (the message names it too); used to find its line and column in the file.
+    var fieldPath: [String]? = nil
 
     init(
         _ code: Code, _ message: String, path: String? = nil, line: Int? = nil, column: Int? = nil,
@@ -88,6 +97,8 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         self.systemError = systemError
     }
 
+    /// What went wrong and where, printable as it is: control characters and direction overrides
+    /// from ids, file names or a server's answer are shown escaped (`\u{1B}`).
     public var description: String {
         var location = ""
         if let path {
@@ -97,13 +108,16 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         }
         var text = "\(location)\(message)"
         if let entityID, !message.contains(entityID) { text += " (entity \"\(entityID)\")" }
-        return text
+        // Ids, paths and messages carry outside text: print only safe characters.
+        return SafeText.escaped(text)
     }
 
     /// The same error, located in `path` (used when a lower layer did not know the file).
     func located(in path: String) -> FolioError {
-        FolioError(code, message, path: self.path ?? path, line: line, column: column,
-                   entityID: entityID, systemError: systemError)
+        var error = FolioError(code, message, path: self.path ?? path, line: line, column: column,
+                               entityID: entityID, systemError: systemError)
+        error.fieldPath = fieldPath
+        return error
     }
 }
 

@@ -34,6 +34,7 @@ struct FileSystem: Sendable {
         defer { _ = Platform.close(fd) }
         let (identity, statError) = Platform.identity(ofOpen: fd)
         guard let identity else { throw .system("fstat", path: relative, errno: statError) }
+        if identity.isDirectory { throw Self.directoryInstead(of: relative) }
         var bytes = [UInt8](repeating: 0, count: Int(identity.size))
         var count = bytes.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: 0) }
         if count < 0 { throw .system("read", path: relative, errno: Platform.lastError) }
@@ -70,11 +71,24 @@ struct FileSystem: Sendable {
 
     // MARK: Writing
 
-    /// Opens (creating if needed) a file for reading and writing; the caller closes it.
+    /// Opens (creating if needed) a file for reading and writing; the caller closes it. A file it
+    /// creates is made durable by syncing its folder before this returns: a power cut must not
+    /// lose the name of a file (the journal) whose contents are later synced and relied upon.
     func openForUpdate(_ relative: String) throws(FolioError) -> Int32 {
-        if try identity(relative) == nil { try step(.create(relative)) }
+        let creating = try identity(relative) == nil
+        if creating { try step(.create(relative)) }
         let fd = Platform.open(absolute(relative), flags: Platform.createReadWrite)
-        if fd < 0 { throw .system("open", path: relative, errno: Platform.lastError) }
+        if fd < 0 {
+            let code = Platform.lastError
+            if Platform.isDirectoryError(code) { throw Self.directoryInstead(of: relative) }
+            throw .system("open", path: relative, errno: code)
+        }
+        if creating {
+            do throws(FolioError) { try syncDirectory(Self.parent(of: relative)) } catch {
+                _ = Platform.close(fd)
+                throw error
+            }
+        }
         return fd
     }
 
@@ -150,6 +164,11 @@ struct FileSystem: Sendable {
         if fd < 0 { throw .system("open directory", path: parent, errno: Platform.lastError) }
         defer { _ = Platform.close(fd) }
         try sync(fd, path: parent)
+    }
+
+    /// A folder where Folio expects one of its files (a partition file, the lock, the journal).
+    static func directoryInstead(of relative: String) -> FolioError {
+        FolioError(.corruptFile, "is a folder, where Folio expects a file: move it out of the way (Folio never deletes or writes into it)", path: relative)
     }
 
     static func parent(of relative: String) -> String {

@@ -77,9 +77,19 @@ final class EntityCoder {
         do {
             return try decoder.decode(E.self, from: Data(JSONWriter.compact(value)))
         } catch {
+            if let culprit = numberCulprit(E.self, in: value, error: error) {
+                var failure = FolioError(.decodingFailed, "entity \"\(id)\" does not decode as \(E.self): \(culprit.message)", path: path, entityID: id)
+                failure.fieldPath = culprit.path
+                throw failure
+            }
             throw FolioError(.decodingFailed, "entity \"\(id)\" does not decode as \(E.self): \(Self.describe(error))",
                              path: path, entityID: id)
         }
+    }
+
+    /// A plain decode, for probing which number is at fault.
+    func decodeWithoutCulprit<E: Entity>(_ type: E.Type, from value: JSONValue) throws -> E {
+        try decoder.decode(E.self, from: Data(JSONWriter.compact(value)))
     }
 
     /// Decodes many entities of one partition with one decoder pass.

@@ -105,9 +105,14 @@ struct JSONParser {
             position += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            if members.updateValue(value, forKey: key) != nil {
-                throw failure("duplicate key \"\(key)\"", at: keyOffset)
+            // Swift's String == is canonical equivalence: "café" precomposed and decomposed are
+            // one dictionary key. Never merge them silently: say which bytes collided.
+            if let existing = members.index(forKey: key) {
+                let earlier = members.keys[existing]
+                if Array(earlier.utf8) == Array(key.utf8) { throw failure("duplicate key \"\(key)\"", at: keyOffset) }
+                throw failure("key \"\(key)\" (UTF-8 \(Names.hexBytes(key))) is canonically equivalent to the earlier key \"\(earlier)\" (UTF-8 \(Names.hexBytes(earlier))): the same text in two Unicode normalizations; Folio keeps keys as exact bytes and will not merge them", at: keyOffset)
             }
+            members[key] = value
             skipWhitespace()
             guard position < bytes.count else { throw failure("unterminated object: expected ',' or '}'") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }

@@ -12,6 +12,13 @@ final class FileLock: @unchecked Sendable {
     private let exclusiveFD: Int32
     private let sharedFD: Int32
 
+    /// The lock of a store opened read-only: the existing lock file opened for reading (which
+    /// is enough for `flock`), or no lock at all when there is no lock file.
+    init(readingOnly fileSystem: FileSystem) {
+        exclusiveFD = -1
+        sharedFD = Platform.open(fileSystem.absolute(StoreLayout.lockFile), flags: Platform.readOnly)
+    }
+
     init(fileSystem: FileSystem) throws(FolioError) {
         exclusiveFD = try fileSystem.openForUpdate(StoreLayout.lockFile)
         do {
@@ -36,13 +43,14 @@ final class FileLock: @unchecked Sendable {
             return !closed
         }
         guard first else { return }
-        _ = Platform.close(exclusiveFD)
-        _ = Platform.close(sharedFD)
+        if exclusiveFD >= 0 { _ = Platform.close(exclusiveFD) }
+        if sharedFD >= 0 { _ = Platform.close(sharedFD) }
     }
 
     /// Takes the lock, waiting (off the caller's thread) while another process holds it.
     func acquire(exclusive: Bool) async throws(FolioError) {
         let fd = exclusive ? exclusiveFD : sharedFD
+        guard fd >= 0 else { return }
         let code = Platform.lock(fd, exclusive: exclusive, wait: false)
         if code == 0 { return }
         guard Platform.isWouldBlock(code) else { throw .system("flock", path: StoreLayout.lockFile, errno: code) }
@@ -56,6 +64,7 @@ final class FileLock: @unchecked Sendable {
 
     /// Takes the lock, blocking the calling thread (for synchronous tools and tests).
     func acquireBlocking(exclusive: Bool) throws(FolioError) {
+        guard (exclusive ? exclusiveFD : sharedFD) >= 0 else { return }
         let code = Platform.lock(exclusive ? exclusiveFD : sharedFD, exclusive: exclusive, wait: true)
         if code != 0 { throw .system("flock", path: StoreLayout.lockFile, errno: code) }
     }

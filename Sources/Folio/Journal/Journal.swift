@@ -13,7 +13,8 @@
 ///
 /// **The commit point** of a transaction is the moment its record is completely on stable storage.
 /// Reading stops at the first record that is short, fails its checksum, or is out of sequence: a
-/// torn or garbage tail is "not committed", and so is everything after it.
+/// torn tail is "not committed". When a valid record follows such bytes, they are damage, not a
+/// torn tail, and reading fails instead (see ``JournalDamage``).
 ///
 /// All mutation happens with the writers' flock held (see ``FileLock``); readers in other processes
 /// read without it and simply ignore a tail that is still being written.
@@ -40,29 +41,42 @@ final class Journal {
         var discardedBytes: Int64
         /// Why the first discarded byte was rejected.
         var discardedReason: String?
+        /// Set when the discarded bytes are not a torn tail: a valid record follows them.
+        var damage: JournalDamage? = nil
     }
 
     let fileSystem: FileSystem
     let fd: Int32
     private(set) var closed = false
 
-    init(fileSystem: FileSystem) throws(FolioError) {
+    /// Opens the journal, creating it unless `readOnly`; a read-only journal that does not exist
+    /// reads as empty.
+    init(fileSystem: FileSystem, readOnly: Bool = false) throws(FolioError) {
         self.fileSystem = fileSystem
-        self.fd = try fileSystem.openForUpdate(StoreLayout.journal)
+        if readOnly {
+            let fd = Platform.open(fileSystem.absolute(StoreLayout.journal), flags: Platform.readOnly)
+            if fd < 0 && !Platform.isNotFound(Platform.lastError) {
+                throw .system("open", path: StoreLayout.journal, errno: Platform.lastError)
+            }
+            self.fd = fd
+        } else {
+            self.fd = try fileSystem.openForUpdate(StoreLayout.journal)
+        }
     }
 
     deinit {
-        if !closed { _ = Platform.close(fd) }
+        if !closed && fd >= 0 { _ = Platform.close(fd) }
     }
 
     func close() {
-        guard !closed else { return }
+        guard !closed, fd >= 0 else { return }
         closed = true
         _ = Platform.close(fd)
     }
 
     var size: Int64 {
         get throws(FolioError) {
+            guard fd >= 0 else { return 0 }
             let (identity, code) = Platform.identity(ofOpen: fd)
             guard let identity else { throw .system("fstat", path: StoreLayout.journal, errno: code) }
             return identity.size
@@ -73,6 +87,7 @@ final class Journal {
     /// (a journal that was never initialised, or whose reset was cut short: both hold nothing
     /// that is not already in the data files).
     func readHeader() throws(FolioError) -> Header? {
+        guard fd >= 0 else { return nil }
         var bytes = [UInt8](repeating: 0, count: Self.headerSize)
         let count = bytes.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: 0) }
         if count < 0 { throw .system("read", path: StoreLayout.journal, errno: Platform.lastError) }
@@ -99,7 +114,7 @@ final class Journal {
         return bytes
     }
 
-    private static func seed(_ generation: UInt64) -> UInt32 {
+    static func seed(_ generation: UInt64) -> UInt32 {
         UInt32(truncatingIfNeeded: generation ^ (generation >> 32)) ^ 0x464F_4C49
     }
 
@@ -154,8 +169,11 @@ final class Journal {
             expected += 1
             position += recordHeaderSize + length
         }
+        let damage = reason.flatMap { reason in
+            Self.damage(in: bytes, at: position, baseOffset: baseOffset, generation: generation, expected: expected, reason: reason)
+        }
         return ReadResult(records: records, end: baseOffset + Int64(position),
-                          discardedBytes: Int64(bytes.count - position), discardedReason: reason)
+                          discardedBytes: Int64(bytes.count - position), discardedReason: reason, damage: damage)
     }
 
     /// Appends encoded records at `offset`. Not durable until ``sync()``.

@@ -9,6 +9,11 @@ extension FolderScan {
         journal.size = Int64(bytes.count)
         if bytes.isEmpty { return }
         guard let header = Journal.decodeHeader(bytes) else {
+            if let damage = Journal.headerDamage(in: bytes) {
+                journal.damage = damage
+                report(.error, .journal, path, "\(damage.description): the store will not open; `folio recover` applies the transactions that validate and keeps the journal in .folio/quarantine/")
+                return
+            }
             report(.note, .journal, path,
                    "the header is incomplete or fails its checksum: the journal holds nothing that is not in the files already (a new journal, or a reset cut short); the next open writes a new header")
             return
@@ -25,6 +30,10 @@ extension FolderScan {
             unreadableFiles.append(path)
             return
         }
+        if let damage = result.damage {
+            journal.damage = damage
+            report(.error, .journal, path, "\(damage.description): the store will not open; `folio recover` applies the transactions that validate and keeps the journal in .folio/quarantine/")
+        }
         records = result.records
         journal.pendingTransactions = result.records.count
         journal.tornBytes = result.discardedBytes
@@ -33,7 +42,7 @@ extension FolderScan {
             report(.note, .journal, path,
                    "\(result.records.count) committed transaction(s) (\(numbers)) are not in the files yet: every reader applies them, and the next checkpoint or `folio recover` writes them")
         }
-        if result.discardedBytes > 0 {
+        if result.discardedBytes > 0 && result.damage == nil {
             report(.note, .journal, path,
                    "\(result.discardedBytes) bytes after the last committed transaction do not form a valid record (\(result.discardedReason ?? "torn")): a transaction that never committed, normal after a crash; the next open drops them")
         }

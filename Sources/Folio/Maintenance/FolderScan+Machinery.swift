@@ -8,10 +8,14 @@ extension FolderScan {
             switch (path, entry.isDirectory) {
             case (StoreLayout.lockFile, false), (StoreLayout.journal, false):
                 continue
+            case (StoreLayout.lockFile, true), (StoreLayout.journal, true):
+                report(.error, .machinery, path, FileSystem.directoryInstead(of: path).message + "; the store will not open until it is a file")
             case (Store.attemptsFile, false):
                 checkAttempts()
             case (Store.syncFile, false):
                 checkSyncFile()
+            case (StoreState.sentMarkFile, false):
+                checkSentMark()
             case (StoreLayout.machinery + "/index", true):
                 checkIndexes()
             case (StoreLayout.tempFolder, true):
@@ -50,6 +54,18 @@ extension FolderScan {
                 continue
             }
             attempts[sequence] = parsed
+        }
+    }
+
+    /// `.folio/sent.json` is not advisory, but a damaged one is safe: the store then treats every
+    /// pending command as possibly sent (and coalesces none of them).
+    private func checkSentMark() {
+        let path = StoreState.sentMarkFile
+        guard let bytes = readFile(path) else { return }
+        let consequence = "the store treats every pending command as possibly sent (safe; nothing already queued is coalesced)"
+        guard let value = parseJSON(path, bytes, severity: .warning, what: consequence) else { return }
+        if value["sentThrough"]?.sequenceValue == nil {
+            report(.warning, .machinery, path, at: .init(line: 1, column: 1), "expected {\"sentThrough\": <command number>}; " + consequence)
         }
     }
 

@@ -8,7 +8,9 @@ extension FolderScan {
         for entry in list(collection) {
             let path = Self.join(collection, entry.name)
             if entry.isDirectory {
-                if PartitionKey.month(parsing: entry.name) != nil {
+                if entry.name.hasSuffix(".json"), PartitionKey.month(parsing: String(entry.name.dropLast(5))) != nil {
+                    report(.error, .badShape, path, FileSystem.directoryInstead(of: path).message + "; the store cannot read this month")
+                } else if PartitionKey.month(parsing: entry.name) != nil {
                     dayFolders.append(entry.name)
                 } else {
                     report(entry.name.hasPrefix(".") ? .note : .warning, .strayFile, path,
@@ -49,7 +51,11 @@ extension FolderScan {
         for entry in list(folder) {
             let path = folder + "/" + entry.name
             if entry.isDirectory {
-                report(entry.name.hasPrefix(".") ? .note : .warning, .strayFile, path, "a folder inside a month folder: Folio ignores it")
+                if entry.name.hasSuffix(".json"), PartitionKey.day(parsing: String(entry.name.dropLast(5))) != nil {
+                    report(.error, .badShape, path, FileSystem.directoryInstead(of: path).message + "; the store cannot read this day")
+                } else {
+                    report(entry.name.hasPrefix(".") ? .note : .warning, .strayFile, path, "a folder inside a month folder: Folio ignores it")
+                }
                 continue
             }
             let stem = entry.name.hasSuffix(".json") ? String(entry.name.dropLast(5)) : nil
@@ -110,6 +116,10 @@ extension FolderScan {
             case .string(let text)?: ownID = text
             case .number(let text)?: ownID = text
             default: ownID = nil
+            }
+            for number in NumberCulprit.outOfRange(in: entity) {
+                report(.error, .badShape, path, at: locator.position(of: ["entities", id] + number.path.prefix(1)) ?? position,
+                       "entity \"\(id)\": \(number.message); the app cannot read this entity until it is fixed")
             }
             if let ownID, ownID != id {
                 report(.error, .badShape, path, at: locator.position(of: ["entities", id, "id"]) ?? position,

@@ -168,6 +168,11 @@ final class FolderScan {
 
     // MARK: The root
 
+    static func isCollectionName(_ name: String) -> Bool {
+        do { try Names.validateCollection(name) } catch { return false }
+        return true
+    }
+
     private func checkRoot() throws {
         var partitionedFolders: Set<String> = []
         var unpartitionedFiles: Set<String> = []
@@ -175,6 +180,10 @@ final class FolderScan {
             let name = entry.name
             if name == StoreLayout.marker || name == StoreLayout.machinery || name == StoreState.outboxFolder { continue }
             if entry.isDirectory {
+                if name.hasSuffix(".json"), Self.isCollectionName(String(name.dropLast(5))) {
+                    report(.error, .badShape, name, FileSystem.directoryInstead(of: name).message + "; the store cannot read this collection")
+                    continue
+                }
                 do {
                     try Names.validateCollection(name)
                     partitionedFolders.insert(name)
@@ -216,4 +225,6 @@ struct JournalSummary {
     var nextSequence: UInt64?
     var pendingTransactions = 0
     var tornBytes: Int64 = 0
+    /// Damage that is not a torn tail (see ``JournalDamage``).
+    var damage: JournalDamage?
 }

@@ -14,6 +14,9 @@ public struct RecoveryReport: Sendable, Equatable {
             case quarantined
             /// A damaged derived file (an index) was deleted; Folio rebuilds it when needed.
             case removedDerivedFile
+            /// A damaged journal was moved aside and replaced by one holding the transactions in
+            /// it that validate.
+            case salvagedJournal
         }
 
         /// What kind of thing was done.
@@ -24,7 +27,7 @@ public struct RecoveryReport: Sendable, Equatable {
         public let message: String
 
         /// `path: message`.
-        public var description: String { "\(path): \(message)" }
+        public var description: String { SafeText.escaped("\(path): \(message)") }
     }
 
     /// Everything recovery did, in order.

@@ -40,7 +40,10 @@ extension Store {
         let scan = FolderScan(root: url)
         do {
             try await scan.run(lock: false)
-            for path in scan.unreadableFiles {
+            if scan.journal.damage != nil || scan.unreadableFiles.contains(StoreLayout.journal) {
+                actions.append(try salvageJournal(in: fileSystem))
+            }
+            for path in scan.unreadableFiles where path != StoreLayout.journal {
                 let target = try quarantine(path, in: fileSystem)
                 actions.append(.init(kind: .quarantined, path: path, message: quarantineMessage(path, target: target, scan: scan)))
             }
@@ -73,7 +76,7 @@ extension Store {
             actions.append(.init(kind: .replayedJournal, path: StoreLayout.journal,
                                  message: "wrote \(scan.records.count) committed transaction(s) from the journal to the files"))
         }
-        if scan.journal.tornBytes > 0 {
+        if scan.journal.tornBytes > 0 && scan.journal.damage == nil {
             actions.append(.init(kind: .droppedTornTail, path: StoreLayout.journal,
                                  message: "dropped \(scan.journal.tornBytes) bytes of a transaction that never committed (cut by a crash)"))
         }
@@ -89,7 +92,7 @@ extension Store {
 
     /// Moves a file to `.folio/quarantine/<its path>` (a numbered name if one is there already),
     /// durably. Only with the writers' lock held.
-    private static func quarantine(_ path: String, in fileSystem: FileSystem) throws(FolioError) -> String {
+    static func quarantine(_ path: String, in fileSystem: FileSystem) throws(FolioError) -> String {
         let machinery = StoreLayout.machinery + "/"
         let relative = path.hasPrefix(machinery) ? String(path.dropFirst(machinery.count)) : path
         var target = FolderScan.quarantineFolder + "/" + relative

@@ -103,6 +103,6 @@ public struct StoreProblem: Sendable, Equatable, CustomStringConvertible {
             location += ":\(line)"
             if let column { location += ":\(column)" }
         }
-        return "\(location): \(severity.rawValue): \(message)"
+        return SafeText.escaped("\(location): \(severity.rawValue): \(message)")
     }
 }

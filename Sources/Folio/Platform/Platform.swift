@@ -129,6 +129,9 @@ enum Platform {
     static func isWouldBlock(_ code: Int32) -> Bool { code == EWOULDBLOCK || code == EAGAIN }
     static func isNotFound(_ code: Int32) -> Bool { code == ENOENT }
     static func isExisting(_ code: Int32) -> Bool { code == EEXIST }
+    static func isDirectoryError(_ code: Int32) -> Bool { code == EISDIR }
+    /// A read-only file system or a folder this process may not write.
+    static func isNotWritable(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
     static let ioError = EIO
     static let noSpace = ENOSPC
 

@@ -30,6 +30,12 @@ extension Store {
         /// (Apple platforms: files edited in place). On Linux inotify reports every change and
         /// this is not used. Default 2 seconds.
         public var outsideChangePollInterval: Duration = .seconds(2)
+        /// Opens the store without writing anything: no lock file, no checkpoint, no temp files;
+        /// the journal's committed transactions are applied in memory. Writes and checkpoints throw
+        /// ``FolioError/Code/readOnly``. For a widget, a backup job, or a folder on a read-only
+        /// mount (Folio opens those read-only by itself, with a warning to the log handler).
+        /// Default false.
+        public var readOnly = false
         var ioHook: IOHook?
 
         /// Creates the default configuration.

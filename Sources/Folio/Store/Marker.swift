@@ -15,7 +15,7 @@ enum Marker {
     /// Creates the marker in a new (empty) folder, or checks the existing one. Only with the
     /// writers' lock held.
     /// - Returns: The store's id.
-    static func ensure(in fileSystem: FileSystem) throws(FolioError) -> String {
+    static func ensure(in fileSystem: FileSystem, create: Bool = true) throws(FolioError) -> String {
         if let (bytes, _) = try fileSystem.read(StoreLayout.marker) {
             let value: JSONValue
             do { value = try JSONParser.parse(bytes) } catch {
@@ -31,6 +31,9 @@ enum Marker {
                 throw FolioError(.corruptFile, "no \"store\" id string in the format marker", path: StoreLayout.marker)
             }
             return store
+        }
+        guard create else {
+            throw FolioError(.unsupportedFormat, "there is no \(StoreLayout.marker): not a Folio store (opened read-only, so Folio does not create one)", path: ".")
         }
         let others = try fileSystem.list("").filter { $0.name != StoreLayout.machinery }
         guard others.isEmpty else {

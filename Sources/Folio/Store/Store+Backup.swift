@@ -12,10 +12,15 @@ extension Store {
     /// A plain `rsync` or `cp` of a live folder also opens and recovers (the journal is replayed),
     /// but if a checkpoint runs while the copy is made, the copy may hold part of a transaction.
     /// Use `backup(to:)` (or `folio backup`) for a copy you must be able to trust.
+    ///
+    /// A store opened read-only is not checkpointed: the copy gets its files and its journal,
+    /// read under the readers' lock (so they agree), and the copy is then opened once, which
+    /// applies the journal there.
     /// - Parameter destination: A folder that does not exist yet, or is empty.
     /// - Throws: ``FolioError`` if the destination is not empty, a file cannot be read or written,
     ///   or a file the checkpoint must update is broken.
     public func backup(to destination: URL) async throws {
+        if readOnlyReason != nil { return try await backupWithoutWriting(to: destination) }
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
@@ -31,7 +36,7 @@ extension Store {
         for folder in folders.sorted() { try target.syncDirectory(folder) }
     }
 
-    private func copyTree(_ folder: String, to target: FileSystem, folders: inout Set<String>) throws(FolioError) {
+    func copyTree(_ folder: String, to target: FileSystem, folders: inout Set<String>) throws(FolioError) {
         for entry in try fileSystem.list(folder).sorted(by: { $0.name < $1.name }) {
             let path = folder.isEmpty ? entry.name : folder + "/" + entry.name
             if path == StoreLayout.machinery { continue }

@@ -38,6 +38,7 @@ extension Store {
     ///   engine's acknowledgements are relaxed: losing one to a power cut only means sending the
     ///   command again, which the server recognizes by its idempotency key).
     func commitWrite<R>(durability: Durability? = nil, _ body: (StoreState) throws -> (R, Int64?)) async throws -> R {
+        try refuseIfReadOnly()
         try await prepare()
         try await acquireWriterLock()
         let result: R
@@ -70,7 +71,13 @@ extension Store {
             releaseExclusiveLockIfIdle()
         }
         deliver(changes)
-        try await afterCommit()
+        do {
+            try await afterCommit()
+        } catch {
+            // The transaction is committed: a checkpoint that fails after it must not make the
+            // caller believe it was not saved. The journal keeps it; the next checkpoint retries.
+            state.report(.error, "checkpoint after a commit failed (the commit stands): \(error)", path: (error as? FolioError)?.path)
+        }
         notifyOutboxListenersIfQueued(since: queuedBefore)
         return result
     }
@@ -82,6 +89,7 @@ extension Store {
     ///   is broken (its changes stay in the journal, and are served, until the file is fixed), or
     ///   an I/O error.
     public func checkpoint() async throws {
+        try refuseIfReadOnly()
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }

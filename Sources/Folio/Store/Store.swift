@@ -52,13 +52,17 @@ public actor Store {
     var changeSubscribers: [UUID: AsyncStream<ChangeSet>.Continuation] = [:]
     var watcher: FolderWatcher?
     var pollTask: Task<Void, Never>?
+    /// Why the store is read-only, or nil when it can write (see Store+ReadOnly.swift).
+    let readOnlyReason: String?
 
-    private init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreState) {
+    init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreState,
+         readOnlyReason: String? = nil) {
         self.url = url
         self.configuration = configuration
         self.fileSystem = fileSystem
         self.lock = lock
         self.state = state
+        self.readOnlyReason = readOnlyReason
     }
 
     /// Opens the store in `url`, creating the folder and an empty store if there is none.
@@ -75,8 +79,18 @@ public actor Store {
     ///   the folder cannot be created or read.
     public static func open(at url: URL, configuration: Configuration = Configuration()) async throws -> Store {
         let fileSystem = FileSystem(root: url.standardizedFileURL.path, hook: configuration.ioHook)
-        try fileSystem.makeDirectoryDurably(StoreLayout.tempFolder)
-        let lock = try FileLock(fileSystem: fileSystem)
+        if configuration.readOnly {
+            return try await openReadOnly(url, configuration: configuration, fileSystem: fileSystem, because: "its configuration says so")
+        }
+        let lock: FileLock
+        switch writersLock(fileSystem) {
+        case .success(let writable):
+            lock = writable
+        case .failure(let error):
+            guard let reason = notWritableReason(error) else { throw error }
+            configuration.logHandler?(LogMessage(level: .warning, text: "opened read-only: \(reason)", path: nil))
+            return try await openReadOnly(url, configuration: configuration, fileSystem: fileSystem, because: reason)
+        }
         try await lock.acquire(exclusive: true)
         do {
             let storeID = try Marker.ensure(in: fileSystem)
@@ -88,7 +102,7 @@ public actor Store {
             return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, state: state)
         } catch {
             lock.release(exclusive: true)
-            throw error
+            throw error.keepingCopyOfJournal(fileSystem)
         }
     }
 
@@ -106,14 +120,25 @@ public actor Store {
                              path: StoreLayout.journal)
             }
         }
-        try state.checkpoint()
+        do {
+            try state.checkpoint()
+        } catch where error.code == .diskFull {
+            // The journal keeps the committed changes and every read applies them: a full disk
+            // must not stop the app from reading its data. The next open tries again.
+            state.report(.warning, "could not bring the files up to date (\(error.message)); the journal keeps the changes and they are served from it until there is space",
+                         path: error.path)
+        }
         try state.ensureJournalHeader()
     }
 
     /// Writes everything to the partition files and closes the store. Later calls throw
     /// ``FolioError/Code/storeClosed``.
-    /// - Throws: ``FolioError`` if the final checkpoint fails; the journal then still holds the
-    ///   changes and the next open applies them.
+    ///
+    /// Every transaction a `write` acknowledged stays committed whatever happens here: if the
+    /// final checkpoint fails (a full disk, a broken file), the failure goes to the log handler,
+    /// the journal keeps the changes, and the next open applies them. So a failure here never
+    /// means "not saved".
+    /// - Throws: Nothing today; kept `throws` so later versions can report closing failures.
     public func close() async throws {
         guard !isClosed else { return }
         finishChangeStreams()
@@ -128,7 +153,13 @@ public actor Store {
             holdsExclusiveLock = false
             lock.close()
         }
-        if !needsReload { try await checkpoint() }
+        guard !needsReload, readOnlyReason == nil else { return }
+        do {
+            try await checkpoint()
+        } catch {
+            state.report(.error, "the checkpoint at close failed; the journal keeps every committed change and the next open applies them: \(error)",
+                         path: (error as? FolioError)?.path)
+        }
     }
 
     /// The entity with this id, or nil if there is none.
@@ -166,22 +197,22 @@ public actor Store {
         }
         if holdsExclusiveLock {
             try state.refreshJournal()
-            return try body(state)
+            return try located(body)
         }
         try state.refreshJournal()
         let loadsBefore = state.fileLoads
-        let result = try body(state)
+        let result = try located(body)
         if state.fileLoads == loadsBefore { return result }
         try await lock.acquire(exclusive: false)
         defer { lock.release(exclusive: false) }
         try state.refreshJournal()
-        return try body(state)
+        return try located(body)
     }
 
     /// Throws if closed; reloads from disk if a failed sync made the in-memory state unknown.
     func prepare() async throws {
         guard !isClosed else { throw FolioError(.storeClosed, "the store at \(url.path) is closed") }
-        guard needsReload else { return }
+        guard needsReload, readOnlyReason == nil else { return }
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         state.close()

@@ -49,6 +49,7 @@ extension StoreState {
         guard !record.changes.isEmpty || !record.outbox.isEmpty else { return nil }
         try ensureJournalHeader()
         let bytes = Journal.encode(record, generation: header!.generation)
+        try Limits.checkTransaction(payloadBytes: bytes.count - Journal.recordHeaderSize)
         let start = readOffset
         do {
             try journal.append(bytes, at: start)

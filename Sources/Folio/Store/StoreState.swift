@@ -56,10 +56,10 @@ final class StoreState {
     /// Files that are not data, already reported to the log.
     var reportedStrays: Set<String> = []
 
-    init(fileSystem: FileSystem, log: LogHandler?) throws(FolioError) {
+    init(fileSystem: FileSystem, log: LogHandler?, readOnly: Bool = false) throws(FolioError) {
         self.fileSystem = fileSystem
         self.log = log
-        self.journal = try Journal(fileSystem: fileSystem)
+        self.journal = try Journal(fileSystem: fileSystem, readOnly: readOnly)
     }
 
     func close() {
@@ -76,12 +76,14 @@ final class StoreState {
     /// and applies it.
     func refreshJournal() throws(FolioError) {
         let current = try journal.readHeader()
+        if current == nil { try journal.checkHeader() }
         if current != header {
             startGeneration(current)
         }
         guard let header else { return }
         let result = try journal.readRecords(from: readOffset, generation: header.generation,
                                              expectedTransaction: nextTransaction)
+        if let damage = result.damage { throw damage.error() }
         for record in result.records { apply(record, origin: .otherProcess) }
         readOffset = result.end
     }

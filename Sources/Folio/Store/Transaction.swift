@@ -59,6 +59,7 @@ public final class Transaction {
         do { key = PartitionKey(text: try E.partitioning.key(entity)) } catch { throw error.withEntity(id) }
         let target = PartitionAddress(collection: E.collection, granularity: granularity, key: key)
         var json = try state.coder.encode(entity)
+        try Limits.checkEntity(json, id: id, code: .encodingFailed)
         if let current = try location(of: id, collection: E.collection, granularity: granularity) {
             if let stored = try currentJSON(at: current, id: id), let known = state.coder.roundTrip(E.self, stored) {
                 json = UnknownFields.merge(stored: stored, known: known, new: json)
@@ -141,6 +142,7 @@ public final class Transaction {
             throw FolioError(.invalidName, "a custom command's name must be 1–128 bytes")
         }
         let json = try state.coder.encodeValue(payload)
+        try Limits.checkEntity(json, id: "payload of \(name)", code: .encodingFailed)
         customCommands.append(CustomCommand(name: name, payload: json, collection: collection, entityID: entityID))
     }
 
@@ -153,6 +155,7 @@ public final class Transaction {
         let current = try location(of: id, collection: collection, granularity: granularity)
         if let current, current != target { stage(current, id: id, entity: nil) }
         if let target, let entity {
+            try Limits.checkEntity(entity, id: id, code: .badResponse)
             stage(target, id: id, entity: entity)
             if let version { stagedVersions[target, default: [:]][id] = version }
         }

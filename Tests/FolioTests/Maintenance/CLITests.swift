@@ -184,4 +184,36 @@ struct CLITests {
         #expect(try await Store.verify(at: copy).problems.isEmpty)
         #expect(try await FolioTool.run(["backup", folder.url.path, copy.path]).code == 1, "the destination is not empty now")
     }
+
+    @Test("drain survives a connection cut inside a response's headers (it crashes URLSession on Linux): it drains in a child process and restarts it")
+    func drainSurvivesACutInsideTheHeaders() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(Tag(id: "work", name: "Work", color: "#ff0000")) }
+        try await store.close()
+        let server = try ScriptedHTTPServer()
+        // The first two answers to the PUT stop after the status line, with an orderly close.
+        let drained = try await FolioTool.run(["drain", "--server", server.url(0, "cut/").absoluteString, folder.url.path])
+        #expect(drained.code == 0, "\(drained.output)\(drained.errors)")
+        #expect(drained.errors.contains("swift-corelibs-foundation #5285"), "\(drained.errors)")
+        #expect(drained.output.contains("sent 1"), "\(drained.output)")
+        let applied = try server.log().filter { $0["method"] == "PUT" }
+        #expect(applied.count == 1 && applied.first?["path"] == "/cut/tags/work")
+        #expect(try await Store.status(at: folder.url).pending.isEmpty)
+    }
+
+    /// The boundary of swift-corelibs-foundation #5285: the same cut as a reset is an ordinary
+    /// network error (run through the tool, so that a crash could not take the test runner down).
+    @Test("a reset inside a response's headers is a network error, not a crash")
+    func aResetInsideTheHeadersIsANetworkError() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(Tag(id: "work", name: "Work", color: "#ff0000")) }
+        try await store.close()
+        let server = try ScriptedHTTPServer()
+        let drained = try await FolioTool.run(["drain", "--server", server.url(0, "reset/").absoluteString, folder.url.path])
+        #expect(drained.code == 1, "\(drained.output)\(drained.errors)")
+        #expect(!drained.errors.contains("#5285") && !drained.errors.contains("Fatal error"), "\(drained.errors)")
+        #expect(drained.output.contains("remaining 1") && drained.output.contains("reset"), "\(drained.output)")
+    }
 }

@@ -53,6 +53,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     import http.server, json, sys, threading
     log = open(sys.argv[1], "a")
     servers = []
+    cuts = {}
     class Handler(http.server.BaseHTTPRequestHandler):
         def answer(self):
             length = int(self.headers.get("Content-Length") or 0)
@@ -64,9 +65,22 @@ final class ScriptedHTTPServer: @unchecked Sendable {
                 self.send_response(307); self.send_header("Location", "http://127.0.0.1:%d/api/%s" % (other, path[7:]))
             elif path.startswith("/same/"):
                 self.send_response(308); self.send_header("Location", "/api/" + path[6:])
+            elif path.startswith("/cut/") and cuts.get(path, 0) < 2:
+                # A complete status line, then an orderly close inside the headers.
+                cuts[path] = cuts.get(path, 0) + 1
+                self.wfile.write(b"HTTP/1.1 200 OK\r\n"); self.wfile.flush(); self.close_connection = True
+                return
+            elif path.startswith("/reset/"):
+                # The same cut as a reset: an ordinary network error.
+                import os, socket, struct
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: appl"); self.wfile.flush()
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                os.close(self.connection.detach())   # no FIN first: the server's own shutdown would send one
+                self.close_connection = True
+                return
             elif path.startswith("/moved/"):
                 self.send_response(301); self.send_header("Location", "/api/" + path[7:])
-            else:
+            if not path.startswith(("/cross/", "/same/", "/moved/", "/reset/")):
                 entry = {k.lower(): v for k, v in self.headers.items()}
                 entry.update({"port": str(port), "method": self.command, "path": path, "body": body.decode()})
                 log.write(json.dumps(entry) + "\n"); log.flush()

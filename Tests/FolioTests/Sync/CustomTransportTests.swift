@@ -74,8 +74,13 @@ import Testing
         var passes = 0
         var sent = 0
         while sent == 0 && passes < 5 {
-            sent += try await engine.drainNow().sent
+            let report = try await engine.drainNow()
+            sent += report.sent
             passes += 1
+            // drainNow honours backoff: wait like an app (milliseconds in tests).
+            if let next = report.nextAttempt, next.timeIntervalSinceNow > 0 {
+                try await Task.sleep(for: .milliseconds(Int(min(next.timeIntervalSinceNow, 2) * 1000) + 10))
+            }
         }
         #expect(passes == 3 && sent == 1, "each call that throws waits for the next attempt")
         // Milk was created and deleted before anything was sent: coalescing left nothing of it.

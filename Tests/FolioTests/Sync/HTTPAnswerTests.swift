@@ -80,4 +80,5 @@ import Testing
         #expect(try await harness.store.storedVersion(collection: "tags", granularity: .none, id: "work") == nil)
         try await harness.close()
     }
+
 }

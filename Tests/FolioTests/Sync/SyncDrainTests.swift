@@ -169,7 +169,7 @@ import Testing
         harness.server.inject(.oversized(bytes: 100_000)) { $0.id == "tag-1" }
         harness.server.inject(.status(200, body: "{\"not\": \"closed\"")) { $0.id == "tag-2" }
         var report = DrainReport()
-        for _ in 0..<10 where report.remaining > 0 || report.sent == 0 {
+        for _ in 0..<30 where report.remaining > 0 || report.sent == 0 {
             let pass = try await harness.drainAfterBackoff()
             report.sent += pass.sent
             report.remaining = pass.remaining

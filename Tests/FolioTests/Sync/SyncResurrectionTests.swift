@@ -76,6 +76,9 @@ import Testing
         await engine.stop()
         try await store.close()
         harness.server.stop()
+        // .folio/sent.json is part of the format: verify knows it.
+        let problems = try await Store.verify(at: harness.folder.url).problems
+        #expect(problems.isEmpty, "\(problems)")
     }
 
     @Test func aDeleteAfterAnAcknowledgedEditInAnotherProcessSaysWhichVersionItDeletes() async throws {

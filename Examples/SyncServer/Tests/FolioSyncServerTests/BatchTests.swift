@@ -31,7 +31,7 @@ import Testing
         let again = try await harness.client.send("POST", "/api/_batch", json: batch)
         let replayed = again.object["responses"] as? [[String: Any]] ?? []
         #expect((replayed.first?["headers"] as? [String: String])?["Idempotent-Replayed"] == "true")
-        let feed = try await harness.client.get("/api/todos")
+        let feed = try await harness.client.get("/api/todos?since=")
         #expect((feed.object["changes"] as? [Any])?.count == 1)
         try await harness.stop()
     }

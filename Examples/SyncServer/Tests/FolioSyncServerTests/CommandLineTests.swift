@@ -64,7 +64,7 @@ import Testing
         #expect(port > 0)
 
         let client = HTTPClient(baseURL: base)
-        let unauthorized = try await client.get("/api/todos")
+        let unauthorized = try await client.get("/api/todos?since=")
         #expect(unauthorized.status == 401)
         let todo = todoJSON()
         let put = try await client.send("PUT", "/api/todos/\(todo["id"] as? String ?? "")",

@@ -57,7 +57,7 @@ import Testing
         let retry = HTTPClient(baseURL: secondBase)
         for request in requests {
             let answer = try await retry.send("PUT", request.path, headers: ["Idempotency-Key": request.key, "If-None-Match": "*"], body: request.body)
-            // 409 would mean the change was kept but its key forgotten.
+            // 412 would mean the change was kept but its key forgotten.
             #expect(answer.status == 201, "\(request.path): \(answer.text)")
         }
         let stats = try await retry.get("/api/dailyStats?partition=2026-11")

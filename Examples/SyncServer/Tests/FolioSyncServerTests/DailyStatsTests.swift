@@ -52,7 +52,7 @@ import Testing
         // Delete the only todo of December 1st: its stat goes.
         #expect(try await harness.delete("todos", a["id"] as? String ?? "", key: newKey(), ifMatch: aVersion).status == 204)
         #expect(try await stat(harness, "2026-12-01") == nil)
-        let feed = try await harness.client.get("/api/dailyStats")
+        let feed = try await harness.client.get("/api/dailyStats?since=")
         let december1 = (feed.object["changes"] as? [[String: Any]] ?? []).first { $0["id"] as? String == "2026-12-01" }
         #expect(december1?["deleted"] as? Bool == true)
         _ = cVersion

@@ -102,10 +102,17 @@ struct AnyKey: CodingKey {
 
 /// Reading and writing JSON bytes.
 enum JSONCoding {
-    /// Parses bytes into a value; the error says where the JSON is broken.
+    /// Parses bytes into a value; the error says where the JSON is broken, or which member name
+    /// appears twice in one object (refused: see ``RepeatedMembers``).
     static func parse(_ data: Data) throws(RequestError) -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: data)
+            let value = try JSONDecoder().decode(JSONValue.self, from: data)
+            if let repeated = RepeatedMembers.first(in: data) {
+                throw RequestError(400, "the member \(repeated.debugDescription) appears twice in one object", field: repeated)
+            }
+            return value
+        } catch let error as RequestError {
+            throw error
         } catch let DecodingError.dataCorrupted(context) {
             let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
             throw RequestError(400, "the body is not valid JSON: \(underlying ?? context.debugDescription)", field: "body")

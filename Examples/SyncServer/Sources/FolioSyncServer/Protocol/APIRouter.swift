@@ -32,10 +32,14 @@ struct APIRouter: Sendable {
 
     private func authorize(_ headers: [String: String]) throws(RequestError) {
         guard let token else { return }
-        let expected = Array("Bearer \(token)".utf8)
-        let given = Array((headers["authorization"] ?? "").utf8)
+        // The scheme name is case-insensitive (RFC 9110 §11.1): `bearer` is `Bearer`.
+        let header = (headers["authorization"] ?? "").trimmingCharacters(in: .whitespaces)
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        let isBearer = parts.count == 2 && parts[0].lowercased() == "bearer"
+        let expected = Array(token.utf8)
+        let given = isBearer ? Array(parts[1].trimmingCharacters(in: .whitespaces).utf8) : []
         // Compares every byte, so the time taken does not tell how much of a guess was right.
-        var difference = UInt8(expected.count == given.count ? 0 : 1)
+        var difference = UInt8(isBearer && expected.count == given.count ? 0 : 1)
         for index in expected.indices { difference |= expected[index] ^ (index < given.count ? given[index] : 0) }
         guard difference == 0 else {
             throw RequestError(401, "a valid \"Authorization: Bearer <token>\" header is required", field: "Authorization",
@@ -71,14 +75,17 @@ struct APIRouter: Sendable {
         }
     }
 
-    /// `?partition=` or `?since=` (no `since`: the feed from the beginning).
+    /// `?partition=` or `?since=` (empty: the feed from the beginning); neither is 400.
     private func pull(_ kind: CollectionKind, _ request: APIRequest) async throws -> APIResponse {
         if let partition = request.query["partition"] {
             guard request.query["since"] == nil else { throw RequestError(400, "give partition= or since=, not both", field: "since") }
             try kind.validatePartition(partition)
             return try await database.partition(kind, key: partition)
         }
-        let since = request.query["since"] ?? ""
+        guard let since = request.query["since"] else {
+            throw RequestError(400, "a pull names a partition (?partition=KEY, empty for tags) or a cursor (?since=, empty: from the beginning)",
+                               field: "query")
+        }
         guard let cursor = since.isEmpty ? 0 : Int64(since), cursor >= 0 else {
             throw RequestError(400, "since= is a cursor from an earlier answer (a number), not \(since.debugDescription)", field: "since")
         }

@@ -15,6 +15,8 @@ struct Push: Sendable {
     var key: (text: String, id: String)?
     var ifMatch: EntityTagList?
     var ifNoneMatch: EntityTagList?
+    /// The `PUT` body as a JSON value (nil for a `DELETE`): what a repeated key is compared on.
+    var body: JSONValue?
 
     /// What the idempotency memory compares a repeated key against: `todos/<id>`.
     var target: String { kind.rawValue + "/" + id }

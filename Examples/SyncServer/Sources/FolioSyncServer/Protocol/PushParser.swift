@@ -30,6 +30,7 @@ struct PushParser: Sendable {
         guard request.method == "PUT" else { return push }
 
         let body = try entityBody(of: request)
+        push.body = body
         switch kind {
         case .todos: push.change = .upsertTodo(try Validation.todo(body, id: id))
         case .tags: push.change = .upsertTag(try Validation.tag(body, id: id))

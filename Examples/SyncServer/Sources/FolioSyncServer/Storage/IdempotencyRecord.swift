@@ -24,6 +24,9 @@ struct IdempotencyRecord: Entity {
     var status: Int
     var headers: [String: String]
     var body: JSONValue?
+    /// The request's body as a JSON value (nil for a DELETE, and in records stored before it was
+    /// kept): a key sent again with another body is refused.
+    var request: JSONValue?
 
     /// The response to send again.
     var response: APIResponse {

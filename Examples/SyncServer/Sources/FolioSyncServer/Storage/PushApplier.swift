@@ -24,8 +24,11 @@ final class PushApplier {
     /// Answers a push: from the idempotency memory if its key was seen, else by applying it.
     func apply(_ push: Push) throws -> APIResponse {
         if let key = push.key, let record = try transaction.get(IdempotencyRecord.self, id: key.id) {
-            guard record.method == push.method, record.path == push.target else {
-                return .error(422, "this Idempotency-Key was used for \(record.method) \(record.path), not \(push.method) \(push.target)",
+            // Another request under a used key is refused, never answered from the first one's memory
+            // (records stored before requests were kept compare by method and path only).
+            guard record.method == push.method, record.path == push.target, record.request == nil || record.request == push.body else {
+                let what = record.method == push.method && record.path == push.target ? "with another body" : "for \(record.method) \(record.path)"
+                return .error(422, "the Idempotency-Key \(key.text) was used \(what); a key names one request (\(push.method) \(push.target))",
                               field: "Idempotency-Key")
             }
             return record.response
@@ -41,7 +44,7 @@ final class PushApplier {
         if response.isSuccess, let key = push.key {
             try transaction.upsert(IdempotencyRecord(
                 id: key.id, key: key.text, date: today, storedAt: now, method: push.method, path: push.target,
-                status: response.status, headers: response.headers, body: response.body))
+                status: response.status, headers: response.headers, body: response.body, request: push.body))
         }
         return response
     }
@@ -57,8 +60,8 @@ final class PushApplier {
         let current = try transaction.get(D.self, id: document.id)
         if let current {
             let version = try version(of: D.self, id: document.id)
-            if let ifMatch = push.ifMatch, !ifMatch.matches(version) { return .json(409, current.json, version: version) }
-            if let ifNoneMatch = push.ifNoneMatch, ifNoneMatch.matches(version) { return .json(409, current.json, version: version) }
+            if let ifMatch = push.ifMatch, !ifMatch.matches(version) { return .json(412, current.json, version: version) }
+            if let ifNoneMatch = push.ifNoneMatch, ifNoneMatch.matches(version) { return .json(412, current.json, version: version) }
             // The same content again changes nothing, and keeps its version.
             if current.fields == document.fields { return .json(200, current.json, version: version) }
         } else if push.ifMatch != nil {
@@ -75,8 +78,8 @@ final class PushApplier {
     private func delete<D: ServerDocument>(_ type: D.Type, _ push: Push) throws -> APIResponse {
         guard let current = try transaction.get(D.self, id: push.id) else { return .json(404, .null) }
         let version = try version(of: D.self, id: push.id)
-        if let ifMatch = push.ifMatch, !ifMatch.matches(version) { return .json(409, current.json, version: version) }
-        if let ifNoneMatch = push.ifNoneMatch, ifNoneMatch.matches(version) { return .json(409, current.json, version: version) }
+        if let ifMatch = push.ifMatch, !ifMatch.matches(version) { return .json(412, current.json, version: version) }
+        if let ifNoneMatch = push.ifNoneMatch, ifNoneMatch.matches(version) { return .json(412, current.json, version: version) }
         try remove(current)
         try refreshStatistics(of: [current.statisticsDay])
         return .noContent

@@ -23,7 +23,7 @@ final class SyncDatabase: Sendable {
     // MARK: Pushes
 
     /// Applies pushes in order in one transaction, stopping after the first that does not
-    /// succeed; an item that could not be parsed answers with its error and stops the run.
+    /// succeed (a `DELETE` answered 404 or 410 succeeded: it was already gone); an item that could not be parsed answers with its error and stops the run.
     /// - Returns: One response per push processed.
     /// - Throws: A ``FolioError`` when the store fails; then nothing was applied.
     func apply(_ pushes: [Result<Push, RequestError>], now: Date = Date()) async throws -> [APIResponse] {
@@ -37,7 +37,10 @@ final class SyncDatabase: Sendable {
                 case .failure(let error): response = error.response
                 }
                 responses.append(response)
-                if !response.isSuccess { break }
+                // A DELETE of something already gone is applied (PROTOCOL.md): the run goes on.
+                var gone = false
+                if case .success(let push) = item { gone = push.method == "DELETE" && (response.status == 404 || response.status == 410) }
+                if !response.isSuccess && !gone { break }
             }
             try applier.finish()
             return responses

@@ -1,0 +1,31 @@
+/// Giving a decoding failure the line and column of its entity's field in the file.
+extension StoreState {
+    /// `error` with the line and column of the field at fault (or of the entity) when it is a
+    /// ``FolioError/Code/decodingFailed`` about an entity of a partition file; else `error`.
+    func locatingDecodingFailure(_ error: FolioError) -> FolioError {
+        guard error.code == .decodingFailed, error.line == nil, let id = error.entityID, let path = error.path,
+              path.hasSuffix(".json"), !path.hasPrefix("/") else { return error }
+        let bytes: [UInt8]
+        do throws(FolioError) {
+            guard let (read, _) = try fileSystem.read(path) else { return error }
+            bytes = read
+        } catch {
+            return error
+        }
+        let locator = JSONKeyLocator(bytes)
+        let field = error.fieldPath?.first.map { ["entities", id, $0] }
+        guard let position = field.flatMap({ locator.position(of: $0) }) ?? locator.position(of: ["entities", id]) else { return error }
+        var located = FolioError(error.code, error.message, path: path, line: position.line, column: position.column,
+                                 entityID: error.entityID, systemError: error.systemError)
+        located.fieldPath = error.fieldPath
+        return located
+    }
+}
+
+extension Store {
+    /// Runs a read's body; a decoding failure is given its line and column (a file read, on the
+    /// error path only).
+    func located<T>(_ body: (StoreState) throws(FolioError) -> T) throws(FolioError) -> T {
+        do throws(FolioError) { return try body(state) } catch { throw state.locatingDecodingFailure(error) }
+    }
+}
