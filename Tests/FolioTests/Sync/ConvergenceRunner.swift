@@ -102,6 +102,25 @@ final class ConvergenceRunner {
         }
     }
 
+    /// A push cut short, then more offline changes (mostly deletes of what was just changed, whose
+    /// commands may have reached the server with their answers lost), before the whole sync runs.
+    /// The new changes leave alone the entities whose push may have met a conflict (another client
+    /// changed them since this one's last sync): the merge stored locally then depends on where the
+    /// kill landed, and the model could not tell what the user saw.
+    func interruptedPush(client: Int, round: Int, label: String) async throws {
+        counts.interrupted += 1
+        let mine = model.clients[client]
+        var changed: Set<String> = [], contested: Set<String> = []
+        for collection in ConvergenceModel.collections {
+            let ids = Set(mine.local[collection, default: [:]].keys).union(mine.seen[collection, default: [:]].keys)
+            for id in ids where mine.local[collection]?[id] != mine.seen[collection]?[id] {
+                if model.server[collection]?[id] != mine.seen[collection]?[id] { contested.insert(id) } else { changed.insert(id) }
+            }
+        }
+        _ = try await sync(client: client, label: label, kills: 1, pushOnly: true)
+        try await offline(client: client, round: round, count: workload.int(1...4), prefer: changed, avoid: contested, label: label)
+    }
+
     // MARK: Syncing
 
     /// Runs sync children for a client, SIGKILLing the first `kills` at random instants, until one

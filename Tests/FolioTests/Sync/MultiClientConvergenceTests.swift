@@ -41,25 +41,7 @@ import Testing
             order.shuffle(using: &runner.workload.random)
             for client in order {
                 if round > 1 && runner.workload.chance(0.4) {
-                    // A push cut short, then more offline changes (mostly deletes of what was just
-                    // changed, whose commands may have reached the server with their answers
-                    // lost), then the whole sync. The new changes leave alone the entities whose
-                    // push may have met a conflict (another client changed them since this one's
-                    // last sync): the merge stored locally then depends on where the kill landed,
-                    // and the model could not tell what the user saw.
-                    runner.counts.interrupted += 1
-                    let mine = runner.model.clients[client]
-                    var changed: Set<String> = [], contested: Set<String> = []
-                    for collection in ConvergenceModel.collections {
-                        let ids = Set(mine.local[collection, default: [:]].keys).union(mine.seen[collection, default: [:]].keys)
-                        for id in ids where mine.local[collection]?[id] != mine.seen[collection]?[id] {
-                            let contestedNow = runner.model.server[collection]?[id] != mine.seen[collection]?[id]
-                            if contestedNow { contested.insert(id) } else { changed.insert(id) }
-                        }
-                    }
-                    _ = try await runner.sync(client: client, label: label + "i", kills: 1, pushOnly: true)
-                    try await runner.offline(client: client, round: round, count: runner.workload.int(1...4), prefer: changed,
-                                             avoid: contested, label: label + "i")
+                    try await runner.interruptedPush(client: client, round: round, label: label + "i")
                 }
                 let state = try await runner.sync(client: client, label: label, kills: runner.workload.int(0...2))
                 runner.model.sync(client: client)
@@ -75,12 +57,14 @@ import Testing
         runner.checkExactlyOnce()
 
         let counts = runner.counts
+        let duration = (ContinuousClock.now - start).components
+        let elapsed = Double(duration.seconds) + Double(duration.attoseconds) / 1e18
         let faults = FaultProxy.Fault.allCases.map { "\(runner.proxy.faultCounts[$0, default: 0]) \($0.rawValue)" }.joined(separator: " ")
         print("multi-client convergence: \(Self.clients) clients, \(counts.operations) ops, \(counts.kills) kills, "
               + "\(runner.proxy.faultCount) faults, \(counts.mismatches) mismatches, \(counts.resurrected) resurrected "
               + "(seed 0x\(String(seed, radix: 16)), \(roundsRun) rounds, \(counts.interrupted) interrupted pushes, faults: \(faults), "
               + "\(counts.traps) FoundationNetworking traps, \(runner.proxy.cutsInHead) cuts inside a response head, "
-              + "\(ContinuousClock.now - start))")
+              + "\(String(format: "%.1f", elapsed)) s)")
         if counts.mismatches > 0, let keep = ProcessInfo.processInfo.environment["FOLIO_CONVERGENCE_KEEP"] {
             // The client stores (outbox/sent/, .folio/) and every child's output, for a post-mortem.
             let copy = URL(fileURLWithPath: keep).appendingPathComponent("seed-\(String(seed, radix: 16))-\(UUID().uuidString.prefix(8))")
