@@ -103,13 +103,14 @@ extension Store {
     /// ``acknowledgeCommand(_:serverVersion:)`` and the sync engine.
     /// - Returns: False if the command was not pending (nothing changed).
     func acknowledge(_ sequence: UInt64, version: String?, serverEntity: JSONValue?, collection: SyncedCollection?,
-                     durability: Durability?) async throws -> Bool {
+                     durability: Durability?, advancingVersion: Bool = true) async throws -> Bool {
         let (found, warning): (Bool, String?) = try await commitWrite(durability: durability) { state in
             let outbox = try state.loadedOutbox()
             guard case .pending(let command)? = outbox.commands[sequence] else { return ((false, nil), nil) }
             let transaction = Transaction(state: state)
             transaction.isFromServer = true
             transaction.outboxChanges.append(.remove(sequence: sequence, archive: true))
+            guard advancingVersion else { return ((true, nil), try state.commit(transaction)) }
             let warning = try Self.stageAcknowledged(command, sequence: sequence, version: version, serverEntity: serverEntity,
                                                      collection: collection, in: transaction, outbox: outbox)
             return ((true, warning), try state.commit(transaction))
@@ -174,12 +175,12 @@ extension Store {
 
     /// Tells the store, durably and before they are sent, that commands up to `sequence` may
     /// reach the server, so no process coalesces them away (`.folio/sent.json`). For sync engines.
-    func markInFlight(through sequence: UInt64) async throws {
+    func markInFlight(through sequence: UInt64, known: [String: SyncMode] = [:]) async throws {
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         try state.refreshJournal()
-        try state.markMaySend(through: sequence)
+        try state.markMaySend(through: sequence, known: known)
     }
 
     private func changeOutbox(origin: ChangeSet.Origin = .thisProcess,

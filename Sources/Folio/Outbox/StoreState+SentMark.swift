@@ -32,8 +32,11 @@ extension StoreState {
     /// Records, durably when it matters, that commands up to `sequence` may reach the server.
     /// Must run under the writers' lock, before the request leaves.
     /// - Returns: Whether a file was written.
+    /// - Parameter known: Sync modes the caller knows (the sync engine's collections): a sync-only
+    ///   process may not have registered the app's types. A collection known nowhere counts as
+    ///   coalescing, the safe side.
     @discardableResult
-    func markMaySend(through sequence: UInt64) throws(FolioError) -> Bool {
+    func markMaySend(through sequence: UInt64, known: [String: SyncMode] = [:]) throws(FolioError) -> Bool {
         defer { inFlightThrough = max(inFlightThrough, sequence) }
         let outbox = try loadedOutbox()
         let recorded = try sentThrough()
@@ -43,7 +46,8 @@ extension StoreState {
         for pending in outbox.pendingSequences where pending > recorded {
             guard pending <= sequence else { break }
             if case .pending(let command)? = outbox.commands[pending], let collection = command["collection"]?.stringValue,
-               syncModes[collection]?.coalescing == true {
+               command["operation"]?.stringValue != "custom",
+               (syncModes[collection] ?? known[collection])?.coalescing ?? true {
                 matters = true
                 break
             }

@@ -53,7 +53,8 @@ extension SyncEngine {
         case .send(let entity) where entity == server:
             // The server already holds exactly what would be sent (an earlier resend whose answer
             // was lost): applied.
-            try await acknowledge(command, version: serverVersion, entity: nil)
+            try await acknowledge(command, version: serverVersion, entity: nil,
+                                  advancingVersion: try await advancesVersion(command, sent: Data(JSONWriter.compact(entity))))
             report.sent += 1
             report.remaining = max(0, report.remaining - 1)
             emit(.conflict(command.sequence, resolution: decision.label))

@@ -51,7 +51,8 @@ extension SyncEngine {
             var requests: [PushRequest] = []
             for command in head.commands { requests.append(try await request(for: command)) }
             // From here the commands may reach the server: coalescing must leave them alone.
-            try await store.markInFlight(through: head.commands[requests.count - 1].sequence)
+            try await store.markInFlight(through: head.commands[requests.count - 1].sequence,
+                                         known: configuration.collections.mapValues(\.mode))
             status.inFlight = first.sequence
             emit(.sending(first.sequence))
             var outcomes = await push(requests, batch: batchSize > 1)
@@ -145,7 +146,11 @@ extension SyncEngine {
         let command = request.command
         switch outcome {
         case .applied(let version, let entity):
-            try await acknowledge(command, version: version, entity: entity)
+            // A merged resend put on the server what none of this entity's later commands was made
+            // on: they keep the version before it, so they meet the merge and are merged in turn
+            // (a later command sent over it as it is would undo the other side's fields).
+            try await acknowledge(command, version: version, entity: entity,
+                                  advancingVersion: try await advancesVersion(command, sent: request.body))
             report.sent += 1
             report.remaining = max(0, report.remaining - 1)
             if let collection = command.collection, let partition = command.partition {
@@ -219,13 +224,23 @@ extension SyncEngine {
         emit(.deadLettered(command.sequence, reason: reason.reason))
     }
 
+    /// Whether acknowledging `command`, sent with `body`, gives its entity the server's new
+    /// version: not when `body` is a merge and later commands of the entity wait (they were made
+    /// without the server's side of the merge, so they must meet it and be merged in turn).
+    func advancesVersion(_ command: OutboxCommand, sent body: Data?) async throws -> Bool {
+        guard body != command.body, command.operation == .upsert, let name = command.collection, let id = command.entityID else {
+            return true
+        }
+        return !(try await store.hasLaterPendingCommand(after: command.sequence, collection: name, id: id))
+    }
+
     /// The server applied the command: it leaves the queue, and the entity takes the server's
     /// version (and the server's JSON, when the server sent it and no later local change of the
     /// entity is pending), in one transaction.
-    func acknowledge(_ command: OutboxCommand, version: String?, entity: Data?) async throws {
+    func acknowledge(_ command: OutboxCommand, version: String?, entity: Data?, advancingVersion: Bool = true) async throws {
         // Relaxed: everything here can be had from the server again (see `Store.syncWrite`).
         _ = try await store.acknowledge(command.sequence, version: version, serverEntity: Self.json(entity),
                                         collection: command.collection.flatMap { configuration.collections[$0] },
-                                        durability: .relaxed)
+                                        durability: .relaxed, advancingVersion: advancingVersion)
     }
 }

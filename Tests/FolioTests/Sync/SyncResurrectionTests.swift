@@ -143,4 +143,43 @@ import Testing
         #expect(merged.date == "2026-12-14" && merged.done)
         try await harness.close()
     }
+
+    @Test func aSyncOnlyProcessRecordsWhatItSentBeforeTheAppCoalesces() async throws {
+        let harness = try await SyncHarness()
+        let item = todo("Buy milk", on: "2026-11-21")
+        try await harness.store.write { tx in try tx.upsert(item) }
+        // A process that only syncs (it never touched Todo itself) sends the create; the server
+        // applies it, the answer is lost, the process dies.
+        let (syncer, engine) = try await relaunch(harness)
+        harness.server.inject(.dropAfterApplying)
+        _ = try await engine.drainNow()
+        await engine.stop()
+        try await syncer.close()
+        // The app deletes the todo, then syncs.
+        let app = try await Store.open(at: harness.folder.url, configuration: .testing())
+        try await app.write { tx in try tx.delete(Todo.self, id: item.id) }
+        var options = HTTPTransport.Options()
+        options.requestTimeout = .seconds(5)
+        let appEngine = SyncEngine(store: app, transport: HTTPTransport(baseURL: harness.server.baseURL, options: options),
+                                   configuration: .testing)
+        try await drainAll(appEngine)
+        #expect(harness.server.entity("todos", item.id.uuidString) == nil, "the create was coalesced away with its delete")
+        await appEngine.stop()
+        try await app.close()
+        harness.server.stop()
+    }
+
+    @Test func aLaterChangeIsMergedOverAMergedResendNotSentOverIt() async throws {
+        let harness = try await SyncHarness()
+        try await harness.store.write { tx in try tx.upsert(Tag(id: "work", name: "Work", color: "#111111")) }
+        try await drainAll(harness.engine)
+        try harness.editOnServer(Tag(id: "work", name: "Work", color: "#222222"), partition: "")   // another client recolours
+        try await harness.store.write { tx in try tx.upsert(Tag(id: "work", name: "Job", color: "#111111")) }
+        try await harness.store.write { tx in try tx.upsert(Tag(id: "work", name: "Task", color: "#111111")) }
+        try await drainAll(harness.engine)
+        let final = try #require(try harness.onServer(Tag.self, "work"))
+        #expect(final == Tag(id: "work", name: "Task", color: "#222222"), "the other client's colour was lost: \(final)")
+        #expect(try await harness.store.get(Tag.self, id: "work") == final)
+        try await harness.close()
+    }
 }
