@@ -12,13 +12,14 @@ enum Help {
       outbox list|show|retry|drop    the commands waiting to be sent, and the failed ones
       drain --server URL [DIR]       send the pending commands to a server (PROTOCOL.md)
       backup DIR DEST                a consistent copy of a store, while writers run
+      migrate --plan FILE [--dry-run] [DIR]   run (or preview) JSON-level migrations
 
     DIR defaults to the current directory. `folio <command> --help` describes a command.
     Exit codes: 0 success, 1 problems found (or the operation failed), 2 usage error.
     """
 
     static let status = """
-    usage: folio status [--json] [DIR]
+    usage: folio status [--json] [--plan FILE] [DIR]
 
     Summarises the store in DIR without writing anything: each collection with its partitioning,
     partitions and entities (committed transactions still in the journal included), the commands
@@ -26,6 +27,8 @@ enum Help {
     how many problems `folio verify` finds.
 
       --json    one JSON document on standard output (shape in docs/CLI.md)
+      --plan    a migration plan (docs/ChangingModels.md): also list its migrations the store has
+                not run yet (the store's schema version is always shown)
 
     Exit code 1 when verify finds errors, or commands are failed or quarantined.
     """
@@ -102,5 +105,23 @@ enum Help {
     the copy has an empty journal.
 
     Exit code 0 when the copy verifies, 1 otherwise.
+    """
+
+    static let migrate = """
+    usage: folio migrate --plan FILE [--dry-run] [--json] [DIR]
+           folio migrate --dry-run [DIR]
+
+    Runs the migrations of a JSON migration plan (docs/ChangingModels.md) that the store in DIR
+    has not recorded yet, all or nothing: a crash at any point leaves the old store or the new one,
+    and the next open finishes or discards what was interrupted. Pending and failed outbox commands
+    are migrated with the data.
+
+      --plan FILE   the migration plan: {"migrations": [{"name": …, "steps": […]}]}
+      --dry-run     say what would change (collections, files, commands), write nothing
+      --json        the report as one JSON document
+
+    Without --plan, --dry-run shows the store's schema version and any interrupted migration.
+    A store that recorded migrations the plan does not have (a newer app) is refused, never
+    rewritten. Exit code 1 if a step fails (nothing is changed).
     """
 }

@@ -4,13 +4,25 @@ import Foundation
 /// `folio status [--json] [DIR]`
 enum StatusCommand {
     static func run(_ raw: [String]) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"])
+        let arguments = try Arguments(raw, flags: ["json"], options: ["plan"])
         let folder = CommandLineTool.folder(try arguments.positionals(min: 0, max: 1).first)
         let status = try await Store.status(at: folder)
+        let schema = try await Store.schema(at: folder)
+        // The pending migrations are the app's: known here only from a migration plan.
+        var pending: [String]?
+        if let path = arguments.option("plan") {
+            pending = try await Migrator(plan: try Data(contentsOf: URL(fileURLWithPath: path))).pendingMigrations(at: folder)
+        }
         if arguments.flags.contains("json") {
-            try Output.json(json(status))
+            var document = json(status)
+            document["schema"] = ["version": schema.version, "migrations": schema.migrations,
+                                  "interruptedMigration": schema.interruptedMigration?.rawValue ?? NSNull(),
+                                  "pendingMigrations": pending.map { $0 as Any } ?? NSNull()] as [String: Any]
+            try Output.json(document)
         } else {
             print(status, folder: folder)
+            Output.line(schemaLine(schema))
+            if let pending { Output.line("  pending migrations: " + (pending.isEmpty ? "none" : pending.joined(separator: ", "))) }
         }
         let troubled = !status.verification.isHealthy || !status.failed.isEmpty || !status.quarantined.isEmpty
         return troubled ? CommandLineTool.problemsFound : CommandLineTool.success

@@ -7,6 +7,7 @@
 //   folio-crash-child read DIR SECONDS [--until-file PATH] [--pause-ms 0]
 //   folio-crash-child watch DIR SECONDS COUNT
 //   folio-crash-child dump DIR DAY[,DAY…]        (Dump.swift: for the fuzz test)
+//   folio-crash-child append DIR COUNT [--until-file PATH]   (Append.swift: for the editor race)
 //
 // `write` runs COUNT transactions as WRITER (durability `full` or `relaxed`) and prints `ack N`
 // after each `write` returns. `--idle-ms` pauses that long after about one transaction in
@@ -235,7 +236,8 @@ do {
     case "read": try await read(arguments)
     case "watch": try await watch(arguments)
     case "dump": try await dumpStore(arguments)
-    default: fail("usage: folio-crash-child write|read|watch|dump …")
+    case "append": try await append(arguments)
+    default: fail("usage: folio-crash-child write|read|watch|dump|append …")
     }
 } catch {
     fail("\(error)")

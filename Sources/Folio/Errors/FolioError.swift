@@ -64,6 +64,11 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let badResponse = Code(rawValue: "badResponse")
         /// The server refused the credentials, even fresh ones from the auth provider.
         public static let unauthorized = Code(rawValue: "unauthorized")
+        /// The store was migrated by a newer version of the app (its `folio.json` records
+        /// migrations the ``Migrator`` does not have). Folio neither opens nor rewrites it.
+        public static let newerSchema = Code(rawValue: "newerSchema")
+        /// A migration step failed (the message names the entity); nothing was changed.
+        public static let migrationFailed = Code(rawValue: "migrationFailed")
     }
 
     /// What kind of failure this is.

@@ -10,7 +10,7 @@
 /// the next open removes.
 struct AtomicFile {
     let fileSystem: FileSystem
-    private static let counter = Counter()
+    static let counter = Counter()
 
     /// Writes `bytes` to `relative` by temp file, fsync and rename. Does not sync the directory.
     func replace(_ relative: String, with bytes: [UInt8]) throws(FolioError) {

@@ -126,6 +126,27 @@ struct FileSystem: Sendable {
         if code != 0 { throw .system("rename to \(to)", path: from, errno: code) }
     }
 
+    /// Atomically swaps two existing files. Returns false when the file system cannot (then
+    /// nothing changed), or when one of them does not exist.
+    func exchange(_ first: String, _ second: String) throws(FolioError) -> Bool {
+        try step(.rename(first, second))
+        let code = Platform.exchange(absolute(first), absolute(second))
+        if code == 0 { return true }
+        if Platform.isUnsupported(code) || Platform.isNotFound(code) { return false }
+        throw .system("exchange with \(second)", path: first, errno: code)
+    }
+
+    /// Renames `from` to `to` unless `to` exists: true if renamed, false if `to` exists, nil if
+    /// the file system cannot rename exclusively (then nothing changed).
+    func renameNoReplace(_ from: String, to: String) throws(FolioError) -> Bool? {
+        try step(.rename(from, to))
+        let code = Platform.renameNoReplace(absolute(from), absolute(to))
+        if code == 0 { return true }
+        if Platform.isExisting(code) { return false }
+        if Platform.isUnsupported(code) { return nil }
+        throw .system("rename to \(to)", path: from, errno: code)
+    }
+
     func unlink(_ relative: String) throws(FolioError) {
         try step(.unlink(relative))
         let code = Platform.unlink(absolute(relative))

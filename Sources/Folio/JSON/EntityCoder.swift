@@ -6,7 +6,7 @@ internal import Foundation
 /// an editor; decoding also accepts them without fractional seconds.
 final class EntityCoder {
     private let encoder: JSONEncoder
-    private let decoder: JSONDecoder
+    let decoder: JSONDecoder
 
     init() {
         encoder = JSONEncoder()
@@ -108,7 +108,7 @@ final class EntityCoder {
 
     /// The entity's JSON as its Swift type sees it: the keys it decodes and encodes again; nil
     /// when the stored JSON does not decode as `E` (then there are no known keys to tell unknown
-    /// ones from, and the new value replaces the stored one whole, which is what the caller asked).
+    /// ones from, and an upsert keeps every stored field its new value does not set).
     func roundTrip<E: Entity>(_ type: E.Type, _ value: JSONValue) -> JSONValue? {
         do {
             let entity = try decoder.decode(E.self, from: Data(JSONWriter.compact(value)))

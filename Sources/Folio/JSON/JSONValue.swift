@@ -3,31 +3,43 @@
 ///
 /// Numbers keep their original text (`1.0` stays `1.0`, a 20-digit id stays exact), which keeps
 /// rewritten files byte-identical to what was read.
-enum JSONValue: Sendable, Equatable {
+///
+/// Public for JSON-level migrations (``MigrationStep``), which read and write entities as JSON.
+public enum JSONValue: Sendable, Equatable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
-    /// The number's text, already validated against the JSON grammar.
+    /// The number's text, already validated against the JSON grammar. Build one from a Swift
+    /// number with `.number(String(42))`.
     case number(String)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object; member order does not matter (files sort keys).
     case object([String: JSONValue])
 
-    var objectValue: [String: JSONValue]? {
+    /// The members, if this is an object.
+    public var objectValue: [String: JSONValue]? {
         if case .object(let members) = self { return members }
         return nil
     }
 
-    var stringValue: String? {
+    /// The text, if this is a string.
+    public var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
-    var integerValue: Int64? {
+    /// The number as an integer, if this is a number written as one that fits.
+    public var integerValue: Int64? {
         if case .number(let text) = self { return Int64(text) }
         return nil
     }
 
-    subscript(key: String) -> JSONValue? {
+    /// The member with this key, if this is an object that has it.
+    public subscript(key: String) -> JSONValue? {
         objectValue?[key]
     }
 }

@@ -18,6 +18,8 @@ extension FolderScan {
                 checkSentMark()
             case (StoreLayout.machinery + "/index", true):
                 checkIndexes()
+            case (KeptVersions.folder, true):
+                continue   // derived: the versions a save from an older buffer is merged against
             case (StoreLayout.tempFolder, true):
                 for file in list(StoreLayout.tempFolder) {
                     let tempPath = StoreLayout.tempFolder + "/" + file.name
@@ -25,6 +27,11 @@ extension FolderScan {
                     report(.warning, .tempFile, tempPath,
                            "a temp file of an atomic replace: left by a crash (or a write in progress); opening the store or `folio recover` removes it")
                 }
+            case (MigrationCommit.folder, true):
+                let committed = Platform.identity(atPath: fileSystem.absolute(MigrationCommit.commitFile)).0 != nil
+                report(.warning, .tempFile, path, committed
+                       ? "a migration interrupted after its commit: the next open finishes it (the store is the migrated one)"
+                       : "a migration interrupted before its commit: the next open discards it (the store is the old one)")
             case (Self.quarantineFolder, true):
                 checkQuarantine(Self.quarantineFolder, what: "moved aside by `folio recover` because it could not be read: repair it, then merge it back by hand (see docs/CLI.md)")
             default:

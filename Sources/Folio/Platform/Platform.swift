@@ -77,6 +77,21 @@ enum Platform {
         #endif
     }
 
+    /// Flushes every file of the file system that holds `fd` to stable storage in one call (Linux
+    /// `syncfs`), for bulk writes of thousands of files (a migration) instead of one fsync each.
+    /// `ENOSYS` where there is no such call (Apple platforms): the caller then syncs file by file.
+    static func syncFileSystem(_ fd: Int32) -> Int32 {
+        #if os(Linux)
+        typealias SyncFS = @convention(c) (Int32) -> Int32
+        // Looked up at run time: Glibc's Swift module does not export syncfs (a GNU extension).
+        guard let symbol = dlsym(nil, "syncfs") else { return ENOSYS }
+        let syncfs = unsafeBitCast(symbol, to: SyncFS.self)
+        return retryOnInterrupt { syncfs(fd) } == 0 ? 0 : errno
+        #else
+        return ENOSYS
+        #endif
+    }
+
     /// Flushes a file's data (and the metadata needed to read it back) to stable storage.
     static func dataSync(_ fd: Int32) -> Int32 {
         #if canImport(Darwin)
@@ -97,6 +112,42 @@ enum Platform {
         return Glibc.rename(from, to) == 0 ? 0 : errno
         #endif
     }
+
+    /// Atomically exchanges two existing paths, so each names the other's file: Linux
+    /// `renameat2(RENAME_EXCHANGE)` (looked up at run time: glibc 2.28+, not declared to Swift),
+    /// Apple `renamex_np(RENAME_SWAP)`. Returns 0, or the errno; see ``isUnsupported(_:)``.
+    static func exchange(_ first: String, _ second: String) -> Int32 {
+        #if canImport(Darwin)
+        return renamex_np(first, second, UInt32(RENAME_SWAP)) == 0 ? 0 : errno
+        #else
+        guard let renameAt2 = LinuxRename.function else { return ENOSYS }
+        return renameAt2(AT_FDCWD, first, AT_FDCWD, second, LinuxRename.exchange) == 0 ? 0 : errno
+        #endif
+    }
+
+    /// Renames `from` to `to` only if `to` does not exist (EEXIST otherwise), atomically.
+    static func renameNoReplace(_ from: String, _ to: String) -> Int32 {
+        #if canImport(Darwin)
+        return renamex_np(from, to, UInt32(RENAME_EXCL)) == 0 ? 0 : errno
+        #else
+        guard let renameAt2 = LinuxRename.function else { return ENOSYS }
+        return renameAt2(AT_FDCWD, from, AT_FDCWD, to, LinuxRename.noReplace) == 0 ? 0 : errno
+        #endif
+    }
+
+    /// Whether the file system (or the C library) cannot exchange or rename exclusively.
+    static func isUnsupported(_ code: Int32) -> Bool {
+        code == ENOSYS || code == EINVAL || code == ENOTSUP || code == EOPNOTSUPP
+    }
+
+    #if !canImport(Darwin)
+    private enum LinuxRename {
+        typealias Function = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+        static let noReplace: UInt32 = 1 << 0
+        static let exchange: UInt32 = 1 << 1
+        static let function: Function? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Function.self) }
+    }
+    #endif
 
     static func unlink(_ path: String) -> Int32 {
         #if canImport(Darwin)
@@ -134,6 +185,7 @@ enum Platform {
     static func isNotWritable(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
     static let ioError = EIO
     static let noSpace = ENOSPC
+    static let notSupported = ENOSYS
 
     static func identity(ofOpen fd: Int32) -> (FileIdentity?, Int32) {
         var info = stat()

@@ -36,6 +36,9 @@ extension Store {
         /// mount (Folio opens those read-only by itself, with a warning to the log handler).
         /// Default false.
         public var readOnly = false
+        /// The app's schema history. Opening runs its pending migrations (all or nothing) and
+        /// refuses a store migrated by a newer version of the app. Default nil: no schema check.
+        public var migrator: Migrator?
         var ioHook: IOHook?
 
         /// Creates the default configuration.

@@ -23,6 +23,16 @@ final class Partition {
     /// With change tracking: the state observers were last told about, when it differs from
     /// `entities` because another process's checkpoint reset this partition to its (old) file.
     var announced: [String: JSONValue]?
+    /// The hash of the file's bytes as this process last read or wrote them: a checkpoint replaces
+    /// the file only if it still holds these (``AtomicFile/replace(_:with:ifStill:)``).
+    var fileHash: ContentHash?
+    /// Set when `base` is not the file but its merge with what Folio wrote since (the file was
+    /// saved from an older version): the next checkpoint writes the merge.
+    var holdsMerge = false
+    /// The file's bytes when they are not among the versions Folio keeps (a person saved them):
+    /// kept before Folio next replaces the file, so that a later save made from them is merged
+    /// against them.
+    var unkeptFile: [UInt8]?
 
     init(address: PartitionAddress, identity: FileIdentity?, contents: PartitionFile.Contents) {
         self.address = address
@@ -70,7 +80,7 @@ final class Partition {
     }
 
     /// Whether the committed state differs from the file.
-    var isDirty: Bool { entities != base || versions != baseVersions }
+    var isDirty: Bool { entities != base || versions != baseVersions || holdsMerge }
 
     /// What the file must hold.
     var contents: PartitionFile.Contents {
@@ -82,22 +92,25 @@ final class Partition {
         base = entities
         baseVersions = versions
         self.identity = identity
+        holdsMerge = false
+        unkeptFile = nil
     }
 
-    /// The typed values of all entities, in id order, decoding only what is not cached yet.
-    func values<E: Entity>(_ type: E.Type, coder: EntityCoder) throws(FolioError) -> [E] {
+    /// The typed values of all entities that decode, in id order, decoding only what is not
+    /// cached yet. An entity that does not decode is skipped (its error is cached in `decoded`
+    /// in its place, and handed to `undecodable` once), so it never hides its neighbours.
+    func values<E: Entity>(_ type: E.Type, coder: EntityCoder, undecodable: (FolioError) -> Void = { _ in }) -> [E] {
         if decodedType != ObjectIdentifier(E.self) {
             decoded = [:]
             decodedType = ObjectIdentifier(E.self)
         }
         if decoded.count < entities.count {
-            if decoded.isEmpty {
-                let all = try coder.decodeAll(E.self, from: entities, path: address.path)
-                for (id, value) in all { decoded[id] = value }
-            } else {
-                for (id, json) in entities where decoded[id] == nil {
-                    decoded[id] = try coder.decode(E.self, from: json, id: id, path: address.path)
-                }
+            let missing = decoded.isEmpty ? entities : entities.filter { decoded[$0.key] == nil }
+            let (values, failures) = coder.decodeEach(E.self, from: missing, path: address.path)
+            for (id, value) in values { decoded[id] = value }
+            for id in failures.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
+                decoded[id] = failures[id]!
+                undecodable(failures[id]!)
             }
         }
         var result: [E] = []

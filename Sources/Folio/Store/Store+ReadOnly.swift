@@ -12,6 +12,7 @@ extension Store {
         try await lock.acquire(exclusive: false)
         let state: StoreState
         do {
+            try checkSchemaReadOnly(fileSystem, configuration: configuration)
             state = try loadReadOnly(fileSystem, log: configuration.logHandler)
         } catch {
             lock.close()

@@ -76,7 +76,8 @@ public actor Store {
     /// - Returns: The open store.
     /// - Throws: ``FolioError`` with ``FolioError/Code/unsupportedFormat`` if the folder is not
     ///   empty and not a Folio store, or was written by a newer Folio; ``FolioError/Code/io`` if
-    ///   the folder cannot be created or read.
+    ///   the folder cannot be created or read; with a ``Configuration/migrator``,
+    ///   ``FolioError/Code/newerSchema`` or ``FolioError/Code/migrationFailed``.
     public static func open(at url: URL, configuration: Configuration = Configuration()) async throws -> Store {
         let fileSystem = FileSystem(root: url.standardizedFileURL.path, hook: configuration.ioHook)
         if configuration.readOnly {
@@ -94,10 +95,8 @@ public actor Store {
         try await lock.acquire(exclusive: true)
         do {
             let storeID = try Marker.ensure(in: fileSystem)
-            let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler)
-            state.storeID = storeID
-            try state.removeLeftoverTempFiles()
-            try Self.recover(state)
+            // Recovery, and the configured migrator's pending migrations (Store+Migrate.swift).
+            let state = try openState(fileSystem: fileSystem, configuration: configuration, storeID: storeID)
             lock.release(exclusive: true)
             return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, state: state)
         } catch {
@@ -168,14 +167,16 @@ public actor Store {
     ///   - id: The entity's id. The caller need not know its partition.
     /// - Returns: The entity, or nil.
     /// - Throws: ``FolioError``: ``FolioError/Code/corruptFile`` if its file cannot be read,
-    ///   ``FolioError/Code/decodingFailed`` if the stored JSON does not decode as `E`.
+    ///   ``FolioError/Code/decodingFailed`` (with file, line, column and field) if the stored JSON
+    ///   does not decode as `E` (``undecodableEntities(_:in:)``).
     public func get<E: Entity>(_ type: E.Type, id: E.ID) async throws -> E? {
         try await read { state throws(FolioError) in try state.get(E.self, id: id) }
     }
 
     /// The entities a query selects.
     /// - Parameter query: Which partitions, which entities, what order, how many.
-    /// - Returns: The matching entities.
+    /// - Returns: The matching entities. Stored entities that do not decode as `E` (an old shape)
+    ///   are skipped and logged; ``undecodableEntities(_:in:)`` lists them.
     /// - Throws: ``FolioError``: ``FolioError/Code/corruptFile`` naming the file, line and column
     ///   if a selected file cannot be read (other partitions keep working),
     ///   ``FolioError/Code/invalidQuery`` for a selection the collection does not support.

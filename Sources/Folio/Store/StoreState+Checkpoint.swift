@@ -27,14 +27,15 @@ extension StoreState {
         var outcome = CheckpointOutcome()
         guard let header else { return outcome }
         let tail = try journal.size - readOffset
-        guard !records.isEmpty || tail > 0 || outbox?.needsQuarantineMove == true else {
+        let merged = partitions.values.filter(\.holdsMerge).map(\.address)
+        guard !records.isEmpty || tail > 0 || outbox?.needsQuarantineMove == true || !merged.isEmpty else {
             saveIndexes()
             return outcome
         }
         try journal.sync()
 
         var directories = Set<String>()
-        for address in touched.sorted() {
+        for address in touched.union(merged).sorted() {
             let partition: Partition
             do {
                 partition = try self.partition(address)
@@ -46,19 +47,20 @@ extension StoreState {
                 outcome.blocked.append(problem)
                 continue
             }
+            try absorbSwapLeftovers(of: partition)
             let path = address.path
             let folder = FileSystem.parent(of: path)
-            if partition.entities.isEmpty && partition.versions.isEmpty {
-                if partition.identity != nil {
-                    try fileSystem.unlink(path)
-                    outcome.filesWritten += 1
-                    directories.insert(folder)
-                }
+            // A partition with no entities keeps its file while it holds tombstone versions.
+            let isEmpty = partition.entities.isEmpty && partition.versions.isEmpty
+            if isEmpty && partition.identity == nil {
                 partition.markWritten(identity: nil)
-            } else if partition.isDirty || partition.identity == nil {
-                try fileSystem.makeDirectoryDurably(folder)
-                try AtomicFile(fileSystem: fileSystem).replace(path, with: PartitionFile.encode(partition.contents))
-                partition.markWritten(identity: try fileSystem.identity(path))
+            } else if isEmpty || partition.isDirty || partition.identity == nil {
+                // Only if the file is still the one read: an editor's save is never overwritten.
+                if !isEmpty { try fileSystem.makeDirectoryDurably(folder) }
+                if let problem = try writeUnlessChanged(partition) {
+                    outcome.blocked.append(problem)
+                    continue
+                }
                 outcome.filesWritten += 1
                 directories.insert(folder)
             } else {

@@ -44,8 +44,9 @@ extension StoreState {
         let partition: Partition
         fileLoads += 1
         if let (bytes, identity) = try fileSystem.read(address.path) {
-            let contents = try PartitionFile.decode(bytes, path: address.path)
-            partition = Partition(address: address, identity: identity, contents: contents)
+            let reconciled = reconcile(try PartitionFile.decode(bytes, path: address.path), bytes: bytes, path: address.path)
+            partition = Partition(address: address, identity: identity, contents: reconciled.contents)
+            noteFile(bytes, of: partition, reconciled)
         } else {
             partition = Partition.empty(address)
         }
@@ -73,7 +74,9 @@ extension StoreState {
         fileLoads += 1
         if let (bytes, identity) = try fileSystem.read(path) {
             do {
-                partition.load(try PartitionFile.decode(bytes, path: path), identity: identity)
+                let reconciled = reconcile(try PartitionFile.decode(bytes, path: path), bytes: bytes, path: path)
+                partition.load(reconciled.contents, identity: identity)
+                noteFile(bytes, of: partition, reconciled)
             } catch {
                 if partition.unreadableIdentity != identity {
                     report(.error, "\(error.description); serving the last good state and leaving the file untouched", path: path)
@@ -84,6 +87,7 @@ extension StoreState {
             }
         } else {
             partition.load(PartitionFile.Contents(entities: [:], extra: [:]), identity: nil)
+            noteFile(nil, of: partition, nil)
         }
         partition.unreadable = nil
         partition.unreadableIdentity = nil

@@ -5,7 +5,10 @@ extension StoreState {
         let key = id.storageKey
         try Names.validateID(key)
         guard let address = try locate(collection: E.collection, granularity: granularity, id: key, strict: true) else { return nil }
-        return try partition(address, verify: false).value(E.self, id: key, coder: coder)
+        let partition = try partition(address, verify: false)
+        do { return try partition.value(E.self, id: key, coder: coder) } catch {
+            throw undecodable(E.self, in: partition, id: key)?.error ?? error
+        }
     }
 
     /// The query's result; with `overlay`, as a transaction with staged changes sees it.
@@ -26,10 +29,11 @@ extension StoreState {
                 var entities = partition.entities
                 for (id, entity) in changes { entities[id] = entity }
                 for id in entities.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
-                    result.append(try coder.decode(E.self, from: entities[id]!, id: id, path: address.path))
+                    // An entity that does not decode is skipped, as in a plain read.
+                    if case .success(let value) = coder.decodeOne(E.self, from: entities[id]!) { result.append(value) }
                 }
             } else {
-                result.append(contentsOf: try partition.values(E.self, coder: coder))
+                result.append(contentsOf: partition.values(E.self, coder: coder) { reportUndecodable(E.self, in: partition, error: $0) })
             }
         }
         return try query.refine(result)

@@ -56,9 +56,13 @@ final class StoreState {
     /// Files that are not data, already reported to the log.
     var reportedStrays: Set<String> = []
 
+    /// Opened read-only: nothing is written, kept versions included (StoreState+KeptVersions).
+    let isReadOnly: Bool
+
     init(fileSystem: FileSystem, log: LogHandler?, readOnly: Bool = false) throws(FolioError) {
         self.fileSystem = fileSystem
         self.log = log
+        self.isReadOnly = readOnly
         self.journal = try Journal(fileSystem: fileSystem, readOnly: readOnly)
     }
 

@@ -47,7 +47,8 @@ public final class Transaction {
     ///
     /// If the entity's partition changed (a todo moved to another day), it is removed from its
     /// old file and added to the new one, in this transaction. Fields of the stored JSON that
-    /// `E` does not know are kept.
+    /// `E` does not know are kept; if the stored JSON does not decode as `E` (an old shape), every
+    /// stored field the new value does not set is kept.
     /// - Parameter entity: The entity to store.
     /// - Throws: ``FolioError`` with ``FolioError/Code/invalidName`` for a bad id or partition
     ///   key, ``FolioError/Code/corruptFile`` if a file involved cannot be read.
@@ -61,7 +62,10 @@ public final class Transaction {
         var json = try state.coder.encode(entity)
         try Limits.checkEntity(json, id: id, code: .encodingFailed)
         if let current = try location(of: id, collection: E.collection, granularity: granularity) {
-            if let stored = try currentJSON(at: current, id: id), let known = state.coder.roundTrip(E.self, stored) {
+            if let stored = try currentJSON(at: current, id: id) {
+                // A stored entity that no longer decodes as `E` has no known fields to tell
+                // unknown ones from: every stored field the new value does not set is kept.
+                let known = state.coder.roundTrip(E.self, stored) ?? .object([:])
                 json = UnknownFields.merge(stored: stored, known: known, new: json)
             }
             if current != target { stage(current, id: id, entity: nil) }

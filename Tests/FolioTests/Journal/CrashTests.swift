@@ -202,7 +202,8 @@ func sendKill(_ pid: Int32) { _ = kill(pid, SIGKILL) }
         var violationCount = 0
         let start = ContinuousClock.now
         var done = 0, outboxKills = 0
-        while done < kills && ContinuousClock.now - start < budget {
+        // On a loaded machine the budget is extended (once) until the 50 kills the check needs.
+        while done < kills && (ContinuousClock.now - start < budget || (done < 50 && ContinuousClock.now - start < budget * 2)) {
             // Four stores in turn: each durability, without and with the outbox (so half the kills
             // land in a store whose transactions also enqueue commands). The writer's name is its
             // durability; the folder's name also says whether it pushes.

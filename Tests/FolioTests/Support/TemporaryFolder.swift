@@ -13,8 +13,12 @@ import Testing
 final class TemporaryFolder: @unchecked Sendable {
     let url: URL
 
-    init(_ name: String = "store") {
-        url = FileManager.default.temporaryDirectory
+    /// - Parameter onMemoryFileSystem: Under `/dev/shm` (tmpfs) when it exists, for process-kill
+    ///   tests that create thousands of files.
+    init(_ name: String = "store", onMemoryFileSystem: Bool = false) {
+        let memory = URL(fileURLWithPath: "/dev/shm")
+        let base = onMemoryFileSystem && FileManager.default.isWritableFile(atPath: memory.path) ? memory : FileManager.default.temporaryDirectory
+        url = base
             .appendingPathComponent("folio-tests-\(UUID().uuidString)")
             .appendingPathComponent(name)
         try! FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -67,7 +67,9 @@ import Testing
 
     @Test func nothingHappensAfterStopReturns() async throws {
         let harness = try await SyncHarness()
-        harness.server.inject(.delay(seconds: 30))
+        // Long enough that even a starved test run stops before the server would apply it (the
+        // server's sleep ends when it stops).
+        harness.server.inject(.delay(seconds: 300))
         await harness.engine.start()
         try await harness.store.write { tx in try tx.upsert(Tag(id: "slow", name: "Slow", color: "#000")) }
         #expect(await eventually { harness.server.requestCount > 0 })

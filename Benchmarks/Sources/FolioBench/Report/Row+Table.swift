@@ -6,6 +6,7 @@ extension Row {
         case warmRead, coldRead, coldTenYears
         case drainUnbatched, drainBatched, drainBatchedRaw
         case diskAppend, diskOverwrite, diskReplace, folioFraction, grdbFraction
+        case migrateTenYears
     }
 
     static var table: [Key: Row] {
@@ -29,6 +30,7 @@ extension Row {
         time(.warmRead, "5 read one day, warm", "µs", "Folio (cache)", "GRDB by date index", 0.2)
         time(.coldRead, "5 open + read one day, cold process", "ms", "Folio", "GRDB", 1.0)
         time(.coldTenYears, "5 open 10-year store + one day, cold", "ms", "Folio", "GRDB", 0.5)
+        time(.migrateTenYears, "9 migrate the 10-year store (rename + default)", "ms", "Folio Migrator", "GRDB DatabaseMigrator", nil)
         rate(.drainUnbatched, "6 drain, one request per command", "Folio one-by-one", "raw URLSession", 0.8, unit: "cmd/s")
         rate(.drainBatched, "6 drain, batched (100) vs one-by-one", "Folio batched", "Folio one-by-one", 10, unit: "cmd/s")
         rate(.drainBatchedRaw, "6 drain, batched (100) vs raw", "Folio batched", "raw URLSession", nil, unit: "cmd/s")

@@ -95,6 +95,15 @@ extension Runner {
             recordPeer(.coldTenYears, try coldRead("grdb", grdbTenYears.path, day: tenYearDay, expected: tenYearDayTodos))
         })
 
+        // 9. Migrating the 10-year store: a field renamed and one added, in every todo.
+        try await pair(flip, {
+            let store = try copy(folioTenYears, "migrate-folio", in: folder)
+            record(.migrateTenYears, try await MigrationContender.folio(store).seconds * 1000)
+        }, {
+            let database = try copy(grdbTenYears, "migrate.sqlite", in: folder)
+            recordPeer(.migrateTenYears, try MigrationContender.grdb(database.path).seconds * 1000)
+        })
+
         // 6. Drain to the test server: raw requests, Folio one by one, Folio batched.
         let commands = options.commands
         let drain = folder.appendingPathComponent("drain", isDirectory: true)

@@ -1,0 +1,30 @@
+/// Making many files durable at once, for migrations.
+extension FileSystem {
+    /// Flushes everything written to the store's file system with one `syncfs` (Linux).
+    /// - Returns: False where the platform has no such call: the caller must sync each file and
+    ///   folder itself.
+    func syncEverything() throws(FolioError) -> Bool {
+        try step(.sync("."))
+        let fd = Platform.open(absolute(""), flags: Platform.directoryOnly)
+        if fd < 0 { throw .system("open directory", path: ".", errno: Platform.lastError) }
+        defer { _ = Platform.close(fd) }
+        let code = Platform.syncFileSystem(fd)
+        if code == Platform.notSupported { return false }
+        if code != 0 { throw .system("syncfs", path: ".", errno: code) }
+        return true
+    }
+
+    /// Writes a new file whole (replacing one left by an interrupted attempt) without syncing it.
+    func writeWhole(_ relative: String, _ bytes: [UInt8], sync: Bool) throws(FolioError) {
+        let fd = try openForUpdate(relative)
+        do throws(FolioError) {
+            try truncate(fd, to: 0, path: relative)
+            try write(fd, bytes, at: 0, path: relative)
+            if sync { try self.sync(fd, path: relative) }
+        } catch {
+            _ = Platform.close(fd)
+            throw error
+        }
+        if Platform.close(fd) != 0 { throw .system("close", path: relative, errno: Platform.lastError) }
+    }
+}

@@ -1,0 +1,67 @@
+/// Merging a partition file that a person saved from an older version (an editor's stale buffer,
+/// a script that read the file before Folio's last checkpoint) with what Folio wrote since
+/// (FORMAT.md, "Editing by hand"). Three versions of the file: `base`, the version the person
+/// started from; `ours`, the newest version Folio wrote; `theirs`, the file as saved.
+///
+/// Entity by entity (then the `versions` map and the other top-level members alike):
+/// - changed by the person only (theirs differs from base, ours does not): the person's;
+/// - changed by Folio only: Folio's (an entity Folio added since is kept, one it deleted stays
+///   deleted);
+/// - changed by both: field by field (``ThreeWayMerge``), the person's value where both changed
+///   the same field; an entity one side deleted and the other changed takes the person's side.
+///   Each such entity is reported as a conflict.
+enum PartitionMerge {
+    struct Result {
+        var contents: PartitionFile.Contents
+        /// Entities where Folio's newer state was kept over the saved file's.
+        var keptFromFolio: [String] = []
+        /// Entities both sides changed.
+        var conflicts: [String] = []
+    }
+
+    static func merge(base: PartitionFile.Contents, ours: PartitionFile.Contents, theirs: PartitionFile.Contents) -> Result {
+        var result = Result(contents: PartitionFile.Contents(entities: [:], extra: [:]))
+        for id in Set(base.entities.keys).union(ours.entities.keys).union(theirs.entities.keys) {
+            let before = base.entities[id], mine = ours.entities[id], saved = theirs.entities[id]
+            let value: JSONValue?
+            if saved == before {
+                value = mine
+                if mine != saved { result.keptFromFolio.append(id) }
+            } else if mine == before || mine == saved {
+                value = saved
+            } else {
+                result.conflicts.append(id)
+                if let mine, let saved {
+                    value = ThreeWayMerge.merge(base: before, local: saved, server: mine)
+                } else {
+                    value = saved
+                }
+            }
+            if let value { result.contents.entities[id] = value }
+        }
+        // Versions may outlive their entity (a delete not yet acknowledged keeps its version).
+        result.contents.versions = mergeValues(base: base.versions, ours: ours.versions, theirs: theirs.versions)
+        result.contents.extra = mergeValues(base: base.extra, ours: ours.extra, theirs: theirs.extra)
+        result.keptFromFolio.sort()
+        result.conflicts.sort()
+        return result
+    }
+
+    /// How many entities differ between two versions (present in one only, or with other JSON).
+    static func distance(_ first: [String: JSONValue], _ second: [String: JSONValue]) -> Int {
+        var count = 0
+        for (id, value) in first where second[id] != value { count += 1 }
+        for id in second.keys where first[id] == nil { count += 1 }
+        return count
+    }
+
+    /// Key by key: the side that changed it, the person's when both did.
+    private static func mergeValues<Value: Equatable>(base: [String: Value], ours: [String: Value], theirs: [String: Value]) -> [String: Value] {
+        var merged: [String: Value] = [:]
+        for key in Set(base.keys).union(ours.keys).union(theirs.keys) {
+            let value = theirs[key] == base[key] ? ours[key] : theirs[key]
+            if let value { merged[key] = value }
+        }
+        return merged
+    }
+}

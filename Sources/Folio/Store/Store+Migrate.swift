@@ -1,0 +1,111 @@
+public import Foundation
+
+extension Store {
+    /// Opening's schema work, with the writers' lock held: finish or discard an interrupted
+    /// migration, recover the journal, then run the configured migrator's pending migrations.
+    /// - Returns: The state to serve (rebuilt if a migration rewrote files).
+    static func openState(fileSystem: FileSystem, configuration: Configuration, storeID: String) throws(FolioError) -> StoreState {
+        try MigrationCommit.finish(fileSystem, log: configuration.logHandler)
+        func fresh() throws(FolioError) -> StoreState {
+            let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler)
+            state.storeID = storeID
+            try state.removeLeftoverTempFiles()
+            try recover(state)
+            return state
+        }
+        let state = try fresh()
+        guard let migrator = configuration.migrator else { return state }
+        let report: MigrationReport
+        do { report = try migrate(state, with: migrator, log: configuration.logHandler) } catch {
+            state.close()
+            throw error
+        }
+        if report.pending.isEmpty { return state }
+        state.close()
+        return try fresh()
+    }
+
+    /// Runs the migrator's pending migrations on a recovered state (writers' lock held).
+    static func migrate(_ state: StoreState, with migrator: Migrator, log: LogHandler?) throws(FolioError) -> MigrationReport {
+        let (marker, applied) = try SchemaMarker.read(state.fileSystem)
+        let pending = try migrator.pending(applied: applied)
+        guard !pending.isEmpty else { return MigrationReport(pending: [], schemaVersion: applied.count) }
+        // The journal's records would be applied again on top of the migrated files: migrate
+        // only once recovery emptied it (it cannot when the disk is full).
+        guard state.records.isEmpty else {
+            throw FolioError(.migrationFailed, "the journal still holds \(state.records.count) transaction(s) that could not be written to the files (a full disk?); nothing was migrated: free space and open the store again", path: StoreLayout.journal)
+        }
+        let plan = try MigrationPlan.make(pending, applied: applied, state: state, marker: marker)
+        log?(LogMessage(level: .info, text: plan.report.description, path: StoreLayout.marker))
+        try MigrationCommit.run(plan, fileSystem: state.fileSystem, log: log)
+        return plan.report
+    }
+
+    /// A read-only open cannot finish an interrupted migration (the files are half old, half new)
+    /// nor accept a store migrated by a newer app: it refuses both, and never writes.
+    static func checkSchemaReadOnly(_ fileSystem: FileSystem, configuration: Configuration) throws(FolioError) {
+        if try fileSystem.identity(MigrationCommit.commitFile) != nil {
+            throw FolioError(.readOnly, "a migration was interrupted after its commit and must be finished by a read-write open (the app) before the store can be read", path: MigrationCommit.folder)
+        }
+        if let migrator = configuration.migrator {
+            _ = try migrator.pending(applied: try SchemaMarker.read(fileSystem).migrations)
+        }
+    }
+
+    /// Runs `body` on a fresh state of the store at `url` under the writers' lock: for a dry run
+    /// (the journal's records applied in memory only), or `recovering` (applied to the files).
+    static func withMigrationLock<T>(at url: URL, recovering: Bool = false, _ body: (StoreState) throws(FolioError) -> T) async throws -> T {
+        let fileSystem = FileSystem(root: url.standardizedFileURL.path)
+        guard try fileSystem.identity(StoreLayout.marker) != nil else {
+            throw FolioError(.unsupportedFormat, "not a Folio store: there is no folio.json", path: url.path)
+        }
+        try fileSystem.makeDirectoryDurably(StoreLayout.tempFolder)
+        let lock = try FileLock(fileSystem: fileSystem)
+        defer { lock.close() }
+        try await lock.acquire(exclusive: true)
+        defer { lock.release(exclusive: true) }
+        try MigrationCommit.finish(fileSystem, log: nil)
+        let state = try StoreState(fileSystem: fileSystem, log: nil)
+        defer { state.close() }
+        state.storeID = try Marker.ensure(in: fileSystem)
+        if recovering {
+            try state.removeLeftoverTempFiles()
+            try recover(state)
+        } else {
+            try state.refreshJournal()
+        }
+        return try body(state)
+    }
+
+    /// The schema of the store at `url`, read without opening it: the migrations it recorded and
+    /// whether a migration was interrupted after its commit (the next open finishes it).
+    /// - Parameter url: The store's folder.
+    /// - Returns: The schema status.
+    /// - Throws: ``FolioError`` if `folio.json` is missing or unreadable.
+    public static func schema(at url: URL) async throws -> StoreSchema {
+        let fileSystem = FileSystem(root: url.standardizedFileURL.path)
+        let migrations = try SchemaMarker.read(fileSystem).migrations
+        let interrupted = try fileSystem.identity(MigrationCommit.commitFile) != nil
+        let staged = try fileSystem.identity(MigrationCommit.folder) != nil
+        return StoreSchema(version: migrations.count, migrations: migrations,
+                           interruptedMigration: interrupted ? .committed : staged ? .uncommitted : nil)
+    }
+}
+
+/// A store's schema, as recorded in its `folio.json`.
+public struct StoreSchema: Sendable, Equatable {
+    /// A migration a crash interrupted.
+    public enum Interrupted: String, Sendable {
+        /// It committed: the next open finishes it (the store is already the new one).
+        case committed
+        /// It did not commit: the next open discards what it staged (the store is the old one).
+        case uncommitted
+    }
+
+    /// The number of migrations applied.
+    public let version: Int
+    /// Their names, in order.
+    public let migrations: [String]
+    /// A migration a crash interrupted, if any.
+    public let interruptedMigration: Interrupted?
+}
