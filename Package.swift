@@ -29,6 +29,9 @@ let package = Package(
         // A child process for the sync convergence test: drains a store to a server; the test
         // SIGKILLs it mid-drain and starts it again.
         .executableTarget(name: "folio-sync-child", dependencies: ["Folio", "FolioCrashSupport"], path: "Tests/SyncChild"),
+        // A client of the multi-client convergence test: applies offline operations to its store
+        // and syncs it (push, then pull); the test SIGKILLs it mid-sync and starts it again.
+        .executableTarget(name: "folio-client-child", dependencies: ["Folio"], path: "Tests/ClientChild"),
         // The entities and invariant the crash child and the process-level tests share.
         .target(name: "FolioCrashSupport", dependencies: ["Folio"], path: "Tests/CrashSupport"),
         // The README's example, kept compiling and running: `swift run quickstart`.

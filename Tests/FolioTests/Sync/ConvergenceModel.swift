@@ -1,0 +1,189 @@
+import Foundation
+
+/// A field of an entity's JSON object, as the convergence model sees it (the test's entities have
+/// strings and booleans only).
+enum ModelValue: Equatable, CustomStringConvertible, Sendable {
+    case string(String)
+    case bool(Bool)
+    /// Anything else found in real JSON: never equal to what the model predicts.
+    case unexpected(String)
+
+    var description: String {
+        switch self {
+        case let .string(text): "\"\(text)\""
+        case let .bool(value): "\(value)"
+        case let .unexpected(text): "<\(text)>"
+        }
+    }
+
+    /// The value as JSON (for the child's ops file).
+    var json: Any {
+        switch self {
+        case let .string(text): text
+        case let .bool(value): value
+        case let .unexpected(text): text
+        }
+    }
+}
+
+/// An entity's JSON object: member name → value. A member that is absent (or `null`) is not in
+/// the dictionary.
+typealias ModelEntity = [String: ModelValue]
+
+/// Collection → id → entity.
+typealias ModelCollections = [String: [String: ModelEntity]]
+
+extension ModelValue: Decodable {
+    /// Reads real JSON strictly: `true`/`false` are booleans, strings are strings, anything else
+    /// is unexpected.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else {
+            self = .unexpected("neither a string nor a boolean")
+        }
+    }
+}
+
+extension Dictionary where Key == String, Value == ModelValue {
+    /// A real entity's JSON object (`null` members count as absent).
+    static func decode(_ json: Data) throws -> ModelEntity {
+        try JSONDecoder().decode([String: ModelValue?].self, from: json).compactMapValues { $0 }
+    }
+
+    /// `{date: "…", done: false, …}`, members sorted, for messages.
+    var rendered: String {
+        "{" + keys.sorted().filter { $0 != "id" }.map { "\($0): \(self[$0]!)" }.joined(separator: ", ") + "}"
+    }
+}
+
+/// What the server and the clients should hold, predicted from PROTOCOL.md's three-way merge, the
+/// default conflict policy, applied to each client's offline changes in the order the syncs ran.
+///
+/// Each client is modelled by what it saw at the end of its last sync (`seen`: the server's state
+/// then, since a completed sync pushed everything and pulled every change) and what it holds now
+/// (`local`: `seen` plus its offline operations). When its sync completes, each entity it changed
+/// (`local` differs from `seen`) meets the server's current value `S`, with `B` = seen and
+/// `L` = local:
+///
+/// - `L` is an entity: fields where `L` differs from `B` take `L`'s value, the others `S`'s. With no
+///   `S` (a create, or the server deleted it meanwhile) the result is `L`: an edit over a
+///   server-side delete recreates.
+/// - `L` is a deletion: if `S` equals `B` (nobody else changed it) the entity is deleted; if `S`
+///   differs, the server's edit is kept (the deleting user never saw it); if `S` is gone it stays gone.
+///
+/// The comparison is on the client's net change since its last sync (not command by command), the
+/// user's intent: an edit made offline in several steps is one change, and a field the user did not
+/// touch keeps whatever the server has.
+struct ConvergenceModel {
+    struct Client {
+        var seen: ModelCollections = [:]
+        var local: ModelCollections = [:]
+    }
+
+    static let collections = ["todos", "tags"]
+
+    var server: ModelCollections = [:]
+    var clients: [Client]
+
+    init(clients count: Int) {
+        clients = Array(repeating: Client(), count: count)
+    }
+
+    /// Applies one offline operation to a client's local state. Returns false when it names an
+    /// entity the client does not hold (the generator never does that).
+    @discardableResult
+    mutating func apply(_ operation: ModelOperation, client: Int) -> Bool {
+        switch operation {
+        case let .create(collection, id, fields):
+            var entity = fields
+            entity["id"] = .string(id)
+            clients[client].local[collection, default: [:]][id] = entity
+        case let .set(collection, id, changes):
+            guard var entity = clients[client].local[collection]?[id] else { return false }
+            for (name, value) in changes { entity[name] = value }
+            clients[client].local[collection]![id] = entity
+        case let .delete(collection, id):
+            guard clients[client].local[collection]?.removeValue(forKey: id) != nil else { return false }
+        case .custom:
+            break
+        }
+        return true
+    }
+
+    /// A client's sync completed: its net changes meet the server, then it holds the server's state.
+    mutating func sync(client: Int) {
+        let model = clients[client]
+        for collection in Self.collections {
+            let ids = Set(model.seen[collection, default: [:]].keys).union(model.local[collection, default: [:]].keys)
+            for id in ids.sorted() {
+                let base = model.seen[collection]?[id]
+                let local = model.local[collection]?[id]
+                guard base != local else { continue }
+                let resolved = Self.resolve(base: base, local: local, server: server[collection]?[id])
+                server[collection, default: [:]][id] = resolved
+            }
+        }
+        clients[client].seen = server
+        clients[client].local = server
+    }
+
+    /// The three-way merge of PROTOCOL.md (see the type's comment).
+    static func resolve(base: ModelEntity?, local: ModelEntity?, server: ModelEntity?) -> ModelEntity? {
+        guard let local else {
+            guard let server, let base else { return nil }
+            return server == base ? nil : server
+        }
+        guard let server, let base else { return local }
+        var merged: ModelEntity = [:]
+        for name in Set(base.keys).union(local.keys).union(server.keys) {
+            merged[name] = local[name] != base[name] ? local[name] : server[name]
+        }
+        return merged
+    }
+}
+
+/// One offline operation of a client, as the model applies it and the child runs it.
+enum ModelOperation: CustomStringConvertible {
+    case create(collection: String, id: String, fields: ModelEntity)
+    /// Change some fields; `nil` removes an optional one.
+    case set(collection: String, id: String, changes: [String: ModelValue?])
+    case delete(collection: String, id: String)
+    /// The custom command `stamp` with a token, about a todo or about nothing.
+    case custom(token: String, about: String?)
+
+    /// `collection/id` of the entity the operation names, if any.
+    var target: String? {
+        switch self {
+        case let .create(collection, id, _), let .set(collection, id, _), let .delete(collection, id): "\(collection)/\(id)"
+        case let .custom(_, about): about.map { "todos/\($0)" }
+        }
+    }
+
+    var description: String {
+        switch self {
+        case let .create(collection, id, fields): "create \(collection)/\(id) \(fields.rendered)"
+        case let .set(collection, id, changes):
+            "set \(collection)/\(id) " + changes.keys.sorted().map { "\($0)=\(changes[$0]!.map { "\($0)" } ?? "nil")" }.joined(separator: " ")
+        case let .delete(collection, id): "delete \(collection)/\(id)"
+        case let .custom(token, about): "custom stamp \(token)" + (about.map { " about todos/\($0)" } ?? "")
+        }
+    }
+
+    /// The JSON object the child reads (Tests/ClientChild/ClientOperation.swift).
+    var json: [String: Any] {
+        switch self {
+        case let .create(collection, id, fields):
+            ["op": "create", "collection": collection, "id": id, "fields": fields.mapValues(\.json)]
+        case let .set(collection, id, changes):
+            ["op": "set", "collection": collection, "id": id, "fields": changes.mapValues { $0?.json ?? NSNull() }]
+        case let .delete(collection, id):
+            ["op": "delete", "collection": collection, "id": id]
+        case let .custom(token, about):
+            about.map { ["op": "custom", "token": token, "about": $0] } ?? ["op": "custom", "token": token]
+        }
+    }
+}
