@@ -100,7 +100,8 @@ extension StoreState {
     /// - Parameter staging: The order in which the transaction touched its entities; commands
     ///   follow it.
     func outboxChanges(for changes: [JournalRecord.Change], order staging: [(collection: String, id: String)],
-                       custom: [Transaction.CustomCommand]) throws(FolioError) -> [JournalRecord.OutboxChange] {
+                       custom: [Transaction.CustomCommand],
+                       priors: [String: [String: (entity: JSONValue?, version: String?)]] = [:]) throws(FolioError) -> [JournalRecord.OutboxChange] {
         struct Final { var address: PartitionAddress; var entity: JSONValue?; var touched: [PartitionAddress] }
         var finals: [String: [String: Final]] = [:]
         for change in changes where (syncModes[change.address.collection]?.kind ?? .localOnly) == .push {
@@ -114,7 +115,8 @@ extension StoreState {
             }
             finals[collection, default: [:]][change.id] = final
         }
-        let order = staging.filter { finals[$0.collection]?[$0.id] != nil }
+        var seen = Set<String>()
+        let order = staging.filter { finals[$0.collection]?[$0.id] != nil && seen.insert($0.collection + "/" + $0.id).inserted }
         guard !order.isEmpty || !custom.isEmpty else { return [] }
         let outbox = try loadedOutbox()
         var sequence = try nextSequence()
@@ -133,6 +135,8 @@ extension StoreState {
             for address in final.touched where base == nil {
                 base = try partition(address, verify: false).entities[id]
             }
+            // An adopted hand edit: the entity as Folio last wrote it, whatever the partition holds now.
+            if let prior = priors[collection]?[id] { (base, baseVersion) = prior }
             let operation: OutboxCommand.Operation = final.entity == nil ? .delete : .upsert
             if syncModes[collection]?.coalescing == true {
                 let (removals, keepNothing) = try coalesce(outbox, collection: collection, id: id, operation: operation)

@@ -39,7 +39,20 @@ extension Store {
         /// The app's schema history. Opening runs its pending migrations (all or nothing) and
         /// refuses a store migrated by a newer version of the app. Default nil: no schema check.
         public var migrator: Migrator?
+        /// Called when this process adopts a person's save of data files (a hand edit, FORMAT.md
+        /// "Editing by hand"), inside the transaction that adopts it: recompute derived data there
+        /// (a summary of the edited days), and it commits atomically with the edit. The change
+        /// sets say which entities the edit inserted, updated or deleted (origin
+        /// ``ChangeSet/Origin/outsideEdit``). Runs in the process that noticed the edit, by a read,
+        /// a write, a checkpoint or the watcher, once per edit. Use the transaction only; do not
+        /// call the store. If it throws, the error is logged and the edit is adopted without
+        /// its changes. Default nil.
+        public var onOutsideEdit: OutsideEditHook?
         var ioHook: IOHook?
+
+        /// The type of ``onOutsideEdit``: the edit's change sets, one per collection, and the
+        /// transaction adopting it.
+        public typealias OutsideEditHook = @Sendable (_ edits: [ChangeSet], _ transaction: Transaction) throws -> Void
 
         /// Creates the default configuration.
         public init() {}

@@ -9,6 +9,7 @@ extension Store {
         func fresh() throws(FolioError) -> StoreState {
             let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler)
             state.storeID = storeID
+            state.onOutsideEdit = configuration.onOutsideEdit
             try state.removeLeftoverTempFiles()
             try recover(state)
             return state

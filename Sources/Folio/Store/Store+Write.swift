@@ -79,6 +79,7 @@ extension Store {
             state.report(.error, "checkpoint after a commit failed (the commit stands): \(error)", path: (error as? FolioError)?.path)
         }
         notifyOutboxListenersIfQueued(since: queuedBefore)
+        if state.hasAdoptableEdits { try await adoptEdits() }
         return result
     }
 

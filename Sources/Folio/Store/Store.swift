@@ -196,6 +196,14 @@ public actor Store {
             publishChanges()
             state.missedOtherProcessRecords = false
         }
+        let result = try await readOnce(body)
+        // A person's save this read found is adopted now (a command for push collections, the
+        // app's onOutsideEdit hook); the read itself served it already.
+        if state.hasAdoptableEdits && readOnlyReason == nil { try await adoptEdits() }
+        return result
+    }
+
+    private func readOnce<T>(_ body: (StoreState) throws(FolioError) -> T) async throws -> T {
         if holdsExclusiveLock {
             try state.refreshJournal()
             return try located(body)
@@ -210,6 +218,14 @@ public actor Store {
         return try located(body)
     }
 
+    /// Adopts the hand edits reads have found, in a transaction of their own.
+    func adoptEdits() async throws {
+        try await commitWrite { state in
+            // The journal was refreshed: a save another process adopted meanwhile is skipped.
+            ((), try state.commit(Transaction(state: state)))
+        }
+    }
+
     /// Throws if closed; reloads from disk if a failed sync made the in-memory state unknown.
     func prepare() async throws {
         guard !isClosed else { throw FolioError(.storeClosed, "the store at \(url.path) is closed") }
@@ -220,6 +236,7 @@ public actor Store {
         let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler)
         fresh.storeID = state.storeID
         fresh.syncModes = state.syncModes
+        fresh.onOutsideEdit = configuration.onOutsideEdit
         try Self.recover(fresh)
         fresh.tracksChanges = state.tracksChanges
         state = fresh

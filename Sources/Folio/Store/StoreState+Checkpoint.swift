@@ -25,6 +25,9 @@ extension StoreState {
     func checkpoint() throws(FolioError) -> CheckpointOutcome {
         try refreshJournal()
         var outcome = CheckpointOutcome()
+        guard header != nil else { return outcome }
+        // A person's saves read so far become commands before their file becomes Folio's version.
+        try adoptEditsDuringCheckpoint()
         guard let header else { return outcome }
         let tail = try journal.size - readOffset
         let merged = partitions.values.filter(\.holdsMerge).map(\.address)
@@ -35,6 +38,7 @@ extension StoreState {
         try journal.sync()
 
         var directories = Set<String>()
+        var deferred = false
         for address in touched.union(merged).sorted() {
             let partition: Partition
             do {
@@ -45,6 +49,13 @@ extension StoreState {
             }
             if let problem = partition.unreadable {
                 outcome.blocked.append(problem)
+                continue
+            }
+            try adoptEditsDuringCheckpoint()
+            // An edit of a collection the app has not registered yet (at open) waits, with the
+            // journal, for the app: written now, it would become Folio's version unsent.
+            if pendingEdits[address] != nil && syncModes[address.collection] == nil {
+                deferred = true
                 continue
             }
             try absorbSwapLeftovers(of: partition)
@@ -75,7 +86,7 @@ extension StoreState {
         for problem in outcome.blocked {
             report(.error, "changes to this file wait in the journal until it is fixed: \(problem.message)", path: problem.path)
         }
-        guard outcome.blocked.isEmpty else { return outcome }
+        guard outcome.blocked.isEmpty, !deferred else { return outcome }
         let fresh = Journal.Header(generation: header.generation &+ 1, firstTransaction: nextTransaction,
                                    nextSequence: try nextSequence())
         try journal.reset(to: fresh)

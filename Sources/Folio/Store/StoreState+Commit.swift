@@ -8,12 +8,25 @@ extension StoreState {
     /// - Throws: If the append fails, after cutting the journal back so the transaction leaves no
     ///   trace; if even that fails, a ``FolioError`` and the caller must reload from disk.
     func commit(_ transaction: Transaction) throws(FolioError) -> Int64? {
-        var changes: [JournalRecord.Change] = []
+        // A person's saves read so far are adopted in this same record (StoreState+HandEdits.swift),
+        // after the app's hook staged what it derives from them.
+        let adoption = takeAdoption()
+        if !adoption.isEmpty, let hook = onOutsideEdit {
+            do {
+                try hook(adoption.changeSets, transaction)
+            } catch {
+                report(.error, "the app's onOutsideEdit hook failed (\(error)); the edit is adopted without it", path: nil)
+            }
+        }
+        let adopted = Set(adoption.order.map { $0.collection + "/" + $0.id })
+        var changes: [JournalRecord.Change] = adoption.changes
         for address in Set(transaction.staged.keys).union(transaction.versionOnly.keys).sorted() {
             let partition = try partition(address, verify: false)
             let staged = transaction.staged[address] ?? [:]
             let versions = transaction.stagedVersions[address] ?? [:]
             for id in staged.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
+                // No pull reverts an edit not yet pushed: the server's state waits for its command.
+                if transaction.isFromServer && adopted.contains(address.collection + "/" + id) { continue }
                 let entity = staged[id]!
                 var version = entity == nil ? nil : versions[id]
                 if !transaction.isFromServer {
@@ -38,10 +51,13 @@ extension StoreState {
         try ensureJournalHeader()
         var outbox = transaction.outboxChanges
         if !transaction.isFromServer {
-            outbox += try outboxChanges(for: changes, order: transaction.stagingOrder, custom: transaction.customCommands)
+            outbox += try outboxChanges(for: changes, order: adoption.order + transaction.stagingOrder, custom: transaction.customCommands,
+                                        priors: adoption.priors)
+        } else if !adoption.isEmpty {
+            outbox += try outboxChanges(for: adoption.changes, order: adoption.order, custom: [], priors: adoption.priors)
         }
-        return try append(JournalRecord(transaction: nextTransaction, changes: changes, outbox: outbox),
-                          origin: transaction.isFromServer ? .sync : .thisProcess)
+        let origin: ChangeSet.Origin = transaction.isFromServer ? .sync : (adoption.isEmpty || transaction.hasStaged ? .thisProcess : .outsideEdit)
+        return try append(JournalRecord(transaction: nextTransaction, changes: changes, outbox: outbox), origin: origin)
     }
 
     /// Appends a record (unless it changes nothing) and applies it; see ``commit(_:)``.

@@ -46,7 +46,7 @@ extension StoreState {
         // from either (an editor reloads, a script reads during a checkpoint) finds its base, and
         // Folio's newest version stays the state Folio serves.
         if !isKept { keep(bytes, of: path, edit: true) }
-        guard base.name != ours.name else { return Reconciled(contents: contents, merged: false, kept: true) }
+        guard base.name != ours.name else { return Reconciled(contents: contents, merged: false, kept: true, folio: ours.contents) }
         let result = PartitionMerge.merge(base: base.contents, ours: ours.contents, theirs: contents)
         keep(PartitionFile.encode(result.contents), of: path)
         var text = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(base.name)): merged"
@@ -57,7 +57,7 @@ extension StoreState {
             text += "; changed on both sides, merged field by field with your values first: \(result.conflicts.prefix(5).joined(separator: ", "))"
         }
         report(result.conflicts.isEmpty ? .info : .warning, text, path: path)
-        return Reconciled(contents: result.contents, merged: true, kept: true)
+        return Reconciled(contents: result.contents, merged: true, kept: true, folio: ours.contents)
     }
 
     /// What ``reconcile(_:bytes:path:)`` found.
@@ -68,6 +68,8 @@ extension StoreState {
         var merged: Bool
         /// Whether the file's bytes are a version Folio keeps.
         var kept: Bool
+        /// Folio's newest version when the file is a person's save (an edit to adopt), else nil.
+        var folio: PartitionFile.Contents? = nil
     }
 
     /// A kept version, or nil if it is gone or damaged (it is then ignored).
@@ -85,6 +87,7 @@ extension StoreState {
         partition.fileHash = bytes.map(ContentHash.init)
         partition.holdsMerge = reconciled?.merged == true
         partition.unkeptFile = reconciled?.kept == false ? bytes : nil
+        noteEdit(partition.address, reconciled)
     }
 
     /// Brings a partition's file up to date with its committed state, replacing (or removing) it
@@ -116,6 +119,10 @@ extension StoreState {
                 report(.info, "saved by someone else while Folio was replacing it: read again and merged", path: path)
                 for save in saves { absorb(save, of: path) }
                 try reload(partition)
+                if pendingEdits[partition.address] == nil, let absorbed = absorbedEdits.removeValue(forKey: partition.address) {
+                    pendingEdits[partition.address] = absorbed
+                }
+                try adoptEditsDuringCheckpoint()
             }
         }
         return FolioError(.io, "the file kept changing while Folio tried to replace it \(Self.swapAttempts) times; its changes wait in the journal", path: path)
@@ -128,6 +135,10 @@ extension StoreState {
         do {
             let reconciled = reconcile(try PartitionFile.decode(bytes, path: path), bytes: bytes, path: path)
             keep(PartitionFile.encode(reconciled.contents), of: path)
+            // Adopted before the file is written as Folio's version (writeUnlessChanged).
+            if let address = partitionAddress(of: path), let folio = reconciled.folio {
+                absorbedEdits[address] = HandEdit(folio: absorbedEdits[address]?.folio ?? folio, saved: reconciled.contents)
+            }
         } catch {
             // Most often an edit in place caught half-written; the file itself is read again.
             if !bytes.isEmpty { keep(bytes, of: path, edit: true) }
@@ -154,7 +165,13 @@ extension StoreState {
             }
             try fileSystem.unlink(relative)
         }
-        if merged { try reload(partition) }
+        if merged {
+            try reload(partition)
+            if pendingEdits[partition.address] == nil, let absorbed = absorbedEdits.removeValue(forKey: partition.address) {
+                pendingEdits[partition.address] = absorbed
+            }
+            try adoptEditsDuringCheckpoint()
+        }
     }
 
     /// Removes an emptied partition's file if it still holds what Folio read: moves it aside into

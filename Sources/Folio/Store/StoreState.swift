@@ -53,6 +53,13 @@ final class StoreState {
     /// Set when another process checkpointed records this process never saw: files that changed
     /// then are its doing, not an outside edit (cleared after each read).
     var missedOtherProcessRecords = false
+    /// Saves by a person that Folio read and has not adopted yet (StoreState+HandEdits.swift).
+    var pendingEdits: [PartitionAddress: HandEdit] = [:]
+    /// Saves met during a compare-and-swap, merged into Folio's versions, still to adopt.
+    var absorbedEdits: [PartitionAddress: HandEdit] = [:]
+    /// The app's hook for recomputing derived data after outside edits (see
+    /// ``Store/Configuration/onOutsideEdit``).
+    var onOutsideEdit: Store.Configuration.OutsideEditHook?
     /// Files that are not data, already reported to the log.
     var reportedStrays: Set<String> = []
 

@@ -43,6 +43,9 @@ public final class Transaction {
         self.state = state
     }
 
+    /// Whether the block staged anything (entities or custom commands).
+    var hasStaged: Bool { !staged.isEmpty || !customCommands.isEmpty }
+
     /// Inserts the entity, or replaces the stored entity with the same id.
     ///
     /// If the entity's partition changed (a todo moved to another day), it is removed from its

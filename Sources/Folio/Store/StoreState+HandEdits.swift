@@ -1,0 +1,80 @@
+/// Hand edits as changes like any other (FORMAT.md, "Editing by hand"): a person's save that
+/// Folio reads is adopted in a journal record that makes it the partition's committed state and,
+/// for push collections, enqueues its commands, in one transaction.
+extension StoreState {
+    /// A person's save of a partition file, not yet adopted.
+    struct HandEdit {
+        /// The file as Folio last wrote it (its newest kept version).
+        var folio: PartitionFile.Contents
+        /// What Folio takes the save to hold (merged with Folio's newer state if it was stale).
+        var saved: PartitionFile.Contents
+    }
+
+    /// What adopting the pending edits adds to a transaction's record.
+    struct Adoption {
+        var changes: [JournalRecord.Change] = []
+        /// The entities' state before the edit, per collection and id: the commands' bases.
+        var priors: [String: [String: (entity: JSONValue?, version: String?)]] = [:]
+        var order: [(collection: String, id: String)] = []
+        var changeSets: [ChangeSet] = []
+        var isEmpty: Bool { changes.isEmpty }
+    }
+
+    /// Notes (or forgets) the edit a partition load found.
+    func noteEdit(_ address: PartitionAddress, _ reconciled: Reconciled?) {
+        if let reconciled, let folio = reconciled.folio {
+            pendingEdits[address] = HandEdit(folio: folio, saved: reconciled.contents)
+        } else {
+            pendingEdits[address] = nil
+        }
+    }
+
+    /// Whether an edit of a registered collection waits to be adopted.
+    var hasAdoptableEdits: Bool {
+        !isReadOnly && pendingEdits.keys.contains { syncModes[$0.collection] != nil }
+    }
+
+    /// Takes the pending edits of registered collections and turns them into journal changes.
+    ///
+    /// An entity that a record of the current journal generation touched is not taken from the
+    /// save: the journal's state is served on top of the file (an earlier adoption of this same
+    /// save is such a record, which makes adopting exactly once).
+    func takeAdoption() -> Adoption {
+        var adoption = Adoption()
+        guard !isReadOnly else { return adoption }
+        for address in pendingEdits.keys.sorted() where syncModes[address.collection] != nil {
+            let edit = pendingEdits.removeValue(forKey: address)!
+            var journalTouched = Set<String>()
+            for record in records {
+                for change in record.changes where change.address == address { journalTouched.insert(change.id) }
+            }
+            let collection = address.collection
+            var changeSet = ChangeSet(collection: collection, partitions: [address.key.text], origin: .outsideEdit)
+            let ids = Set(edit.folio.entities.keys).union(edit.saved.entities.keys).sorted { $0.precedesInKeyOrder($1) }
+            for id in ids {
+                let before = edit.folio.entities[id], after = edit.saved.entities[id]
+                guard before != after else { continue }
+                if journalTouched.contains(id) {
+                    if partitions[address]?.entities[id] != after {
+                        report(.info, "\(id): a change committed since the file was written is served over the edit of it", path: address.path)
+                    }
+                    continue
+                }
+                let version = after == nil ? edit.folio.versions[id] : (edit.saved.versions[id] ?? edit.folio.versions[id])
+                adoption.changes.append(JournalRecord.Change(address: address, id: id, entity: after, version: version))
+                adoption.priors[collection, default: [:]][id] = (before, edit.folio.versions[id])
+                adoption.order.append((collection, id))
+                if after == nil { changeSet.deleted.insert(id) } else if before == nil { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
+            }
+            if !changeSet.ids.isEmpty { adoption.changeSets.append(changeSet) }
+        }
+        return adoption
+    }
+
+    /// Adopts the pending edits in a record of their own, from inside a checkpoint, and syncs the
+    /// journal before the checkpoint writes the file as Folio's version.
+    func adoptEditsDuringCheckpoint() throws(FolioError) {
+        guard hasAdoptableEdits else { return }
+        if try commit(Transaction(state: self)) != nil { try journal.sync() }
+    }
+}
