@@ -55,7 +55,13 @@ do {
         // Linux: the sync ran in a child process, restarted if a cut connection crashed URLSession.
         exit(code)
     }
-    let store = try await Store.open(at: folder)
+    var configuration = Store.Configuration()
+    // A todo file edited by hand (FORMAT.md, "Editing by hand") is adopted by the first command
+    // that reads it; its days' stats are recomputed in the same transaction.
+    configuration.onOutsideEdit = { edits, transaction in
+        try transaction.refreshStats(of: edits.filter { $0.collection == Todo.collection }.flatMap(\.partitions))
+    }
+    let store = try await Store.open(at: folder, configuration: configuration)
     let outcome: Result<Void, any Error>
     do { outcome = .success(try await found.run(arguments, store)) } catch { outcome = .failure(error) }
     try await store.close()      // even after a failure: brings the files up to date

@@ -17,6 +17,7 @@ extension StoreState {
         let hash = ContentHash(bytes)
         var candidates: [(name: String, contents: PartitionFile.Contents)] = []   // newest first
         var isKept = false
+        var written: PartitionFile.Contents?
         do {
             let versions = try keptVersions.versions(of: path)
             // Ours: the newest version Folio wrote. The base: any version, Folio's or a person's.
@@ -26,8 +27,17 @@ extension StoreState {
             // Without Folio's newest version there is nothing to merge against.
             guard let ours = try keptContents(newest, path: path) else { return Reconciled(contents: contents, merged: false, kept: isKept) }
             candidates.append((newest.name, ours))
-            for version in versions.reversed() where version.name != newest.name {
+            // A save is never its own base: read again (by a process that died before adopting
+            // it), it is merged against Folio's versions like the first time.
+            for version in versions.reversed() where version.name != newest.name && version.hash != hash {
                 if let kept = try keptContents(version, path: path) { candidates.append((version.name, kept)) }
+            }
+            // What Folio last wrote to the file, the edit's baseline: Folio's versions kept after
+            // this save was first read are merges made from reading it, not writes.
+            written = ours
+            if let edit = versions.last(where: { $0.isEdit && $0.hash == hash }),
+               let before = versions.last(where: { !$0.isEdit && $0.order < edit.order }), before.name != newest.name {
+                written = try keptContents(before, path: path)
             }
         } catch {
             report(.warning, "cannot read the kept versions of this file (\(error.message)); taking it as it is", path: path)
@@ -46,7 +56,7 @@ extension StoreState {
         // from either (an editor reloads, a script reads during a checkpoint) finds its base, and
         // Folio's newest version stays the state Folio serves.
         if !isKept { keep(bytes, of: path, edit: true) }
-        guard base.name != ours.name else { return Reconciled(contents: contents, merged: false, kept: true, folio: ours.contents) }
+        guard base.name != ours.name else { return Reconciled(contents: contents, merged: false, kept: true, folio: written ?? ours.contents) }
         let result = PartitionMerge.merge(base: base.contents, ours: ours.contents, theirs: contents)
         keep(PartitionFile.encode(result.contents), of: path)
         var text = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(base.name)): merged"
@@ -57,7 +67,7 @@ extension StoreState {
             text += "; changed on both sides, merged field by field with your values first: \(result.conflicts.prefix(5).joined(separator: ", "))"
         }
         report(result.conflicts.isEmpty ? .info : .warning, text, path: path)
-        return Reconciled(contents: result.contents, merged: true, kept: true, folio: ours.contents)
+        return Reconciled(contents: result.contents, merged: true, kept: true, folio: written ?? ours.contents)
     }
 
     /// What ``reconcile(_:bytes:path:)`` found.

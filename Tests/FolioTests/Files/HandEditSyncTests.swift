@@ -11,15 +11,20 @@ import Testing
     /// Rewrites the entity with this id in a data file as a person would with a script (python,
     /// saved by rename): a new title, or (nil) the entity removed.
     static func editByHand(_ file: URL, id: String, title: String?) throws {
+        try editByHand(file, id: id, field: "title", json: title.map { "\"\($0)\"" })
+    }
+
+    /// Sets one field of the entity to a JSON value, or (nil) removes the entity.
+    static func editByHand(_ file: URL, id: String, field: String, json: String?) throws {
         let script = """
         import json, os, sys
-        path, key, title = sys.argv[1], sys.argv[2], sys.argv[3]
+        path, key, field, value = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
         data = json.load(open(path))
         def walk(node):
             if isinstance(node, dict):
                 if key in node and isinstance(node[key], dict):
-                    if title == "-": del node[key]
-                    else: node[key]["title"] = title
+                    if value == "-": del node[key]
+                    else: node[key][field] = json.loads(value)
                     return True
                 return any(walk(v) for v in list(node.values()))
             return False
@@ -30,7 +35,7 @@ import Testing
         """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, file.path, id, title ?? "-"]
+        process.arguments = ["python3", "-c", script, file.path, id, field, json ?? "-"]
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "python edit of \(file.path) failed")

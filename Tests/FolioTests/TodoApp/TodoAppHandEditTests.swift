@@ -1,0 +1,98 @@
+import FolioTestServer
+import Foundation
+import Testing
+
+/// A todo edited by hand with python, as a user would, then seen by the todo app's short-lived
+/// processes: the edit becomes one command (also with two processes reading it at once, and when
+/// the adopting process is SIGKILLed at a random instant), the day's stats are recomputed, the
+/// push reaches the server and the next pull keeps it.
+@Suite struct TodoAppHandEditTests {
+    /// The pending commands of `outbox/`, parsed, in order.
+    static func commands(_ app: TodoCLI) throws -> [[String: Any]] {
+        try app.outbox().map { sequence in
+            let name = String(format: "%020llu.json", sequence)
+            return try JSONSerialization.jsonObject(with: app.folder.bytes("outbox/\(name)")) as? [String: Any] ?? [:]
+        }
+    }
+
+    @Test func aHandEditIsSentOnceUpdatesTheStatsAndSurvivesThePull() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let app = TodoCLI()
+        let url = server.baseURL.absoluteString
+        let id = try await app.add("Walk", "--date", "2031-07-01")
+        _ = try await app.add("Read", "--date", "2031-07-01")
+        #expect(summary(try app.stats("2031-07")["2031-07-01"]) == "0/2")
+        try await app.ok("sync", "--server", url)
+        #expect(try app.outbox().isEmpty)
+        let version = try #require(server.entity("todos", id)?.version)
+
+        try HandEditSyncTests.editByHand(app.folder.file("todos/2031-07/2031-07-01.json"), id: id, field: "done", json: "true")
+        // Two processes read the edit at once: one command between them.
+        let first = try app.start(["list", "2031-07-01"]), second = try app.start(["list", "2031-07-01"])
+        #expect(await first.waitForExit(before: .now + .seconds(60)) && first.process.terminationStatus == 0, "\(first.errorText)")
+        #expect(await second.waitForExit(before: .now + .seconds(60)) && second.process.terminationStatus == 0, "\(second.errorText)")
+        try await app.ok("list", "2031-07-01")
+        let commands = try Self.commands(app)
+        #expect(commands.count == 1, "\(commands)")
+        #expect(commands.first?["operation"] as? String == "upsert")
+        #expect(commands.first?["baseVersion"] as? String == version)
+        #expect((commands.first?["base"] as? [String: Any])?["done"] as? Bool == false)
+        #expect((commands.first?["entity"] as? [String: Any])?["done"] as? Bool == true)
+        // The app's hook recomputed the day's stat in the adopting transaction.
+        #expect(summary(try app.stats("2031-07")["2031-07-01"]) == "1/2")
+
+        try await app.ok("sync", "--server", url)
+        #expect(try app.outbox().isEmpty)
+        let onServer = try JSONSerialization.jsonObject(with: try #require(server.entity("todos", id)?.json)) as? [String: Any]
+        #expect(onServer?["done"] as? Bool == true)
+        try await app.ok("sync", "--server", url)
+        #expect(try await app.export().todo(id)?["done"] as? Bool == true)
+        print("todo hand edit: 1 command from 2 processes, base version \(version), stats 1/2, pushed and kept after the pull")
+    }
+
+    @Test func aKilledAdoptionKeepsContentAndCommandTogether() async throws {
+        let seed = UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SeededGenerator(seed: seed)
+        let server = try TestServer()
+        defer { server.stop() }
+        let app = TodoCLI()
+        let id = try await app.add("Walk", "--date", "2031-07-01")
+        try await app.ok("sync", "--server", server.baseURL.absoluteString)
+        let version = try #require(server.entity("todos", id)?.version)
+        let file = app.folder.file("todos/2031-07/2031-07-01.json")
+        var kills = 0
+        let deadline = ContinuousClock.now + .seconds(40)
+        for round in 0..<12 where ContinuousClock.now < deadline {
+            let title = "edit \(round)"
+            try HandEditSyncTests.editByHand(file, id: id, title: title)
+            let child = try app.start(["list", "2031-07-01"])
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &random)))
+            if !(await child.waitForExit(before: .now)) { child.kill(); kills += 1 }
+            _ = await child.waitForExit(before: .now + .seconds(30))
+            try await app.ok("list", "2031-07-01")
+            // The model: every edit is in the file and in the one pending command (coalesced),
+            // whose base is still the server's state.
+            let commands = try Self.commands(app)
+            #expect(commands.count == 1, "round \(round), seed \(seed): \(commands.count) commands")
+            #expect((commands.last?["entity"] as? [String: Any])?["title"] as? String == title, "round \(round), seed \(seed)")
+            #expect((commands.last?["base"] as? [String: Any])?["title"] as? String == "Walk", "round \(round), seed \(seed)")
+            #expect(commands.last?["baseVersion"] as? String == version, "round \(round), seed \(seed)")
+            #expect(try await app.export().todo(id)?["title"] as? String == title, "round \(round), seed \(seed)")
+        }
+        print("hand edit kills: \(kills) SIGKILLs at random instants of the adopting process, content and command together in every round (seed \(seed))")
+    }
+}
+
+/// SplitMix64: a small generator replayable from its seed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
