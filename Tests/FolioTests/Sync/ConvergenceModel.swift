@@ -77,7 +77,8 @@ extension Dictionary where Key == String, Value == ModelValue {
 ///
 /// For a collection that coalesces (todos) the comparison is on the client's net change since its
 /// last sync: its offline edits of an entity become one command, so an edit made in several steps
-/// is one change. For a collection that does not (tags) every transaction is a command of its own,
+/// is one change; but a custom command about the entity splits it in two (changes do not coalesce
+/// across a command queued between them). For a collection that does not (tags) every transaction is a command of its own,
 /// sent and settled one after the other as PROTOCOL.md says: each meets the server as the previous
 /// one left it, with `B` = the entity before that transaction and `L` = after it. So a rename that
 /// the server merged and applied stays applied even if a later delete of the same tag loses to
@@ -91,6 +92,8 @@ struct ConvergenceModel {
         var history: [String: [String: [ModelEntity?]]] = [:]
         /// Entities of such collections touched by the transaction being applied.
         var touched: Set<[String]> = []
+        /// Coalescing collections: per entity, its state when a custom command about it was queued.
+        var barriers: [String: [String: [ModelEntity?]]] = [:]
     }
 
     static let collections = ["todos", "tags"]
@@ -114,6 +117,10 @@ struct ConvergenceModel {
                 clients[client].history[collection, default: [:]][id] = [clients[client].local[collection]?[id]]
             }
             if !Self.coalescing.contains(collection) { clients[client].touched.insert([collection, id]) }
+        case let .custom(_, about?):
+            // A command about a todo is sent between the todo's changes before it and after it:
+            // those do not coalesce across it, so they meet the server as two commands.
+            clients[client].barriers["todos", default: [:]][about, default: []].append(clients[client].local["todos"]?[about])
         case .custom:
             break
         }
@@ -162,16 +169,17 @@ struct ConvergenceModel {
             }
             let ids = Set(model.seen[collection, default: [:]].keys).union(model.local[collection, default: [:]].keys)
             for id in ids.sorted() {
-                let base = model.seen[collection]?[id]
-                let local = model.local[collection]?[id]
-                guard base != local else { continue }
-                let resolved = Self.resolve(base: base, local: local, server: server[collection]?[id])
-                server[collection, default: [:]][id] = resolved
+                // The net change, split where a custom command about the entity stands between.
+                let states = [model.seen[collection]?[id]] + (model.barriers[collection]?[id] ?? []) + [model.local[collection]?[id]]
+                for (base, local) in zip(states, states.dropFirst()) where base != local {
+                    server[collection, default: [:]][id] = Self.resolve(base: base, local: local, server: server[collection]?[id])
+                }
             }
         }
         clients[client].seen = server
         clients[client].local = server
         clients[client].history = [:]
+        clients[client].barriers = [:]
     }
 
     /// The three-way merge of PROTOCOL.md (see the type's comment).
