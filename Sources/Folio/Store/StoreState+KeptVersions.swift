@@ -27,13 +27,13 @@ extension StoreState {
             // Without Folio's newest version there is nothing to merge against.
             guard let ours = try keptContents(newest, path: path) else { return Reconciled(contents: contents, merged: false, kept: isKept) }
             candidates.append((newest.name, ours))
-            // A save is never its own base: read again (by a process that died before adopting
-            // it), it is merged against Folio's versions like the first time.
-            for version in versions.reversed() where version.name != newest.name && version.hash != hash {
+            for version in versions.reversed() where version.name != newest.name {
                 if let kept = try keptContents(version, path: path) { candidates.append((version.name, kept)) }
             }
-            // What Folio last wrote to the file, the edit's baseline: Folio's versions kept after
-            // this save was first read are merges made from reading it, not writes.
+            // What Folio last wrote to the file, the edit's baseline. A save read again (by a
+            // process that died before adopting it) is its own nearest version, and Folio's
+            // versions kept after it are the merges made from reading it, not writes: the
+            // baseline is Folio's version from before it.
             written = ours
             if let edit = versions.last(where: { $0.isEdit && $0.hash == hash }),
                let before = versions.last(where: { !$0.isEdit && $0.order < edit.order }), before.name != newest.name {
@@ -115,7 +115,9 @@ extension StoreState {
                 let bytes = PartitionFile.encode(partition.contents)
                 try fileSystem.makeDirectoryDurably(KeptVersions.folder(of: path))
                 keep(partition.unkeptFile, of: path, edit: true)
-                keep(bytes, of: path)
+                // Must be kept before the file is replaced: a file whose bytes are not Folio's
+                // newest version reads as a person's save, whose changes would be sent again.
+                if !isReadOnly { try keptVersions.keep(bytes, of: path) }
                 outcome = try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, ifStill: partition.identity == nil ? nil : partition.fileHash,
                                                                          swapFolder: KeptVersions.folder(of: path))
                 if case .replaced = outcome { partition.fileHash = ContentHash(bytes) }

@@ -29,7 +29,9 @@ import Testing
         try handle.write(contentsOf: Data(edited.utf8))
         try handle.close()
         #expect(await changes.wait(forCount: 1))
-        #expect(changes.items.first == ChangeSet(collection: "todos", updated: [milk.id.uuidString], partitions: ["2026-11-22"], origin: .outsideEdit))
+        // The edit is adopted: it queues a command, so the todo's sync status changes with it.
+        #expect(changes.items.first == ChangeSet(collection: "todos", updated: [milk.id.uuidString], syncStatusChanged: [milk.id.uuidString],
+                                                 partitions: ["2026-11-22"], origin: .outsideEdit))
         #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy oat milk")
         try await store.close()
     }
@@ -48,7 +50,8 @@ import Testing
         try folder.write(text, to: temp)
         #expect(rename(folder.file(temp).path, folder.file(day).path) == 0)
         #expect(await changes.wait(forCount: 1))
-        #expect(changes.items.first == ChangeSet(collection: "todos", inserted: [extra.id.uuidString], partitions: ["2026-11-22"], origin: .outsideEdit))
+        #expect(changes.items.first == ChangeSet(collection: "todos", inserted: [extra.id.uuidString], syncStatusChanged: [extra.id.uuidString],
+                                                 partitions: ["2026-11-22"], origin: .outsideEdit))
         #expect(try await store.fetch(Query<Todo>(.day("2026-11-22"))).map(\.title).sorted() == ["Buy milk", "From the laptop"])
         #expect(try await store.get(Todo.self, id: milk.id) == milk)
         try await store.close()
