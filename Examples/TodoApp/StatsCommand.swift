@@ -7,6 +7,9 @@ enum StatsCommand {
     static func run(_ arguments: Arguments, _ store: Store) async throws {
         guard arguments.positional.count <= 1 else { throw UsageError("stats takes at most one month") }
         let month = try arguments.positional.first.map(Day.parseMonth) ?? String(Day.today.prefix(7))
+        // Reading the month's todos first adopts a todo file edited by hand, and the
+        // onOutsideEdit hook (main.swift) recomputes its days' stats before they are shown.
+        _ = try await store.fetch(Query<Todo>(.month(month)))
         let stats = try await store.fetch(Query<DailyStat>(.month(month), sortedBy: [SortDescriptor(\.date)]))
         guard !stats.isEmpty else {
             print("no todos in \(month)")

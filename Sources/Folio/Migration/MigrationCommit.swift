@@ -106,6 +106,10 @@ enum MigrationCommit {
         let staged = stagedFolder + "/" + path
         guard try fileSystem.identity(staged) != nil else { return }
         try fileSystem.makeDirectoryDurably(FileSystem.parent(of: path))
+        // Kept as Folio's version first: a migrated file is Folio's write, not a hand edit.
+        if path != StoreLayout.marker, let (bytes, _) = try fileSystem.read(staged) {
+            try KeptVersions(fileSystem: fileSystem).keep(bytes, of: path)
+        }
         try fileSystem.rename(staged, to: path)
     }
 

@@ -34,8 +34,11 @@ extension StoreState {
             // process that died before adopting it) is its own nearest version, and Folio's
             // versions kept after it are the merges made from reading it, not writes: the
             // baseline is Folio's version from before it.
-            written = ours
-            if let edit = versions.last(where: { $0.isEdit && $0.hash == hash }),
+            // A file that is an older version Folio wrote (a crash between keeping a version and
+            // replacing the file) is not an edit.
+            let isFolios = versions.contains { !$0.isEdit && $0.hash == hash }
+            written = isFolios ? nil : ours
+            if !isFolios, let edit = versions.last(where: { $0.isEdit && $0.hash == hash }),
                let before = versions.last(where: { !$0.isEdit && $0.order < edit.order }), before.name != newest.name {
                 written = try keptContents(before, path: path)
             }
@@ -56,7 +59,7 @@ extension StoreState {
         // from either (an editor reloads, a script reads during a checkpoint) finds its base, and
         // Folio's newest version stays the state Folio serves.
         if !isKept { keep(bytes, of: path, edit: true) }
-        guard base.name != ours.name else { return Reconciled(contents: contents, merged: false, kept: true, folio: written ?? ours.contents) }
+        guard base.name != ours.name else { return Reconciled(contents: contents, merged: false, kept: true, folio: written) }
         let result = PartitionMerge.merge(base: base.contents, ours: ours.contents, theirs: contents)
         keep(PartitionFile.encode(result.contents), of: path)
         var text = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(base.name)): merged"
@@ -67,7 +70,7 @@ extension StoreState {
             text += "; changed on both sides, merged field by field with your values first: \(result.conflicts.prefix(5).joined(separator: ", "))"
         }
         report(result.conflicts.isEmpty ? .info : .warning, text, path: path)
-        return Reconciled(contents: result.contents, merged: true, kept: true, folio: written ?? ours.contents)
+        return Reconciled(contents: result.contents, merged: true, kept: true, folio: written)
     }
 
     /// What ``reconcile(_:bytes:path:)`` found.
