@@ -38,7 +38,6 @@ extension StoreState {
         try journal.sync()
 
         var directories = Set<String>()
-        var deferred = false
         for address in touched.union(merged).sorted() {
             let partition: Partition
             do {
@@ -51,13 +50,9 @@ extension StoreState {
                 outcome.blocked.append(problem)
                 continue
             }
+            // An edit of a collection the app has not registered yet (at open) stays pending in
+            // memory and is adopted once the app uses the collection.
             try adoptEditsDuringCheckpoint()
-            // An edit of a collection the app has not registered yet (at open) waits, with the
-            // journal, for the app: written now, it would become Folio's version unsent.
-            if pendingEdits[address] != nil && syncModes[address.collection] == nil {
-                deferred = true
-                continue
-            }
             try absorbSwapLeftovers(of: partition)
             let path = address.path
             let folder = FileSystem.parent(of: path)
@@ -86,7 +81,7 @@ extension StoreState {
         for problem in outcome.blocked {
             report(.error, "changes to this file wait in the journal until it is fixed: \(problem.message)", path: problem.path)
         }
-        guard outcome.blocked.isEmpty, !deferred else { return outcome }
+        guard outcome.blocked.isEmpty else { return outcome }
         let fresh = Journal.Header(generation: header.generation &+ 1, firstTransaction: nextTransaction,
                                    nextSequence: try nextSequence())
         try journal.reset(to: fresh)
