@@ -27,7 +27,11 @@ extension StoreState {
             // Without Folio's newest version there is nothing to merge against.
             guard let ours = try keptContents(newest, path: path) else { return Reconciled(contents: contents, merged: false, kept: isKept) }
             candidates.append((newest.name, ours))
-            for version in versions.reversed() where version.name != newest.name {
+            // A save kept when first read but never merged since (the process that read it died
+            // first) is not its own base: it is merged against Folio's versions like the first time.
+            let ownEdit = versions.last { $0.isEdit && $0.hash == hash }
+            let mergedSince = ownEdit.map { edit in versions.contains { !$0.isEdit && $0.order > edit.order } } ?? true
+            for version in versions.reversed() where version.name != newest.name && (mergedSince || version.hash != hash) {
                 if let kept = try keptContents(version, path: path) { candidates.append((version.name, kept)) }
             }
             // What Folio last wrote to the file, the edit's baseline. A save read again (by a

@@ -61,13 +61,17 @@ import Testing
         try await app.ok("sync", "--server", server.baseURL.absoluteString)
         let version = try #require(server.entity("todos", id)?.version)
         let file = app.folder.file("todos/2031-07/2031-07-01.json")
+        // Kills land anywhere in a run: the delay is drawn up to the length of a whole run.
+        let began = ContinuousClock.now
+        try await app.ok("list", "2031-07-01")
+        let runMilliseconds = max(20, Int((ContinuousClock.now - began) / .milliseconds(1)))
         var kills = 0
         let deadline = ContinuousClock.now + .seconds(40)
         for round in 0..<12 where ContinuousClock.now < deadline {
             let title = "edit \(round)"
             try HandEditSyncTests.editByHand(file, id: id, title: title)
             let child = try app.start(["list", "2031-07-01"])
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...120, using: &random)))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...runMilliseconds, using: &random)))
             if !(await child.waitForExit(before: .now)) { child.kill(); kills += 1 }
             _ = await child.waitForExit(before: .now + .seconds(30))
             try await app.ok("list", "2031-07-01")
@@ -80,6 +84,7 @@ import Testing
             #expect(commands.last?["baseVersion"] as? String == version, "round \(round), seed \(seed)")
             #expect(try await app.export().todo(id)?["title"] as? String == title, "round \(round), seed \(seed)")
         }
+        #expect(kills > 0, "no run was killed (seed \(seed))")
         print("hand edit kills: \(kills) SIGKILLs at random instants of the adopting process, content and command together in every round (seed \(seed))")
     }
 }
