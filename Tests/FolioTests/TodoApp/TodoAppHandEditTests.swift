@@ -65,14 +65,21 @@ import Testing
         let began = ContinuousClock.now
         try await app.ok("list", "2031-07-01")
         let runMilliseconds = max(20, Int((ContinuousClock.now - began) / .milliseconds(1)))
-        var kills = 0
+        var kills = 0, window = runMilliseconds
         let deadline = ContinuousClock.now + .seconds(40)
         for round in 0..<12 where ContinuousClock.now < deadline {
             let title = "edit \(round)"
             try HandEditSyncTests.editByHand(file, id: id, title: title)
             let child = try app.start(["list", "2031-07-01"])
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...runMilliseconds, using: &random)))
-            if !(await child.waitForExit(before: .now)) { child.kill(); kills += 1 }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...window, using: &random)))
+            // The window follows the machine's speed: shorter after a run that ended first.
+            if !(await child.waitForExit(before: .now)) {
+                child.kill()
+                kills += 1
+                window = min(runMilliseconds * 2, window * 5 / 4 + 1)
+            } else {
+                window = max(5, window * 2 / 3)
+            }
             _ = await child.waitForExit(before: .now + .seconds(30))
             try await app.ok("list", "2031-07-01")
             // The model: every edit is in the file and in the one pending command (coalesced),
