@@ -90,6 +90,7 @@ extension StoreState {
     func saveIndexes() {
         for collection in indexDirty.sorted() {
             guard let index = indexes[collection], unindexed[collection]?.isEmpty ?? true,
+                  duplicates[collection]?.isEmpty ?? true,
                   let granularity = collections[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
             else { continue }
             var entries: [PartitionKey: IndexFile.Entry] = [:]
