@@ -41,8 +41,10 @@ extension Store {
         guard try target.list("").isEmpty else {
             throw FolioError(.io, "snapshot destination is not empty", path: destination.path)
         }
+        // Copies go through the snapshot's own temp folder (temp, fsync, rename).
+        try target.makeDirectoryDurably(StoreLayout.tempFolder)
         var report = SnapshotReport()
-        var folders: Set<String> = [""]
+        var folders: Set<String> = ["", StoreLayout.machinery]
         try linkTree("", to: target, folders: &folders, report: &report)
         for folder in folders.sorted() { try target.syncDirectory(folder) }
         return report
