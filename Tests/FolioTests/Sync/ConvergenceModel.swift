@@ -75,16 +75,30 @@ extension Dictionary where Key == String, Value == ModelValue {
 /// - `L` is a deletion: if `S` equals `B` (nobody else changed it) the entity is deleted; if `S`
 ///   differs, the server's edit is kept (the deleting user never saw it); if `S` is gone it stays gone.
 ///
-/// The comparison is on the client's net change since its last sync (not command by command), the
-/// user's intent: an edit made offline in several steps is one change, and a field the user did not
-/// touch keeps whatever the server has.
+/// For a collection that coalesces (todos) the comparison is on the client's net change since its
+/// last sync: its offline edits of an entity become one command, so an edit made in several steps
+/// is one change; but a custom command about the entity splits it in two (changes do not coalesce
+/// across a command queued between them). For a collection that does not (tags) every transaction is a command of its own,
+/// sent and settled one after the other as PROTOCOL.md says: each meets the server as the previous
+/// one left it, with `B` = the entity before that transaction and `L` = after it. So a rename that
+/// the server merged and applied stays applied even if a later delete of the same tag loses to
+/// another client's edit.
 struct ConvergenceModel {
     struct Client {
         var seen: ModelCollections = [:]
         var local: ModelCollections = [:]
+        /// Collections that do not coalesce: per entity, its state before its first command since
+        /// the last sync, then after each transaction that changed it.
+        var history: [String: [String: [ModelEntity?]]] = [:]
+        /// Entities of such collections touched by the transaction being applied.
+        var touched: Set<[String]> = []
+        /// Coalescing collections: per entity, its state when a custom command about it was queued.
+        var barriers: [String: [String: [ModelEntity?]]] = [:]
     }
 
     static let collections = ["todos", "tags"]
+    /// Collections whose offline changes coalesce into one command per entity (`.push(coalescing: true)`).
+    static let coalescing: Set<String> = ["todos"]
 
     var server: ModelCollections = [:]
     var clients: [Client]
@@ -97,6 +111,19 @@ struct ConvergenceModel {
     /// entity the client does not hold (the generator never does that).
     @discardableResult
     mutating func apply(_ operation: ModelOperation, client: Int) -> Bool {
+        switch operation {
+        case let .create(collection, id, _), let .set(collection, id, _), let .delete(collection, id):
+            if !Self.coalescing.contains(collection) && clients[client].history[collection]?[id] == nil {
+                clients[client].history[collection, default: [:]][id] = [clients[client].local[collection]?[id]]
+            }
+            if !Self.coalescing.contains(collection) { clients[client].touched.insert([collection, id]) }
+        case let .custom(_, about?):
+            // A command about a todo is sent between the todo's changes before it and after it:
+            // those do not coalesce across it, so they meet the server as two commands.
+            clients[client].barriers["todos", default: [:]][about, default: []].append(clients[client].local["todos"]?[about])
+        case .custom:
+            break
+        }
         switch operation {
         case let .create(collection, id, fields):
             var entity = fields
@@ -114,21 +141,45 @@ struct ConvergenceModel {
         return true
     }
 
-    /// A client's sync completed: its net changes meet the server, then it holds the server's state.
+    /// A transaction of a client ended: each entity of a non-coalescing collection it changed has
+    /// one more command.
+    mutating func endTransaction(client: Int) {
+        for key in clients[client].touched.sorted(by: { $0.joined(separator: "/") < $1.joined(separator: "/") }) {
+            let (collection, id) = (key[0], key[1])
+            let now = clients[client].local[collection]?[id]
+            if clients[client].history[collection]?[id]?.last.flatMap({ $0 }) != now {
+                clients[client].history[collection]![id]!.append(now)
+            }
+        }
+        clients[client].touched = []
+    }
+
+    /// A client's sync completed: its changes meet the server (net for coalescing collections,
+    /// command by command for the others), then it holds the server's state.
     mutating func sync(client: Int) {
         let model = clients[client]
         for collection in Self.collections {
+            if !Self.coalescing.contains(collection) {
+                for (id, states) in (model.history[collection] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    for (base, local) in zip(states, states.dropFirst()) where base != local {
+                        server[collection, default: [:]][id] = Self.resolve(base: base, local: local, server: server[collection]?[id])
+                    }
+                }
+                continue
+            }
             let ids = Set(model.seen[collection, default: [:]].keys).union(model.local[collection, default: [:]].keys)
             for id in ids.sorted() {
-                let base = model.seen[collection]?[id]
-                let local = model.local[collection]?[id]
-                guard base != local else { continue }
-                let resolved = Self.resolve(base: base, local: local, server: server[collection]?[id])
-                server[collection, default: [:]][id] = resolved
+                // The net change, split where a custom command about the entity stands between.
+                let states = [model.seen[collection]?[id]] + (model.barriers[collection]?[id] ?? []) + [model.local[collection]?[id]]
+                for (base, local) in zip(states, states.dropFirst()) where base != local {
+                    server[collection, default: [:]][id] = Self.resolve(base: base, local: local, server: server[collection]?[id])
+                }
             }
         }
         clients[client].seen = server
         clients[client].local = server
+        clients[client].history = [:]
+        clients[client].barriers = [:]
     }
 
     /// The three-way merge of PROTOCOL.md (see the type's comment).
@@ -137,7 +188,9 @@ struct ConvergenceModel {
             guard let server, let base else { return nil }
             return server == base ? nil : server
         }
-        guard let server, let base else { return local }
+        // An edit over a server-side delete recreates, if it changed something.
+        guard let server else { return local == base ? nil : local }
+        guard let base else { return local }
         var merged: ModelEntity = [:]
         for name in Set(base.keys).union(local.keys).union(server.keys) {
             merged[name] = local[name] != base[name] ? local[name] : server[name]

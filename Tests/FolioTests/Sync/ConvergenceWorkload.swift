@@ -109,7 +109,10 @@ struct ConvergenceWorkload {
                 transactions = [[createTodo(client: client, tags: tags)]]
             }
         }
-        for operation in transactions.joined() { model.apply(operation, client: client) }
+        for transaction in transactions {
+            for operation in transaction { model.apply(operation, client: client) }
+            model.endTransaction(client: client)
+        }
         return transactions
     }
 
