@@ -74,7 +74,7 @@ extension StoreState {
         for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
             if partitions[address] == nil, !touched.contains(address), let entry = persisted[address.key],
                try fileSystem.identity(address.path) == entry.identity {
-                for id in entry.ids { indexes[collection]![id] = address.key }
+                for id in entry.ids { index(id, in: address) }
                 identities[address.key] = entry.identity
             } else {
                 stale = true

@@ -8,7 +8,8 @@ import Testing
 /// is a model of what was committed before it (todos and their pending commands), not Folio's.
 @Suite struct SnapshotTests {
     @Test func snapshotsFreezeTheStateAtTheirInstant() async throws {
-        let seed = UInt64.random(in: 1...UInt64(UInt32.max))
+        // FOLIO_SNAPSHOT_SEED replays a seed.
+        let seed = ProcessInfo.processInfo.environment["FOLIO_SNAPSHOT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
         var random = SeededRandom(seed: seed)
         let folder = TemporaryFolder("source")
         let work = folder.url.deletingLastPathComponent()
