@@ -14,11 +14,11 @@ import Testing
 ///
 /// A snapshot must always be whole. A plain copy of a live folder may be torn (a data file
 /// copied after a checkpoint that the copied journal predates): such a copy is "refused" when
-/// `folio verify` or opening names a problem, else "silent". Folio cannot detect every torn plain
+/// `folio verify` (of the copy as taken, or once opened) or opening names a problem, else "silent". Folio cannot detect every torn plain
 /// copy (docs say so), so the test reports how many were silent and fails only on snapshots.
 @Suite struct LiveCopyToolsTests {
-    static let copiesPerTool = 6
-    static let budget: Duration = .seconds(30)
+    static let copiesPerTool = 5
+    static let budget: Duration = .seconds(25)
 
     @Test func copiesOfALiveFolderWithRsyncCpAndSnapshots() async throws {
         let rsync = try #require(Self.tool("rsync"), "rsync is not installed (.ci/run installs it from Debian): this test needs the real tool")
@@ -27,7 +27,7 @@ import Testing
         let work = root.url.deletingLastPathComponent()
         let seed = UInt64.random(in: 1...UInt64(UInt32.max))
         let child = try CrashChild(["write", root.url.path, "\(seed)", "1000000", "relaxed", "W", "--outbox",
-                                    "--reopen-every", "1", "--delay-ms", "20", "--max-seconds", "60"],
+                                    "--reopen-every", "1", "--delay-ms", "20", "--max-seconds", "150"],
                                    logs: work, name: "writer")
         defer { child.kill() }
         let deadline = ContinuousClock.now + .seconds(20)
@@ -46,6 +46,7 @@ import Testing
         let start = ContinuousClock.now
         var round = 0
         while round < Self.copiesPerTool, ContinuousClock.now - start < Self.budget, child.process.isRunning {
+            // Each round: one copy per tool, then the checks.
             round += 1
             // rsync -a of the live folder.
             let viaRsync = work.appendingPathComponent("rsync-\(round)")
@@ -80,7 +81,8 @@ import Testing
             }
         }
         try await source.close()
-        #expect(child.process.isRunning, "the writer stopped: \(child.errorText)")
+        // On a loaded machine the writer may reach --max-seconds; it must not have failed.
+        #expect(child.process.isRunning || child.exitedCleanly, "the writer failed: \(child.errorText)")
         print("live copies: \(counts.rsync) rsync, \(counts.cp) cp, \(counts.snapshots) snapshots, \(silent) silent partial "
               + "(\(refused) plain copies refused by verify or open; \(child.acks.count) transactions, one process each; seed \(seed))")
         for note in silentNotes.prefix(5) { print("live copies: silent partial \(note)") }
@@ -88,8 +90,8 @@ import Testing
         #expect(counts.snapshots > 0 && counts.rsync > 0 && counts.cp > 0)
     }
 
-    /// What `folio verify` names (`named`) and what opening and checking the copy against the
-    /// spec finds (`torn`). Verify runs first: opening recovers the copy.
+    /// What `folio verify` (before and after opening) or opening names (`named`), and what
+    /// checking the opened copy against the spec finds (`torn`).
     static func problems(_ copy: URL, acked: [String: Int]) async -> (named: [String], torn: [String]) {
         var named: [String] = []
         do {
@@ -101,6 +103,14 @@ import Testing
         let found = await StoreCheck.run(copy, acked: acked)
         // Opening refusing the copy names its cause too.
         if let refusal = found.violations.first(where: { $0.hasPrefix("the store does not open") }) { named.append(refusal) }
+        // And so does `folio verify` of the opened copy (recovery may leave the tear in view, such
+        // as an id in two files).
+        do {
+            let report = try await Store.verify(at: copy)
+            named += report.problems.filter { $0.severity == .error }.map { "after opening: \($0.description)" }
+        } catch {
+            named.append("verify after opening failed: \(error)")
+        }
         return (named, found.violations)
     }
 
