@@ -73,12 +73,16 @@ extension StoreState {
                           path: paths[0], line: position?.line, column: position?.column, entityID: id)
     }
 
-    /// The ids held by more than one of these partitions, noted as duplicates.
+    /// The ids held by more than one of these partitions (or known to be in another file too),
+    /// noted as duplicates.
     func duplicateIDs(among partitions: [Partition]) -> Set<String> {
         guard partitions.count > 1 || !(duplicates[partitions.first?.address.collection ?? ""]?.isEmpty ?? true) else { return [] }
         var seen: [String: PartitionAddress] = [:]
         var found: Set<String> = []
-        for partition in partitions {
+        // With the collection's id index built, every loaded partition's ids went through
+        // `index(_:in:)`, which notes duplicates: only the known ones need checking.
+        let indexed = partitions.first.map { indexes[$0.address.collection] != nil } ?? true
+        for partition in partitions where !indexed {
             for id in partition.entities.keys {
                 if let other = seen.updateValue(partition.address, forKey: id) {
                     found.insert(id)
