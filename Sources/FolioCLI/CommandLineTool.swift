@@ -25,6 +25,7 @@ enum CommandLineTool {
         case "outbox": (help, command) = (Help.outbox, OutboxCommands.run)
         case "drain": (help, command) = (Help.drain, DrainCommand.run)
         case "backup": (help, command) = (Help.backup, BackupCommand.run)
+        case "snapshot": (help, command) = (Help.snapshot, SnapshotCommand.run)
         case "migrate": (help, command) = (Help.migrate, MigrateCommand.run)
         default:
             Output.error("folio: unknown command '\(name)'\n\n" + Help.tool)

@@ -12,6 +12,7 @@ enum Help {
       outbox list|show|retry|drop    the commands waiting to be sent, and the failed ones
       drain --server URL [DIR]       send the pending commands to a server (PROTOCOL.md)
       backup DIR DEST                a consistent copy of a store, while writers run
+      snapshot DIR DEST              a consistent hard-link snapshot (cheap; then rsync it)
       migrate --plan FILE [--dry-run] [DIR]   run (or preview) JSON-level migrations
 
     DIR defaults to the current directory. `folio <command> --help` describes a command.
@@ -105,6 +106,19 @@ enum Help {
     the copy has an empty journal.
 
     Exit code 0 when the copy verifies, 1 otherwise.
+    """
+
+    static let snapshot = """
+    usage: folio snapshot DIR DEST
+
+    Makes a consistent snapshot of the store in DIR in DEST (a folder that does not exist or is
+    empty, on the same file system for it to be cheap) while other processes keep writing: under
+    the lock writers take, it hard-links every file (Folio replaces files only by rename, so a link
+    is a frozen version) and copies the journal; across devices it copies. Nothing is checkpointed
+    and DIR is not written. The snapshot opens to a state between two transactions. To copy a live
+    store to another machine: `folio snapshot DIR SNAP && rsync -a SNAP/ host:DEST/`.
+
+    Exit code 0 when the snapshot is made, 1 otherwise.
     """
 
     static let migrate = """

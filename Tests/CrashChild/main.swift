@@ -4,6 +4,7 @@
 //
 //   folio-crash-child write DIR SEED COUNT DURABILITY WRITER [--delay-ms 20] [--threshold-kib 64]
 //                           [--idle-ms 0] [--idle-every 8] [--tear-last 0] [--max-seconds 120] [--outbox]
+//                           [--reopen-every 0]
 //   folio-crash-child read DIR SECONDS [--until-file PATH] [--pause-ms 0]
 //   folio-crash-child watch DIR SECONDS COUNT
 //   folio-crash-child dump DIR DAY[,DAY…]        (Dump.swift: for the fuzz test)
@@ -19,6 +20,8 @@
 // one command per changed entity, the ledger's included, and the tests check the outbox against
 // the entities (OutboxProcessTests.swift). A folder is written in one mode only: the two
 // collections have separate ledgers, so mixing them would restart n at 1.
+// `--reopen-every K` closes the store and opens it again after every K transactions: a short-lived
+// process (a command-line tool) that checkpoints at every close (LiveCopyToolsTests).
 // `read` fetches every slot again and again for SECONDS (or until PATH exists), checks each
 // snapshot, prints `violation …` lines and finally `reads N violations V`; `--pause-ms` sleeps
 // between reads, leaving the writers some CPU. Both modes stop when their parent (the test
@@ -140,9 +143,14 @@ func write(_ arguments: Arguments) async throws {
     let parent = getppid()
     let deadline = ContinuousClock.now + .seconds(arguments.int("max-seconds", default: 120))
 
-    let store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
+    let reopenEvery = arguments.int("reopen-every", default: 0)
+    var store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
     for index in 0..<count {
         guard getppid() == parent, ContinuousClock.now < deadline else { break }
+        if reopenEvery > 0, index > 0, index % reopenEvery == 0 {
+            try await store.close()
+            store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
+        }
         let tear = tearLast && index == count - 1
         let n = try await store.write { tx in
             outbox ? try runTransaction(tx, PushedSlot.self, seed: seed, writer: writer, tear: tear)

@@ -51,8 +51,10 @@ extension StoreState {
                 try remove(failed)
                 try remove(reason)
             case .failed(let command, let why):
-                try ensure(failed, command)
+                // The reason first: a process that lists failed/ meanwhile never finds a command
+                // without its reason.
                 try ensure(reason, why)
+                try ensure(failed, command)
                 try remove(queued)
             case .sent(let command):
                 if command != .null && kept.contains(sequence) { try ensure(sent, command) }

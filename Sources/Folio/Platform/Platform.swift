@@ -157,6 +157,17 @@ enum Platform {
         #endif
     }
 
+    /// A hard link `to` to the file at `from`; 0 or errno.
+    static func hardLink(_ from: String, _ to: String) -> Int32 {
+        link(from, to) == 0 ? 0 : errno
+    }
+
+    /// Whether a failed `link` means the file system cannot link there (another device, no hard
+    /// links), so a copy must do instead.
+    static func cannotLink(_ code: Int32) -> Bool {
+        code == EXDEV || code == EPERM || code == EMLINK || code == ENOTSUP || code == EOPNOTSUPP || code == ENOSYS
+    }
+
     static func makeDirectory(_ path: String) -> Int32 {
         mkdir(path, 0o755) == 0 ? 0 : errno
     }

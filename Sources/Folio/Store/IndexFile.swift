@@ -74,7 +74,7 @@ extension StoreState {
         for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
             if partitions[address] == nil, !touched.contains(address), let entry = persisted[address.key],
                try fileSystem.identity(address.path) == entry.identity {
-                for id in entry.ids { indexes[collection]![id] = address.key }
+                for id in entry.ids { index(id, in: address) }
                 identities[address.key] = entry.identity
             } else {
                 stale = true
@@ -90,6 +90,7 @@ extension StoreState {
     func saveIndexes() {
         for collection in indexDirty.sorted() {
             guard let index = indexes[collection], unindexed[collection]?.isEmpty ?? true,
+                  duplicates[collection]?.isEmpty ?? true,
                   let granularity = collections[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
             else { continue }
             var entries: [PartitionKey: IndexFile.Entry] = [:]

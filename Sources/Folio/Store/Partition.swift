@@ -20,6 +20,9 @@ final class Partition {
     /// served meanwhile and the file is never overwritten.
     var unreadable: FolioError?
     var unreadableIdentity: FileIdentity?
+    /// Set while the file has never parsed in this process: `entities` holds only the journal's
+    /// changes (a placeholder for writes), so reads refuse it instead of serving that.
+    var neverRead = false
     /// With change tracking: the state observers were last told about, when it differs from
     /// `entities` because another process's checkpoint reset this partition to its (old) file.
     var announced: [String: JSONValue]?
@@ -106,7 +109,13 @@ final class Partition {
         }
         if decoded.count < entities.count {
             let missing = decoded.isEmpty ? entities : entities.filter { decoded[$0.key] == nil }
-            let (values, failures) = coder.decodeEach(E.self, from: missing, path: address.path)
+            var (values, failures) = coder.decodeEach(E.self, from: missing, path: address.path)
+            for id in values.keys {
+                if let problem = Self.keyMismatch(id: id, in: missing[id]!, path: address.path) {
+                    values[id] = nil
+                    failures[id] = problem
+                }
+            }
             for (id, value) in values { decoded[id] = value }
             for id in failures.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
                 decoded[id] = failures[id]!
@@ -124,11 +133,30 @@ final class Partition {
     func value<E: Entity>(_ type: E.Type, id: String, coder: EntityCoder) throws(FolioError) -> E? {
         guard let json = entities[id] else { return nil }
         if decodedType == ObjectIdentifier(E.self), let value = decoded[id] as? E { return value }
+        if let problem = Self.keyMismatch(id: id, in: json, path: address.path) { throw problem }
         let value = try coder.decode(E.self, from: json, id: id, path: address.path)
         if decodedType == nil || decodedType == ObjectIdentifier(E.self) {
             decodedType = ObjectIdentifier(E.self)
             decoded[id] = value
         }
         return value
+    }
+
+    /// The error for an entity whose own `id` field (a string or number) is not the key it is
+    /// stored under, as `folio verify` reports it; nil when they agree or it has no such field.
+    /// Reads skip such an entity (as one that does not decode) instead of serving it under a
+    /// key its value contradicts.
+    static func keyMismatch(id: String, in json: JSONValue, path: String) -> FolioError? {
+        let ownID: String
+        switch json["id"] {
+        case .string(let text)?: ownID = text
+        case .number(let text)?: ownID = text
+        default: return nil
+        }
+        guard ownID != id else { return nil }
+        var error = FolioError(.decodingFailed, "entity stored under \"\(id)\" says its id is \"\(ownID)\": an entity is stored under its own id; rename the key or fix the field",
+                               path: path, entityID: id)
+        error.fieldPath = ["id"]
+        return error
     }
 }

@@ -166,9 +166,10 @@ public actor Store {
     ///   - type: The entity type.
     ///   - id: The entity's id. The caller need not know its partition.
     /// - Returns: The entity, or nil.
-    /// - Throws: ``FolioError``: ``FolioError/Code/corruptFile`` if its file cannot be read,
+    /// - Throws: ``FolioError``: ``FolioError/Code/corruptFile`` if its file cannot be read, or if
+    ///   the id is in two partition files (naming both: FORMAT.md, "Partition files");
     ///   ``FolioError/Code/decodingFailed`` (with file, line, column and field) if the stored JSON
-    ///   does not decode as `E` (``undecodableEntities(_:in:)``).
+    ///   does not decode as `E` or its `id` field is not its key (``undecodableEntities(_:in:)``).
     public func get<E: Entity>(_ type: E.Type, id: E.ID) async throws -> E? {
         try await read { state throws(FolioError) in try state.get(E.self, id: id) }
     }
@@ -176,7 +177,8 @@ public actor Store {
     /// The entities a query selects.
     /// - Parameter query: Which partitions, which entities, what order, how many.
     /// - Returns: The matching entities. Stored entities that do not decode as `E` (an old shape)
-    ///   are skipped and logged; ``undecodableEntities(_:in:)`` lists them.
+    ///   are skipped and logged; ``undecodableEntities(_:in:)`` lists them. An id the query finds
+    ///   in two partition files is skipped (both copies) and logged.
     /// - Throws: ``FolioError``: ``FolioError/Code/corruptFile`` naming the file, line and column
     ///   if a selected file cannot be read (other partitions keep working),
     ///   ``FolioError/Code/invalidQuery`` for a selection the collection does not support.

@@ -27,6 +27,10 @@ extension StoreState {
     }
 
     /// The partition, loaded if needed; with `verify`, reloaded if its file changed on disk.
+    ///
+    /// A file that does not parse and was never read whole by this process throws on reads
+    /// (`verify`); writes (`verify: false`) get a placeholder holding only the journal's changes, so
+    /// a change to a broken partition waits in the journal (FORMAT.md, "Editing by hand").
     func partition(_ address: PartitionAddress, verify: Bool = true) throws(FolioError) -> Partition {
         if let cached = partitions[address] {
             guard verify else { return cached }
@@ -36,15 +40,31 @@ extension StoreState {
                     cached.announced = nil
                     noteReload(of: cached, before: announced)
                 }
+                if cached.neverRead, let problem = cached.unreadable { throw problem }
                 return cached
             }
             try reload(cached)
+            if cached.neverRead, let problem = cached.unreadable { throw problem }
             return cached
         }
         let partition: Partition
         fileLoads += 1
         if let (bytes, identity) = try fileSystem.read(address.path) {
-            let reconciled = reconcile(try PartitionFile.decode(bytes, path: address.path), bytes: bytes, path: address.path)
+            let contents: PartitionFile.Contents
+            do {
+                contents = try PartitionFile.decode(bytes, path: address.path)
+            } catch {
+                report(.error, "\(error.description); changes to it wait in the journal until it is fixed", path: address.path)
+                let placeholder = Partition.empty(address)
+                placeholder.unreadable = error
+                placeholder.unreadableIdentity = identity
+                placeholder.neverRead = true
+                applyRecords(to: placeholder)
+                partitions[address] = placeholder
+                if verify { throw error }
+                return placeholder
+            }
+            let reconciled = reconcile(contents, bytes: bytes, path: address.path)
             partition = Partition(address: address, identity: identity, contents: reconciled.contents)
             noteFile(bytes, of: partition, reconciled)
         } else {
@@ -91,6 +111,7 @@ extension StoreState {
         }
         partition.unreadable = nil
         partition.unreadableIdentity = nil
+        partition.neverRead = false
         applyRecords(to: partition)
         updateIndex(for: partition, previousIDs: previousIDs)
         partition.announced = nil
@@ -100,10 +121,11 @@ extension StoreState {
     private func updateIndex(for partition: Partition, previousIDs: Set<String>) {
         let address = partition.address
         guard address.granularity != .none, indexes[address.collection] != nil else { return }
-        for id in previousIDs where partition.entities[id] == nil && indexes[address.collection]![id] == address.key {
-            indexes[address.collection]![id] = nil
+        for id in previousIDs where partition.entities[id] == nil {
+            forgetCopy(of: id, in: address)
+            if indexes[address.collection]![id] == address.key { indexes[address.collection]![id] = nil }
         }
-        for id in partition.entities.keys { indexes[address.collection]![id] = address.key }
+        for id in partition.entities.keys { index(id, in: address) }
         indexDirty.insert(address.collection)
     }
 
@@ -193,6 +215,7 @@ extension StoreState {
                                  path: problem.path, line: problem.line, column: problem.column, entityID: id)
             }
         }
+        try refuseDuplicate(collection: collection, granularity: granularity, id: id)
         guard let key = indexes[collection]![id] else { return nil }
         let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
         // Verify: the file may have changed since the index learnt the id.
@@ -203,7 +226,7 @@ extension StoreState {
         do {
             let partition = try partition(address)
             unindexed[address.collection]?[address] = nil
-            for id in partition.entities.keys { indexes[address.collection]![id] = address.key }
+            for id in partition.entities.keys { index(id, in: address) }
         } catch {
             if unindexed[address.collection]?[address] == nil {
                 report(.error, "\(error.message); its entities cannot be found by id until it is fixed", path: error.path)

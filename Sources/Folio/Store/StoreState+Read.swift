@@ -23,19 +23,23 @@ extension StoreState {
             if !extra.isEmpty { addresses = (addresses + extra).sorted() }
         }
         var result: [E] = []
-        for address in addresses {
-            let partition = try partition(address)
-            if let changes = overlay?.staged[address], !changes.isEmpty {
+        var loaded: [Partition] = []
+        for address in addresses { loaded.append(try partition(address)) }
+        let twice = duplicateIDs(among: loaded)
+        for partition in loaded {
+            if let changes = overlay?.staged[partition.address], !changes.isEmpty {
                 var entities = partition.entities
                 for (id, entity) in changes { entities[id] = entity }
                 for id in entities.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
                     // An entity that does not decode is skipped, as in a plain read.
-                    if case .success(let value) = coder.decodeOne(E.self, from: entities[id]!) { result.append(value) }
+                    if case .success(let value) = coder.decodeOne(E.self, from: entities[id]!),
+                       Partition.keyMismatch(id: id, in: entities[id]!, path: partition.address.path) == nil { result.append(value) }
                 }
             } else {
                 result.append(contentsOf: partition.values(E.self, coder: coder) { reportUndecodable(E.self, in: partition, error: $0) })
             }
         }
+        if !twice.isEmpty { result.removeAll { twice.contains($0.id.storageKey) } }
         return try query.refine(result)
     }
 

@@ -2,7 +2,15 @@
 extension StoreState {
     /// The entity of this partition that failed to decode as `E`, located in its file.
     func undecodable<E: Entity>(_ type: E.Type, in partition: Partition, id: String) -> UndecodableEntity? {
-        guard let json = partition.entities[id], case .failure(let failure) = coder.decodeOne(E.self, from: json) else { return nil }
+        guard let json = partition.entities[id] else { return nil }
+        let failure: EntityCoder.DecodingFailure
+        if case .failure(let decoding) = coder.decodeOne(E.self, from: json) {
+            failure = decoding
+        } else if let mismatch = Partition.keyMismatch(id: id, in: json, path: partition.address.path) {
+            failure = EntityCoder.DecodingFailure(field: ["id"], message: mismatch.message)
+        } else {
+            return nil
+        }
         let path = partition.address.path
         var position: JSONKeyLocator.Position?
         // Locate it only if the file holds the entity as served (it may still be in the journal).

@@ -42,6 +42,9 @@ final class StoreState {
     var storeID = ""
     /// Partitions the index could not read (broken files), with why.
     var unindexed: [String: [PartitionAddress: FolioError]] = [:]
+    /// Ids found in more than one partition file of a collection, with the keys of those files
+    /// (StoreState+Duplicates.swift).
+    var duplicates: [String: [String: Set<PartitionKey>]] = [:]
     /// Identities of the partition files whose ids came from `.folio/index/` (not read).
     var indexIdentities: [String: [PartitionKey: FileIdentity]] = [:]
     /// Collections whose id index changed since it was last saved.

@@ -21,8 +21,8 @@ import Darwin
 @Suite struct LiveCopyTests {
     /// The writer's idle checkpoint delay, and the longest copy that counts (a slower copy, on a
     /// loaded machine, proves nothing either way and is not checked).
-    static let checkpointDelay = 300
-    static let longestCopy: Duration = .milliseconds(100)
+    static let checkpointDelay = 1000
+    static let longestCopy: Duration = .milliseconds(500)
 
     @Test func aQuickPlainCopyOfALiveFolderIsConsistent() async throws {
         let root = TemporaryFolder("live")
@@ -42,7 +42,9 @@ import Darwin
         let start = ContinuousClock.now
         // Copy back to back for a few seconds (about ten idle checkpoints). Every copy during
         // which a checkpoint replaced a file or reset the journal is checked, and every tenth other.
-        while ContinuousClock.now - start < .seconds(4), copies < 2000, child.process.isRunning {
+        // On a loaded machine, copy on (up to 20 s) until one was quick enough to check.
+        while ContinuousClock.now - start < .seconds(4) || (checked == 0 && ContinuousClock.now - start < .seconds(20)),
+              copies < 2000, child.process.isRunning {
             let acked = child.acks.last ?? 0
             let before = fingerprint(root.url)
             let copy = logs.appendingPathComponent("copy")

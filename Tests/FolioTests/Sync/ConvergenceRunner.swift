@@ -132,7 +132,7 @@ final class ConvergenceRunner {
         if client == clientCount - 1 { arguments += ["--batch", "4"] }
         var killed = 0
         for attempt in 0..<(kills + 8) {
-            guard ContinuousClock.now < deadline + .seconds(40) else { break }
+            guard ContinuousClock.now < deadline + .seconds(90) else { break }
             let child = try ClientProcess(arguments, logs: logs, name: "sync-\(label)-c\(client)-\(attempt)")
             if killed < kills {
                 try await Task.sleep(for: .milliseconds(Int.random(in: 20...700, using: &timing)))

@@ -1,0 +1,101 @@
+/// One id in two partition files of a collection (a hand edit copied an entity into another day,
+/// or a sync tool brought back an old file). Reads never pick one copy silently and writes never
+/// overwrite either: `get` and every write of that id refuse with an error naming both files,
+/// queries skip both copies and log the error, until a person deletes the wrong copy
+/// (FORMAT.md, "Partition files").
+extension StoreState {
+    /// Records that `address` holds `id`, noting a second file that holds it too.
+    func index(_ id: String, in address: PartitionAddress) {
+        let collection = address.collection
+        if let other = indexes[collection]?[id], other != address.key {
+            let otherAddress = PartitionAddress(collection: collection, granularity: address.granularity, key: other)
+            // Check the other file as it is now (another process may have moved the entity).
+            let holds: Bool
+            do { holds = try partition(otherAddress).entities[id] != nil } catch { holds = false }
+            if holds, indexes[collection]?[id] != address.key { noteDuplicate(id, in: [address, otherAddress]) }
+        }
+        if duplicates[collection]?[id] == nil || indexes[collection]?[id] == nil {
+            indexes[collection]?[id] = address.key
+        }
+    }
+
+    /// Records that the files at `addresses` all hold `id`, and reports it the first time.
+    func noteDuplicate(_ id: String, in addresses: [PartitionAddress]) {
+        guard let collection = addresses.first?.collection else { return }
+        let before = duplicates[collection]?[id] ?? []
+        let keys = before.union(addresses.map(\.key))
+        guard keys != before else { return }
+        duplicates[collection, default: [:]][id] = keys
+        let error = duplicateError(collection: collection, granularity: addresses[0].granularity, id: id, keys: keys)
+        report(.error, error.message, path: error.path.map { path in error.line.map { "\(path):\($0):\(error.column ?? 1)" } ?? path })
+    }
+
+    /// After `address` stopped holding `id`.
+    func forgetCopy(of id: String, in address: PartitionAddress) {
+        let collection = address.collection
+        guard var keys = duplicates[collection]?[id] else { return }
+        keys.remove(address.key)
+        if keys.count > 1 {
+            duplicates[collection]![id] = keys
+        } else {
+            duplicates[collection]![id] = nil
+            if let remaining = keys.first { indexes[collection]?[id] = remaining }
+        }
+    }
+
+    /// Throws if `id` is known to be in more than one file, after checking the files again (a
+    /// person may have deleted a copy since).
+    func refuseDuplicate(collection: String, granularity: PartitionGranularity, id: String) throws(FolioError) {
+        guard let keys = duplicates[collection]?[id] else { return }
+        for key in keys.sorted() {
+            let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
+            do {
+                let partition = try partition(address)
+                if partition.entities[id] == nil { forgetCopy(of: id, in: address) }
+            } catch where error.code == .corruptFile {
+                continue
+            }
+        }
+        guard let now = duplicates[collection]?[id], now.count > 1 else { return }
+        throw duplicateError(collection: collection, granularity: granularity, id: id, keys: now)
+    }
+
+    /// The error naming every file that holds `id`, located at the entity in the first one.
+    func duplicateError(collection: String, granularity: PartitionGranularity, id: String, keys: Set<PartitionKey>) -> FolioError {
+        let paths = keys.sorted().map { PartitionAddress(collection: collection, granularity: granularity, key: $0).path }
+        var position: JSONKeyLocator.Position?
+        do throws(FolioError) {
+            if let (bytes, _) = try fileSystem.read(paths[0]) { position = JSONKeyLocator(bytes).position(of: ["entities", id]) }
+        } catch {
+            // Unreadable now: the error names the files without a line.
+        }
+        return FolioError(.corruptFile, "entity \"\(id)\" is in \(paths.count) files (\(paths.joined(separator: ", "))): an entity lives in exactly one partition file; Folio neither reads nor writes it until you delete the copy that is wrong",
+                          path: paths[0], line: position?.line, column: position?.column, entityID: id)
+    }
+
+    /// The ids held by more than one of these partitions (or known to be in another file too),
+    /// noted as duplicates.
+    func duplicateIDs(among partitions: [Partition]) -> Set<String> {
+        guard partitions.count > 1 || !(duplicates[partitions.first?.address.collection ?? ""]?.isEmpty ?? true) else { return [] }
+        var seen: [String: PartitionAddress] = [:]
+        var found: Set<String> = []
+        // With the collection's id index built, every loaded partition's ids went through
+        // `index(_:in:)`, which notes duplicates: only the known ones need checking.
+        let indexed = partitions.first.map { indexes[$0.address.collection] != nil } ?? true
+        for partition in partitions where !indexed {
+            for id in partition.entities.keys {
+                if let other = seen.updateValue(partition.address, forKey: id) {
+                    found.insert(id)
+                    noteDuplicate(id, in: [other, partition.address])
+                }
+            }
+        }
+        if let first = partitions.first?.address, let known = duplicates[first.collection] {
+            for id in known.keys.sorted() where !found.contains(id) && partitions.contains(where: { $0.entities[id] != nil }) {
+                // Known from the index: the other copy is outside this selection.
+                do { try refuseDuplicate(collection: first.collection, granularity: first.granularity, id: id) } catch { found.insert(id) }
+            }
+        }
+        return found
+    }
+}
