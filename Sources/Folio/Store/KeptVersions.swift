@@ -52,7 +52,10 @@ struct KeptVersions {
     /// Keeps `bytes` as the newest version of `path`, removing an older copy of the same bytes and
     /// the versions beyond ``limit``. A person's save (`edit`)
     /// already kept, under either kind, is not kept again.
-    func keep(_ bytes: [UInt8], of path: String, edit: Bool = false) throws(FolioError) {
+    /// - Parameter durable: Synced (file and folder) before this returns: Folio's version of a
+    ///   file about to be replaced must survive a power cut that the new file survives, or the
+    ///   file would read as a person's save.
+    func keep(_ bytes: [UInt8], of path: String, edit: Bool = false, durable: Bool = false) throws(FolioError) {
         let hash = ContentHash(bytes)
         var versions = try versions(of: path)
         if let newest = versions.last, newest.hash == hash, newest.isEdit == edit { return }
@@ -67,6 +70,7 @@ struct KeptVersions {
         if fd < 0 { throw .system("create temp file for", path: folder, errno: Platform.lastError) }
         do throws(FolioError) {
             try fileSystem.write(fd, bytes, at: 0, path: temp)
+            if durable { try fileSystem.sync(fd, path: temp, dataOnly: true) }
         } catch {
             _ = Platform.close(fd)
             _ = Platform.unlink(fileSystem.absolute(temp))
@@ -94,6 +98,7 @@ struct KeptVersions {
             _ = Platform.unlink(fileSystem.absolute(temp))
             return
         }
+        if durable { try fileSystem.syncDirectory(folder) }
         versions.removeAll { version in
             guard version.hash == hash else { return false }
             _ = Platform.unlink(fileSystem.absolute(folder + "/" + version.name))

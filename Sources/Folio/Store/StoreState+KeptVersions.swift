@@ -124,7 +124,7 @@ extension StoreState {
                 keep(partition.unkeptFile, of: path, edit: true)
                 // Must be kept before the file is replaced: a file whose bytes are not Folio's
                 // newest version reads as a person's save, whose changes would be sent again.
-                if !isReadOnly { try keptVersions.keep(bytes, of: path) }
+                if !isReadOnly { try keptVersions.keep(bytes, of: path, durable: true) }
                 outcome = try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, ifStill: partition.identity == nil ? nil : partition.fileHash,
                                                                          swapFolder: KeptVersions.folder(of: path))
                 if case .replaced = outcome { partition.fileHash = ContentHash(bytes) }
