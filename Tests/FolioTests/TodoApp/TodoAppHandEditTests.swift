@@ -65,7 +65,7 @@ import Testing
         let began = ContinuousClock.now
         try await app.ok("list", "2031-07-01")
         let runMilliseconds = max(20, Int((ContinuousClock.now - began) / .milliseconds(1)))
-        var kills = 0, window = runMilliseconds
+        var kills = 0, window = max(5, runMilliseconds * 3 / 4)
         let deadline = ContinuousClock.now + .seconds(40)
         for round in 0..<12 where ContinuousClock.now < deadline {
             let title = "edit \(round)"
@@ -73,7 +73,8 @@ import Testing
             let child = try app.start(["list", "2031-07-01"])
             // Timed on a thread of its own: the test pool, starved on a loaded machine, would
             // wake late and find every run finished.
-            let delay = UInt32(Int.random(in: 0...window, using: &random) * 1000)
+            let delayMilliseconds = Int.random(in: 0...window, using: &random)
+            let delay = UInt32(delayMilliseconds * 1000)
             let process = child.process
             let killed = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 Thread {
@@ -88,7 +89,7 @@ import Testing
                 kills += 1
                 window = min(runMilliseconds * 2, window * 5 / 4 + 1)
             } else {
-                window = max(5, window * 2 / 3)
+                window = max(5, min(window, delayMilliseconds) * 3 / 4)   // that run took less
             }
             _ = await child.waitForExit(before: .now + .seconds(30))
             try await app.ok("list", "2031-07-01")
