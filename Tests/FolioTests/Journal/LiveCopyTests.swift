@@ -21,8 +21,8 @@ import Darwin
 @Suite struct LiveCopyTests {
     /// The writer's idle checkpoint delay, and the longest copy that counts (a slower copy, on a
     /// loaded machine, proves nothing either way and is not checked).
-    static let checkpointDelay = 1000
-    static let longestCopy: Duration = .milliseconds(500)
+    static let checkpointDelay = 300
+    static let longestCopy: Duration = .milliseconds(100)
 
     @Test func aQuickPlainCopyOfALiveFolderIsConsistent() async throws {
         let root = TemporaryFolder("live")
