@@ -67,6 +67,18 @@ enum CommandLineTool {
     }
 }
 
+extension CommandLineTool {
+    /// Opens a store to copy it (`backup`, `snapshot`): read-only, so the copy never writes to the
+    /// store it copies (no recovery, no checkpoint) and works on a read-only mount; the shared lock
+    /// alone keeps writers out.
+    static func openToCopy(_ source: URL) async throws -> Store {
+        try requireStore(source)
+        var configuration = Store.Configuration()
+        configuration.readOnly = true
+        return try await Store.open(at: source, configuration: configuration)
+    }
+}
+
 /// A failure the tool reports as is (exit code 1).
 struct ToolError: Error, CustomStringConvertible {
     let description: String

@@ -6,13 +6,8 @@ enum SnapshotCommand {
     static func run(_ raw: [String]) async throws -> Int32 {
         let arguments = try Arguments(raw, flags: [])
         let positionals = try arguments.positionals(min: 2, max: 2)
-        let source = CommandLineTool.folder(positionals[0])
         let destination = CommandLineTool.folder(positionals[1])
-        try CommandLineTool.requireStore(source)
-        // Read-only: no recovery, no checkpoint; the shared lock alone keeps writers out.
-        var configuration = Store.Configuration()
-        configuration.readOnly = true
-        let store = try await Store.open(at: source, configuration: configuration)
+        let store = try await CommandLineTool.openToCopy(CommandLineTool.folder(positionals[0]))
         let report = try await withClosing(store) { store in try await store.snapshot(to: destination) }.get()
         Output.line("snapshot in \(destination.path): \(report.linked) files linked, \(report.copied) copied")
         return CommandLineTool.success

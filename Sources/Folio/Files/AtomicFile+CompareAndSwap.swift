@@ -101,27 +101,7 @@ extension AtomicFile {
 
     /// Writes and fsyncs a temp file for `relative` at `temp`; returns its path and identity.
     func writeTemp(for relative: String, _ bytes: [UInt8], at temp: String) throws(FolioError) -> (path: String, identity: FileIdentity) {
-        try fileSystem.step(.create(temp))
-        let fd = Platform.open(fileSystem.absolute(temp), flags: Platform.createExclusiveWriteOnly)
-        if fd < 0 { throw .system("create temp file for", path: relative, errno: Platform.lastError) }
-        let identity: FileIdentity
-        do throws(FolioError) {
-            try fileSystem.write(fd, bytes, at: 0, path: temp)
-            try fileSystem.sync(fd, path: temp)
-            let (stat, code) = Platform.identity(ofOpen: fd)
-            guard let stat else { throw .system("fstat", path: temp, errno: code) }
-            identity = stat
-        } catch {
-            _ = Platform.close(fd)
-            _ = Platform.unlink(fileSystem.absolute(temp))
-            throw error
-        }
-        if Platform.close(fd) != 0 {
-            let code = Platform.lastError
-            _ = Platform.unlink(fileSystem.absolute(temp))
-            throw .system("close", path: temp, errno: code)
-        }
-        return (temp, identity)
+        (temp, try fileSystem.writeNewFile(temp, bytes, sync: .all, for: relative))
     }
 }
 

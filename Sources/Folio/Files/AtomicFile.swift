@@ -15,18 +15,10 @@ struct AtomicFile {
     /// Writes `bytes` to `relative` by temp file, fsync and rename. Does not sync the directory.
     func replace(_ relative: String, with bytes: [UInt8]) throws(FolioError) {
         let temp = StoreLayout.tempFolder + "/" + Self.counter.nextName(for: FileSystem.name(of: relative))
-        try fileSystem.step(.create(temp))
-        let fd = Platform.open(fileSystem.absolute(temp), flags: Platform.createExclusiveWriteOnly)
-        if fd < 0 { throw .system("create temp file for", path: relative, errno: Platform.lastError) }
-        var closed = false
-        do throws(FolioError) {
-            try fileSystem.write(fd, bytes, at: 0, path: temp)
-            try fileSystem.sync(fd, path: temp)
-            closed = true
-            if Platform.close(fd) != 0 { throw .system("close", path: temp, errno: Platform.lastError) }
+        _ = try fileSystem.writeNewFile(temp, bytes, sync: .all, for: relative)
+        do {
             try fileSystem.rename(temp, to: relative)
         } catch {
-            if !closed { _ = Platform.close(fd) }
             // Best effort: a temp file left behind is removed by the next open.
             _ = Platform.unlink(fileSystem.absolute(temp))
             throw error

@@ -113,9 +113,16 @@ struct MigrationPlan {
                 continue
             }
             guard let (bytes, _) = try state.fileSystem.read(path) else { continue }
-            // A command file that does not parse is the outbox's business (quarantine): untouched.
-            guard let json = try? JSONParser.parse(bytes), let migrated = try OutboxMigration.migrate(json, steps: steps, coder: state.coder),
-                  migrated != json else { continue }
+            // A command file that does not parse is the outbox's business (quarantine): untouched,
+            // and said, so the migration's report does not look as if it had been migrated.
+            let json: JSONValue
+            do { json = try JSONParser.parse(bytes) } catch {
+                state.report(.warning, "not migrated: line \(error.line), column \(error.column): \(error.message); "
+                             + "the outbox quarantines it until it is repaired", path: path)
+                report.commandsKept += 1
+                continue
+            }
+            guard let migrated = try OutboxMigration.migrate(json, steps: steps, coder: state.coder), migrated != json else { continue }
             writes.append((path, JSONWriter.pretty(migrated)))
             report.commandsRewritten += 1
         }

@@ -65,22 +65,7 @@ struct KeptVersions {
         // Written to a temp file and renamed, so a kill never leaves half a version; another
         // process may keep one under the same number at the same instant: take the next then.
         let temp = StoreLayout.tempFolder + "/" + AtomicFile.counter.nextName(for: "version")
-        try fileSystem.step(.create(temp))
-        let fd = Platform.open(fileSystem.absolute(temp), flags: Platform.createExclusiveWriteOnly)
-        if fd < 0 { throw .system("create temp file for", path: folder, errno: Platform.lastError) }
-        do throws(FolioError) {
-            try fileSystem.write(fd, bytes, at: 0, path: temp)
-            if durable { try fileSystem.sync(fd, path: temp, dataOnly: true) }
-        } catch {
-            _ = Platform.close(fd)
-            _ = Platform.unlink(fileSystem.absolute(temp))
-            throw error
-        }
-        if Platform.close(fd) != 0 {
-            let code = Platform.lastError
-            _ = Platform.unlink(fileSystem.absolute(temp))
-            throw .system("close", path: temp, errno: code)
-        }
+        _ = try fileSystem.writeNewFile(temp, bytes, sync: durable ? .data : .none, for: folder)
         var order = (versions.last?.order ?? 0) + 1
         var placed = false
         for _ in 0..<4 where !placed {
