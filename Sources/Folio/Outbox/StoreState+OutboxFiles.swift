@@ -8,22 +8,30 @@ extension StoreState {
     /// Command files are written once, with their final bytes, and never rewritten: a failed
     /// command's file in `failed/` has the same bytes as it had in `outbox/`.
     /// - Returns: How many files were written or removed.
-    func writeOutboxFiles(folders: inout Set<String>) throws(FolioError) -> Int {
+    /// - Parameter writes: What each pending or failed command file now holds (nil: removed).
+    func writeOutboxFiles(folders: inout Set<String>, writes: inout [String: ContentHash?]) throws(FolioError) -> Int {
         let needed = records.contains { !$0.outbox.isEmpty } || outbox?.needsQuarantineMove == true
         guard needed else { return 0 }
         let outbox = try loadedOutbox()
         var written = 0
         let atomic = AtomicFile(fileSystem: fileSystem)
 
+        let archive = Self.sentFolder + "/"
         func ensure(_ path: String, _ value: JSONValue) throws(FolioError) {
+            let bytes = JSONWriter.pretty(value)
+            if !path.hasPrefix(archive) { writes.updateValue(ContentHash(bytes), forKey: path) }
             guard try fileSystem.identity(path) == nil else { return }
             try fileSystem.makeDirectoryDurably(FileSystem.parent(of: path))
-            try atomic.replace(path, with: JSONWriter.pretty(value))
+            try atomic.replace(path, with: bytes)
             folders.insert(FileSystem.parent(of: path))
             written += 1
         }
-        func remove(_ path: String) throws(FolioError) {
-            guard try fileSystem.identity(path) != nil else { return }
+        // A removal is recorded when there was a file, and always for a command that left the
+        // queue (a crash after the unlink and before the log's append leaves no file to see).
+        func remove(_ path: String, leftQueue: Bool = false) throws(FolioError) {
+            let exists = try fileSystem.identity(path) != nil
+            if !path.hasPrefix(archive) && (exists || leftQueue) { writes.updateValue(nil, forKey: path) }
+            guard exists else { return }
             try fileSystem.unlink(path)
             folders.insert(FileSystem.parent(of: path))
             written += 1
@@ -55,12 +63,12 @@ extension StoreState {
                 // without its reason.
                 try ensure(reason, why)
                 try ensure(failed, command)
-                try remove(queued)
+                try remove(queued, leftQueue: true)
             case .sent(let command):
                 if command != .null && kept.contains(sequence) { try ensure(sent, command) }
-                try remove(queued)
+                try remove(queued, leftQueue: true)
             case .gone:
-                try remove(queued)
+                try remove(queued, leftQueue: true)
                 try remove(failed)
                 try remove(reason)
             }
@@ -75,6 +83,7 @@ extension StoreState {
             let target = Self.quarantineFolder + "/" + FileSystem.name(of: path)
             try fileSystem.makeDirectoryDurably(Self.quarantineFolder)
             try fileSystem.rename(path, to: target)
+            writes.updateValue(nil, forKey: path)
             folders.insert(FileSystem.parent(of: path))
             folders.insert(Self.quarantineFolder)
             outbox.quarantined[path] = nil

@@ -221,7 +221,7 @@ extension StoreState {
 
     /// Keeps a version of a partition file; a failure only costs the ability to merge a later save
     /// made from it, so it is reported, not thrown.
-    private func keep(_ bytes: [UInt8]?, of path: String, edit: Bool = false) {
+    func keep(_ bytes: [UInt8]?, of path: String, edit: Bool = false) {
         guard let bytes, !isReadOnly else { return }
         do {
             try keptVersions.keep(bytes, of: path, edit: edit)
