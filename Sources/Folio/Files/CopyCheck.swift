@@ -46,8 +46,10 @@ struct CopyCheck {
         var paths = Set(log.history.keys)
         for path in try Self.dataAndCommandFiles(fileSystem) { paths.insert(path) }
         for path in paths.sorted() {
-            let current = try fileSystem.read(path).map { ContentHash($0.bytes) }
-            if let problem = judge(path, current: current, history: log.history[path] ?? [], log: log, b: b, end: end) {
+            let bytes = try fileSystem.read(path)?.bytes
+            let current = bytes.map(ContentHash.init)
+            if let problem = judge(path, current: current, history: log.history[path] ?? [], log: log, b: b, end: end),
+               !Self.isDamagedDataFile(path, bytes) {
                 findings.append(Finding(path: path, message: problem))
             }
         }
@@ -79,6 +81,19 @@ struct CopyCheck {
             return "holds a version Folio wrote that is \(when)"
         }
         return "holds bytes no checkpoint wrote (hash \(current)): written while the folder was copied, or edited by hand before any Folio process read the edit; the copy's journal needs \(want)"
+    }
+
+    /// A data file that does not parse is damage, never a tear: Folio replaces data files whole
+    /// (by rename or exchange), so a copy cannot catch one half-written. Such a file is left to
+    /// the broken-file handling (reported with its line and column, blocking nothing else).
+    static func isDamagedDataFile(_ path: String, _ bytes: [UInt8]?) -> Bool {
+        guard let bytes, commandSequence(path) == nil else { return false }
+        do {
+            _ = try PartitionFile.decode(bytes, path: path)
+            return false
+        } catch {
+            return true
+        }
     }
 
     /// Every data file and pending or failed command file, by the exact names FORMAT.md gives them.

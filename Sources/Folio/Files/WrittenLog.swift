@@ -94,30 +94,61 @@ struct WrittenLog {
         return (identity.device, identity.inode)
     }
 
-    /// Appends lines, cutting off a torn last line first, and syncs them.
-    func append(_ text: String) throws(FolioError) {
-        let fd = try fileSystem.openForUpdate(Self.path)
-        defer { _ = Platform.close(fd) }
-        let (identity, code) = Platform.identity(ofOpen: fd)
-        guard let identity else { throw .system("fstat", path: Self.path, errno: code) }
-        var offset = identity.size
-        if offset > 0 {
-            // Cut back to the last complete line (a crash may have torn the previous append).
-            let window = Int(min(offset, 4096))
-            var tail = [UInt8](repeating: 0, count: window)
-            let count = tail.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: offset - Int64(window)) }
-            if count != window { throw .system("read", path: Self.path, errno: Platform.lastError) }
-            if tail.last != 0x0A {
-                if let newline = tail.lastIndex(of: 0x0A) {
-                    offset -= Int64(window - newline - 1)
-                } else {
-                    offset -= Int64(window)
+    /// Opens the log for a checkpoint's appends (nil when there is no log).
+    func appender() throws(FolioError) -> Appender? {
+        guard try fileSystem.identity(Self.path) != nil else { return nil }
+        return try Appender(fileSystem)
+    }
+
+    /// A checkpoint's appends: each line is written before the file it names is replaced or
+    /// removed, so that every version of a file that is ever in place is in the log (a copy
+    /// taken after a crash in the middle of a checkpoint then passes); the lines are synced
+    /// once, before the journal is emptied.
+    final class Appender {
+        private let fileSystem: FileSystem
+        private let fd: Int32
+        private var offset: Int64
+        private var closed = false
+
+        /// Opens the log and cuts off a torn last line (a crash in an earlier append).
+        init(_ fileSystem: FileSystem) throws(FolioError) {
+            self.fileSystem = fileSystem
+            fd = try fileSystem.openForUpdate(WrittenLog.path)
+            do throws(FolioError) {
+                let (identity, code) = Platform.identity(ofOpen: fd)
+                guard let identity else { throw .system("fstat", path: WrittenLog.path, errno: code) }
+                offset = identity.size
+                guard offset > 0 else { return }
+                let window = Int(min(offset, 4096))
+                var tail = [UInt8](repeating: 0, count: window)
+                let count = tail.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: offset - Int64(window)) }
+                if count != window { throw .system("read", path: WrittenLog.path, errno: Platform.lastError) }
+                if tail.last != 0x0A {
+                    offset -= Int64(window - ((tail.lastIndex(of: 0x0A) ?? -1) + 1))
+                    try fileSystem.truncate(fd, to: offset, path: WrittenLog.path)
                 }
-                try fileSystem.truncate(fd, to: offset, path: Self.path)
+            } catch {
+                _ = Platform.close(fd)
+                throw error
             }
         }
-        try fileSystem.write(fd, Array(text.utf8), at: offset, path: Self.path)
-        try fileSystem.sync(fd, path: Self.path, dataOnly: true)
+
+        deinit { if !closed { _ = Platform.close(fd) } }
+
+        func add(_ text: String) throws(FolioError) {
+            let bytes = Array(text.utf8)
+            try fileSystem.write(fd, bytes, at: offset, path: WrittenLog.path)
+            offset += Int64(bytes.count)
+        }
+
+        /// Syncs what was added, and closes the log.
+        func finish() throws(FolioError) {
+            defer {
+                closed = true
+                _ = Platform.close(fd)
+            }
+            try fileSystem.sync(fd, path: WrittenLog.path, dataOnly: true)
+        }
     }
 
     /// Replaces the log (temp file, sync, rename, sync of the folder).

@@ -8,8 +8,7 @@ extension StoreState {
     /// Command files are written once, with their final bytes, and never rewritten: a failed
     /// command's file in `failed/` has the same bytes as it had in `outbox/`.
     /// - Returns: How many files were written or removed.
-    /// - Parameter writes: What each pending or failed command file now holds (nil: removed).
-    func writeOutboxFiles(folders: inout Set<String>, writes: inout [String: ContentHash?]) throws(FolioError) -> Int {
+    func writeOutboxFiles(folders: inout Set<String>) throws(FolioError) -> Int {
         let needed = records.contains { !$0.outbox.isEmpty } || outbox?.needsQuarantineMove == true
         guard needed else { return 0 }
         let outbox = try loadedOutbox()
@@ -19,7 +18,7 @@ extension StoreState {
         let archive = Self.sentFolder + "/"
         func ensure(_ path: String, _ value: JSONValue) throws(FolioError) {
             let bytes = JSONWriter.pretty(value)
-            if !path.hasPrefix(archive) { writes.updateValue(ContentHash(bytes), forKey: path) }
+            if !path.hasPrefix(archive) { try noteWrite(path, ContentHash(bytes)) }
             guard try fileSystem.identity(path) == nil else { return }
             try fileSystem.makeDirectoryDurably(FileSystem.parent(of: path))
             try atomic.replace(path, with: bytes)
@@ -30,7 +29,7 @@ extension StoreState {
         // queue (a crash after the unlink and before the log's append leaves no file to see).
         func remove(_ path: String, leftQueue: Bool = false) throws(FolioError) {
             let exists = try fileSystem.identity(path) != nil
-            if !path.hasPrefix(archive) && (exists || leftQueue) { writes.updateValue(nil, forKey: path) }
+            if !path.hasPrefix(archive) && (exists || leftQueue) { try noteWrite(path, nil) }
             guard exists else { return }
             try fileSystem.unlink(path)
             folders.insert(FileSystem.parent(of: path))
@@ -82,8 +81,8 @@ extension StoreState {
             guard try fileSystem.identity(path) != nil else { continue }
             let target = Self.quarantineFolder + "/" + FileSystem.name(of: path)
             try fileSystem.makeDirectoryDurably(Self.quarantineFolder)
+            try noteWrite(path, nil)
             try fileSystem.rename(path, to: target)
-            writes.updateValue(nil, forKey: path)
             folders.insert(FileSystem.parent(of: path))
             folders.insert(Self.quarantineFolder)
             outbox.quarantined[path] = nil

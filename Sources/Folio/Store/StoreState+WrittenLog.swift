@@ -74,21 +74,28 @@ extension StoreState {
         }
     }
 
-    /// Appends what a checkpoint left in each file; `checkpoint` is the transaction the journal
-    /// is about to be emptied at (nil: it is not, a partition is blocked). Compacts a large log.
-    func recordWrites(_ writes: [String: ContentHash?], at transaction: UInt64, checkpoint: Bool) throws(FolioError) {
-        guard !isReadOnly, !writes.isEmpty || checkpoint else { return }
-        guard try fileSystem.identity(WrittenLog.path) != nil else {
-            return try rewriteWrittenLog(fromFiles: true, since: checkpoint ? transaction : nil)
-        }
-        var text = ""
-        for (path, hash) in writes.sorted(by: { $0.key < $1.key }) {
-            text += WrittenLog.line(path, WrittenLog.Entry(transaction: transaction, hash: hash))
-        }
-        if checkpoint { text += "C \(transaction)\n" }
-        try writtenLog.append(text)
+    /// Opens `.folio/written` for a checkpoint's lines (making it from the files if it is gone).
+    func beginWrittenLog() throws(FolioError) {
+        guard !isReadOnly else { return }
+        if try fileSystem.identity(WrittenLog.path) == nil { try rewriteWrittenLog(fromFiles: true) }
+        writtenAppender = try writtenLog.appender()
+    }
+
+    /// Notes, before a checkpoint replaces or removes a file, what the file will hold (nil: no
+    /// file): it contains every record before the current transaction number.
+    func noteWrite(_ path: String, _ hash: ContentHash?) throws(FolioError) {
+        try writtenAppender?.add(WrittenLog.line(path, WrittenLog.Entry(transaction: nextTransaction, hash: hash)))
+    }
+
+    /// Ends a checkpoint's lines: `C t` when the journal is about to be emptied at `t`, then one
+    /// sync. Compacts a large log.
+    func finishWrittenLog(checkpoint: Bool) throws(FolioError) {
+        guard let appender = writtenAppender else { return }
+        writtenAppender = nil
+        if checkpoint { try appender.add("C \(nextTransaction)\n") }
+        try appender.finish()
         if try writtenLog.size() > WrittenLog.compactionSize {
-            try rewriteWrittenLog(fromFiles: false, since: checkpoint ? transaction : nil)
+            try rewriteWrittenLog(fromFiles: false, since: checkpoint ? nextTransaction : nil)
         }
     }
 
