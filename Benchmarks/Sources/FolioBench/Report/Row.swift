@@ -35,7 +35,7 @@ struct Row: Sendable {
     var medianRatio: Double { median(ratios) }
 
     /// Whether the row holds anything measured (`--only` leaves other rows empty).
-    var isMeasured: Bool { !values.isEmpty || !peerValues.isEmpty }
+    var isMeasured: Bool { !values.isEmpty }
 
     var targetText: String {
         guard let target else { return "" }

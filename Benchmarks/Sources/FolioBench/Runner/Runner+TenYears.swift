@@ -37,13 +37,15 @@ extension Runner {
 
         // Every day, one query each, oldest first; then the process's peak memory over its baseline.
         try await pair(flip, {
-            let (time, memory) = try everyDay("folio", folio, tenYears)
+            let (time, growth, peak) = try everyDay("folio", folio, tenYears)
             record(.tenYearEveryDay, time)
-            record(.tenYearPeakMemory, memory)
+            record(.tenYearPeakMemory, growth)
+            record(.tenYearPeakMemoryTotal, peak)
         }, {
-            let (time, memory) = try everyDay("grdb", grdb, tenYears)
+            let (time, growth, peak) = try everyDay("grdb", grdb, tenYears)
             recordPeer(.tenYearEveryDay, time)
-            recordPeer(.tenYearPeakMemory, memory)
+            recordPeer(.tenYearPeakMemory, growth)
+            recordPeer(.tenYearPeakMemoryTotal, peak)
         })
 
         // A cold process: caches dropped, open + one todo by id (a different todo each round).
@@ -72,14 +74,15 @@ extension Runner {
         return values[0] / 1e6
     }
 
-    /// Milliseconds of reading every day, and the peak memory it added (MiB), in a fresh child.
-    private func everyDay(_ engine: String, _ path: String, _ tenYears: Workload) throws -> (Double, Double) {
+    /// Milliseconds of reading every day in a fresh child, the peak memory it added over the
+    /// child's baseline and the child's peak memory (MiB).
+    private func everyDay(_ engine: String, _ path: String, _ tenYears: Workload) throws -> (Double, Double, Double) {
         let output = try ChildProcess.run(["days", engine, path, tenYears.days[0], String(tenYears.days.count)])
         let values = try ChildProcess.numbers(output, expected: 4)
         guard Int(values[1]) == tenYears.todos.count else {
             throw BenchError("\(engine) read \(Int(values[1])) todos from every day, expected \(tenYears.todos.count)")
         }
-        return (values[0] / 1e6, (values[3] - values[2]) / 1024)
+        return (values[0] / 1e6, (values[3] - values[2]) / 1024, values[3] / 1024)
     }
 
     /// Milliseconds of open + get by id in a fresh child, caches dropped first.
