@@ -1,6 +1,6 @@
 import Foundation
 
-/// Row 10: the ten-year store (3,650 day files, ~98,550 todos by default) against the same rows
+/// Row 10: the ten-year store (3,650 day files, 100,000 todos by default) against the same rows
 /// in SQLite, each measure in a fresh child process (Children/ChildMain+TenYears.swift) on the
 /// store seeded once per run. Every child's result is checked against the workload: the same
 /// matches, the same todos read, the right todo found.
