@@ -104,23 +104,61 @@ extension Store {
     /// - Returns: False if the command was not pending (nothing changed).
     func acknowledge(_ sequence: UInt64, version: String?, serverEntity: JSONValue?, collection: SyncedCollection?,
                      durability: Durability?, advancingVersion: Bool = true) async throws -> Bool {
-        let (found, warning): (Bool, String?) = try await commitWrite(durability: durability) { state in
+        let acknowledgement = Acknowledgement(sequence: sequence, version: version, serverEntity: serverEntity,
+                                              collection: collection, advancingVersion: advancingVersion)
+        return try await acknowledge([acknowledgement], durability: durability).first ?? false
+    }
+
+    /// One command the server applied, as the sync engine acknowledges it.
+    struct Acknowledgement: Sendable {
+        var sequence: UInt64
+        var version: String?
+        var serverEntity: JSONValue?
+        var collection: SyncedCollection?
+        var advancingVersion: Bool = true
+    }
+
+    /// Acknowledges consecutive commands, in order, in one transaction (one journal record): the
+    /// same changes as acknowledging them one after the other, for one append. A crash loses all
+    /// of them or none; a lost acknowledgement only means sending the command again under its
+    /// idempotency key, which the server answers from memory (PROTOCOL.md).
+    /// - Returns: For each, whether it was pending (one that was not changes nothing).
+    func acknowledge(_ acknowledgements: [Acknowledgement], durability: Durability?) async throws -> [Bool] {
+        guard !acknowledgements.isEmpty else { return [] }
+        let (found, warnings): ([Bool], [String]) = try await commitWrite(durability: durability) { state in
             let outbox = try state.loadedOutbox()
-            guard case .pending(let command)? = outbox.commands[sequence] else { return ((false, nil), nil) }
             let transaction = Transaction(state: state)
             transaction.isFromServer = true
-            transaction.outboxChanges.append(.remove(sequence: sequence, archive: true))
-            guard advancingVersion else { return ((true, nil), try state.commit(transaction)) }
-            let warning = try Self.stageAcknowledged(command, sequence: sequence, version: version, serverEntity: serverEntity,
-                                                     collection: collection, in: transaction, outbox: outbox)
-            return ((true, warning), try state.commit(transaction))
+            var found: [Bool] = []
+            var warnings: [String] = []
+            var removed = Set<UInt64>()
+            for acknowledgement in acknowledgements {
+                let sequence = acknowledgement.sequence
+                guard case .pending(let command)? = outbox.commands[sequence], !removed.contains(sequence) else {
+                    found.append(false)
+                    continue
+                }
+                found.append(true)
+                removed.insert(sequence)
+                transaction.outboxChanges.append(.remove(sequence: sequence, archive: true))
+                guard acknowledgement.advancingVersion else { continue }
+                if let warning = try Self.stageAcknowledged(command, sequence: sequence, version: acknowledgement.version,
+                                                            serverEntity: acknowledgement.serverEntity,
+                                                            collection: acknowledgement.collection, in: transaction,
+                                                            outbox: outbox, acknowledgedWith: removed) {
+                    warnings.append(warning)
+                }
+            }
+            guard !removed.isEmpty else { return ((found, []), nil) }
+            return ((found, warnings), try state.commit(transaction))
         }
-        if let warning { state.report(.warning, warning) }
+        for warning in warnings { state.report(.warning, warning) }
         return found
     }
 
     private static func stageAcknowledged(_ command: JSONValue, sequence: UInt64, version: String?, serverEntity: JSONValue?,
-                                          collection: SyncedCollection?, in tx: Transaction, outbox: OutboxState) throws -> String? {
+                                          collection: SyncedCollection?, in tx: Transaction, outbox: OutboxState,
+                                          acknowledgedWith removed: Set<UInt64>) throws -> String? {
         let operation = command["operation"]?.stringValue
         guard operation == "upsert" || operation == "delete", let name = command["collection"]?.stringValue,
               let id = command["entityID"]?.stringValue,
@@ -137,7 +175,9 @@ extension Store {
         guard let address = try tx.address(of: id, collection: name, granularity: granularity) else {
             // Deleted here since: the server has this version until the delete reaches it, and
             // the delete must say so (If-Match), whichever process sends it.
-            let delete = outbox.pending(collection: name, id: id).last { $0.command["operation"]?.stringValue == "delete" }
+            let delete = outbox.pending(collection: name, id: id).last {
+                $0.command["operation"]?.stringValue == "delete" && !removed.contains($0.sequence)
+            }
             if let partition = delete?.command["partition"]?.stringValue {
                 let tombstone = try PartitionAddress(collection: name, granularity: granularity, partitionText: partition)
                 tx.stageServerVersion(version ?? "", at: tombstone, id: id)

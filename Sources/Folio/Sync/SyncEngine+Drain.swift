@@ -10,6 +10,11 @@ extension SyncEngine {
 
     /// Sends commands in order until the queue is empty, blocked by a quarantined file, or a
     /// failure means waiting. Runs alone (see `exclusive`).
+    ///
+    /// The queue is read a window at a time (a batch, or up to ``SyncEngine/oneByOneWindow``
+    /// commands sent one request each, every request leaving after the previous answer), and the
+    /// commands the server applied are acknowledged together, in one transaction, when the window
+    /// ends or before anything that depends on them (see `AppliedPushes`).
     func drainPass(honouringBackoff: Bool) async throws -> DrainReport {
         var report = DrainReport()
         var touched: [String: Set<String>] = [:]
@@ -20,7 +25,7 @@ extension SyncEngine {
         defer { status.inFlight = nil }
         while true {
             try checkNotStopped()
-            let head = try await store.queueHead(limit: batchSize)
+            let head = try await store.queueHead(limit: batchSize > 1 ? batchSize : Self.oneByOneWindow)
             status.pendingCount = head.pendingCount
             report.remaining = head.pendingCount
             if let blocked = head.quarantined.first {
@@ -38,31 +43,33 @@ extension SyncEngine {
             }
             // Only the pass's first head can be waiting out a backoff: a command is tried only
             // once every earlier one is settled, and a failure ends the pass.
-            let attempts = try await store.attempts(for: first.sequence)
-            // The network coming back ends a wait caused by the network, not one the server asked for.
-            if honour, let next = attempts.nextAttempt, next > Date(), !(networkCameBack && !attempts.serverAnsweredLast) {
-                status.nextAttempt = next
-                report.nextAttempt = next
-                report.stoppedBecause = "command \(first.sequence) waits until \(next.formatted(.iso8601)) to be sent again"
-                    + (attempts.lastError.map { " (after \(attempts.count) failed attempt\(attempts.count == 1 ? "" : "s"); the last: \($0))" } ?? "")
-                break
+            if honour {
+                let attempts = try await store.attempts(for: first.sequence)
+                // The network coming back ends a wait caused by the network, not one the server asked for.
+                if let next = attempts.nextAttempt, next > Date(), !(networkCameBack && !attempts.serverAnsweredLast) {
+                    status.nextAttempt = next
+                    report.nextAttempt = next
+                    report.stoppedBecause = "command \(first.sequence) waits until \(next.formatted(.iso8601)) to be sent again"
+                        + (attempts.lastError.map { " (after \(attempts.count) failed attempt\(attempts.count == 1 ? "" : "s"); the last: \($0))" } ?? "")
+                    break
+                }
+                honour = false
             }
-            honour = false
-            var requests: [PushRequest] = []
-            for command in head.commands { requests.append(try await request(for: command)) }
-            // From here the commands may reach the server: coalescing must leave them alone.
-            try await store.markInFlight(through: head.commands[requests.count - 1].sequence,
-                                         known: configuration.collections.mapValues(\.mode))
-            status.inFlight = first.sequence
-            emit(.sending(first.sequence))
-            var outcomes = await push(requests, batch: batchSize > 1)
-            status.inFlight = nil
-            try checkNotStopped()
-            if outcomes.isEmpty { outcomes = [.retryLater(reason: "the server handled no command of the batch", status: nil, after: nil)] }
-            var step = Step.next
-            for (request, outcome) in zip(requests, outcomes) {
-                step = try await handle(outcome, of: request, round: 1, report: &report, touched: &touched)
-                guard case .next = step else { break }
+            var applied = AppliedPushes()
+            let step: Step
+            do {
+                step = batchSize > 1
+                    ? try await sendBatch(head.commands, applied: &applied, report: &report, touched: &touched)
+                    : try await sendOneByOne(head.commands, applied: &applied, report: &report, touched: &touched)
+            } catch {
+                // What the server applied is recorded even when the pass ends on an error or a
+                // stop; if this fails too, those commands are sent again under the same keys.
+                if !applied.isEmpty {
+                    do { try await record(&applied, report: &report, touched: &touched) } catch let recording {
+                        await store.logSync(.warning, "could not record \(applied.count) acknowledgements (sent again later): \(recording)")
+                    }
+                }
+                throw error
             }
             if case .wait(let until) = step {
                 report.nextAttempt = until
@@ -96,7 +103,7 @@ extension SyncEngine {
     }
 
     /// Sends requests one by one, or as one batch.
-    private func push(_ requests: [PushRequest], batch: Bool) async -> [PushOutcome] {
+    func push(_ requests: [PushRequest], batch: Bool) async -> [PushOutcome] {
         do {
             if batch, requests.count > 1, let batching = transport as? any BatchTransport {
                 return Array(try await batching.push(batch: requests).prefix(requests.count))

@@ -1,0 +1,134 @@
+internal import Foundation
+
+/// A window of the queue: sent as one batch, or one request per command in order, with the
+/// commands the server applied acknowledged together.
+///
+/// Acknowledging a window in one transaction keeps every promise of PROTOCOL.md: a command is
+/// still sent only after the previous one was answered, and one whose acknowledgement a crash
+/// loses is pending again, sent again under its idempotency key, and answered from the server's
+/// memory with the same status and version. What the window changes is only how many commands a
+/// crash can send twice (at most one window), never how many are applied twice (none).
+extension SyncEngine {
+    /// The most commands of a one-request-per-command drain acknowledged in one transaction.
+    static let oneByOneWindow = 100
+    /// The longest a server's answer waits to be recorded while the window goes on, so that the
+    /// app sees its changes leave the queue promptly.
+    static let acknowledgementDelay: Duration = .milliseconds(100)
+
+    /// Commands the server applied, not recorded yet, in the order they were sent.
+    struct AppliedPushes {
+        struct Item {
+            var request: PushRequest
+            var version: String?
+            var entity: Data?
+            var advancingVersion: Bool
+        }
+        var items: [Item] = []
+        var since: ContinuousClock.Instant?
+        var isEmpty: Bool { items.isEmpty }
+        var count: Int { items.count }
+
+        mutating func append(_ item: Item) {
+            if items.isEmpty { since = .now }
+            items.append(item)
+        }
+
+        /// Whether a command of this entity waits to be recorded: a later command of the entity
+        /// reads the version its acknowledgement stores, so that is recorded first.
+        func concerns(_ command: OutboxCommand) -> Bool {
+            guard let collection = command.collection, let id = command.entityID else { return false }
+            return items.contains { $0.request.command.collection == collection && $0.request.command.entityID == id }
+        }
+
+        var isOverdue: Bool {
+            guard let since else { return false }
+            return ContinuousClock.now - since >= SyncEngine.acknowledgementDelay
+        }
+    }
+
+    /// Sends the window as one batch request (PROTOCOL.md, "Batches"), then records the outcomes
+    /// in order: the applied ones together, then the first that was not applied.
+    func sendBatch(_ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
+                   touched: inout [String: Set<String>]) async throws -> Step {
+        var requests: [PushRequest] = []
+        for command in commands { requests.append(try await request(for: command)) }
+        // From here the commands may reach the server: coalescing must leave them alone.
+        try await store.markInFlight(through: commands[commands.count - 1].sequence,
+                                     known: configuration.collections.mapValues(\.mode))
+        status.inFlight = commands[0].sequence
+        emit(.sending(commands[0].sequence))
+        var outcomes = await push(requests, batch: true)
+        status.inFlight = nil
+        if outcomes.isEmpty { outcomes = [.retryLater(reason: "the server handled no command of the batch", status: nil, after: nil)] }
+        for (request, outcome) in zip(requests, outcomes) {
+            if case .applied(let version, let entity) = outcome {
+                applied.append(.init(request: request, version: version, entity: entity,
+                                     advancingVersion: try await advancesVersion(request.command, sent: request.body)))
+                continue
+            }
+            try await record(&applied, report: &report, touched: &touched)
+            let step = try await handle(outcome, of: request, round: 1, report: &report, touched: &touched)
+            guard case .next = step else { return step }
+        }
+        try await record(&applied, report: &report, touched: &touched)
+        try checkNotStopped()
+        return .next
+    }
+
+    /// Sends the window one request per command, each after the previous answer.
+    func sendOneByOne(_ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
+                      touched: inout [String: Set<String>]) async throws -> Step {
+        // From here the commands may reach the server: coalescing must leave them alone. One
+        // durable mark covers the window (it may cover commands a failure leaves unsent: the safe
+        // side, they are only kept from coalescing).
+        try await store.markInFlight(through: commands[commands.count - 1].sequence,
+                                     known: configuration.collections.mapValues(\.mode))
+        for command in commands {
+            try checkNotStopped()
+            if applied.isOverdue || applied.concerns(command) { try await record(&applied, report: &report, touched: &touched) }
+            let request = try await request(for: command)
+            status.inFlight = command.sequence
+            emit(.sending(command.sequence))
+            let outcome = await push([request], batch: false).first
+                ?? .retryLater(reason: "the transport gave no outcome", status: nil, after: nil)
+            status.inFlight = nil
+            if case .applied(let version, let entity) = outcome {
+                applied.append(.init(request: request, version: version, entity: entity,
+                                     advancingVersion: try await advancesVersion(command, sent: request.body)))
+                continue
+            }
+            try await record(&applied, report: &report, touched: &touched)
+            // A conflict settled or a dead letter may change what the rest of the window was read
+            // from (the entity, its version): the queue is read again.
+            return try await handle(outcome, of: request, round: 1, report: &report, touched: &touched)
+        }
+        try await record(&applied, report: &report, touched: &touched)
+        return .next
+    }
+
+    /// Acknowledges the applied commands in one transaction, then reports each as sent.
+    func record(_ applied: inout AppliedPushes, report: inout DrainReport, touched: inout [String: Set<String>]) async throws {
+        guard !applied.isEmpty else { return }
+        let items = applied.items
+        let acknowledgements = items.map { item in
+            Store.Acknowledgement(sequence: item.request.command.sequence, version: item.version, serverEntity: Self.json(item.entity),
+                                  collection: item.request.command.collection.flatMap { configuration.collections[$0] },
+                                  advancingVersion: item.advancingVersion)
+        }
+        // Relaxed: everything here can be had from the server again (see `Store.syncWrite`).
+        _ = try await store.acknowledge(acknowledgements, durability: .relaxed)
+        applied = AppliedPushes()
+        markReachable()
+        status.lastSuccess = Date()
+        status.lastError = nil
+        for item in items {
+            let command = item.request.command
+            report.sent += 1
+            report.remaining = max(0, report.remaining - 1)
+            if let collection = command.collection, let partition = command.partition {
+                touched[collection, default: []].insert(partition)
+            }
+            emit(.sent(command.sequence, version: item.version))
+        }
+    }
+}
