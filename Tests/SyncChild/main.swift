@@ -1,10 +1,10 @@
 // folio-sync-child: drains a store's outbox to a server, for the sync convergence test, which
 // SIGKILLs it at random instants and starts it again.
 //
-//   folio-sync-child DIR BASE-URL [--max-seconds 120]
+//   folio-sync-child DIR BASE-URL [--max-seconds 120] [--batch 1]
 //
 // Opens the store in DIR, drains it to BASE-URL (PROTOCOL.md) with short retry delays until the
-// queue is empty, prints `drained SENT FAILED` and exits 0. Exits 1 on an error it cannot retry,
+// queue is empty (one request per command, or --batch commands per `_batch` request), prints `drained SENT FAILED` and exits 0. Exits 1 on an error it cannot retry,
 // 2 on usage errors, and gives up after --max-seconds (exit 3) so a crashed test leaves nothing
 // running.
 
@@ -30,6 +30,9 @@ configuration.maxAttempts = 1000
 configuration.pollInterval = nil
 var options = HTTPTransport.Options()
 options.requestTimeout = .seconds(5)
+if let index = arguments.firstIndex(of: "--batch"), index + 1 < arguments.count, let value = Int(arguments[index + 1]) {
+    options.batchSize = value
+}
 
 do {
     let store = try await Store.open(at: URL(fileURLWithPath: arguments[1]))
