@@ -59,20 +59,20 @@ import Testing
         let logs = folder.url.deletingLastPathComponent()
         let arguments = [folder.url.path, server.baseURL.absoluteString, "--batch", String(batch), "--max-seconds", "100"]
         var requestsBeforeKill: [Int] = []
+        var killedMidDrain = 0
         for round in 0..<Self.kills {
             let child = try CrashChild(arguments, logs: logs, name: "drain-kill-\(batch)-\(round)", executable: "folio-sync-child")
             // Killed mid-drain: after a random number of requests (a process starts slowly on a
             // busy machine, so a random delay alone would mostly kill it before it sends), then
             // a random few milliseconds more, so the kill falls anywhere in a request's cycle.
-            let target = server.requestCount + Int.random(in: 1...(batch == 1 ? 60 : 4), using: &random)
-            let giveUp = ContinuousClock.now + .seconds(20)
-            while server.requestCount < target && child.process.isRunning && ContinuousClock.now < giveUp {
-                try await Task.sleep(for: .milliseconds(1))
-            }
-            try await Task.sleep(for: .microseconds(Int.random(in: 0...3000, using: &random)))
-            child.kill()
+            // The wait runs on a thread of its own: a task of the test could be starved by the
+            // other suites running in parallel and let the child drain everything first.
+            let target = server.requestCount + Int.random(in: 1...(batch == 1 ? 60 : 3), using: &random)
+            let extra = Int.random(in: 0...3000, using: &random)
+            if await Self.killMidDrain(child, whenServerHas: target, requests: server, thenAfter: extra) { killedMidDrain += 1 }
             requestsBeforeKill.append(server.requestCount)
         }
+        #expect(killedMidDrain >= 3, "only \(killedMidDrain) of \(Self.kills) kills fell before the drain ended")
         let last = try CrashChild(arguments, logs: logs, name: "drain-kill-\(batch)-last", executable: "folio-sync-child")
         let finished = await last.waitForExit(before: .now + .seconds(120))
         if !finished { last.kill() }
@@ -99,8 +99,30 @@ import Testing
         #expect(try await reopened.pendingCommandCount() == 0)
         #expect(try await reopened.failedCommands().isEmpty)
         try await reopened.close()
-        print("drain kills: seed \(seed), batch \(batch), \(model.count) commands, \(Self.kills) kills after \(requestsBeforeKill) requests, "
+        print("drain kills: seed \(seed), batch \(batch), \(model.count) commands, \(killedMidDrain) of \(Self.kills) kills mid-drain, after \(requestsBeforeKill) requests, "
               + "\(server.requestCount) requests, \(server.firedFaultCount) injected faults, \(applied.count) applied (model: \(model.count)), "
               + (applied == model ? "each once, in order" : "NOT the model's commands"))
+    }
+
+    /// SIGKILLs `child` once the server has counted `target` requests (or after 20 s, or when
+    /// the child has exited), `micros` later; says whether the child was still running. Waits on
+    /// a thread, not in the cooperative pool.
+    static func killMidDrain(_ child: CrashChild, whenServerHas target: Int, requests server: TestServer,
+                             thenAfter micros: Int) async -> Bool {
+        let pid = child.process.processIdentifier
+        let running = await withCheckedContinuation { continuation in
+            let thread = Thread {
+                // kill(pid, 0) fails once the child has exited and Foundation has reaped it.
+                let giveUp = ContinuousClock.now + .seconds(20)
+                while server.requestCount < target && kill(pid, 0) == 0 && ContinuousClock.now < giveUp { usleep(200) }
+                usleep(UInt32(micros))
+                let alive = kill(pid, 0) == 0
+                if alive { sendKill(pid) }
+                continuation.resume(returning: alive)
+            }
+            thread.start()
+        }
+        child.kill()
+        return running
     }
 }
