@@ -72,7 +72,7 @@ extension StoreState {
         var identities: [PartitionKey: FileIdentity] = [:]
         var stale = false
         for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
-            if partitions[address] == nil, !touched.contains(address), let entry = persisted[address.key],
+            if !partitions.contains(address), !touched.contains(address), let entry = persisted[address.key],
                try fileSystem.identity(address.path) == entry.identity {
                 for id in entry.ids { index(id, in: address) }
                 identities[address.key] = entry.identity
@@ -98,7 +98,7 @@ extension StoreState {
             for (id, key) in index {
                 if entries[key] == nil {
                     let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
-                    guard let identity = partitions[address]?.identity ?? indexIdentities[collection]?[key] else {
+                    guard let identity = partitions.peek(address)?.identity ?? indexIdentities[collection]?[key] else {
                         complete = false
                         break
                     }

@@ -44,6 +44,10 @@ extension StoreState {
         guard !isReadOnly else { return adoption }
         for address in pendingEdits.keys.sorted() where syncModes[address.collection] != nil {
             let edit = pendingEdits.removeValue(forKey: address)!
+            // The save becomes Folio's version at the next checkpoint even when the journal leaves
+            // it as it is: otherwise the file stays a save, and every later read of it (a reopen,
+            // or a reload after the partition left memory) would adopt it again.
+            partitions.peek(address)?.holdsMerge = true
             var journalTouched = Set<String>()
             for record in records {
                 for change in record.changes where change.address == address { journalTouched.insert(change.id) }
@@ -55,7 +59,7 @@ extension StoreState {
                 let before = edit.folio.entities[id], after = edit.saved.entities[id]
                 guard before != after else { continue }
                 if journalTouched.contains(id) {
-                    if partitions[address]?.entities[id] != after {
+                    if partitions.peek(address)?.entities[id] != after {
                         report(.info, "\(id): a change committed since the file was written is served over the edit of it", path: address.path)
                     }
                     continue

@@ -47,12 +47,18 @@ extension StoreState {
             if cached.neverRead, let problem = cached.unreadable { throw problem }
             return cached
         }
+        return try firstLoad(address, from: try FetchedFile.fetch(address.path, fileSystem: fileSystem), verify: verify)
+    }
+
+    /// Caches a partition not in memory, from its file as just read (nil: there is none).
+    func firstLoad(_ address: PartitionAddress, from file: FetchedFile?, verify: Bool = true) throws(FolioError) -> Partition {
         let partition: Partition
         fileLoads += 1
-        if let (bytes, identity) = try fileSystem.read(address.path) {
+        if let file {
+            let (bytes, identity) = (file.bytes, file.identity)
             let contents: PartitionFile.Contents
             do {
-                contents = try PartitionFile.decode(bytes, path: address.path)
+                contents = try file.contents.get()
             } catch {
                 report(.error, "\(error.description); changes to it wait in the journal until it is fixed", path: address.path)
                 let placeholder = Partition.empty(address)
@@ -60,18 +66,20 @@ extension StoreState {
                 placeholder.unreadableIdentity = identity
                 placeholder.neverRead = true
                 applyRecords(to: placeholder)
-                partitions[address] = placeholder
+                partitions.insert(placeholder)
                 if verify { throw error }
                 return placeholder
             }
-            let reconciled = reconcile(contents, bytes: bytes, path: address.path)
+            // The common case, Folio's own newest version, needs no reconciling.
+            let reconciled = file.isNewestKept ? Reconciled(contents: contents, merged: false, kept: true)
+                : reconcile(contents, bytes: bytes, path: address.path)
             partition = Partition(address: address, identity: identity, contents: reconciled.contents)
             noteFile(bytes, of: partition, reconciled)
         } else {
             partition = Partition.empty(address)
         }
         applyRecords(to: partition)
-        partitions[address] = partition
+        partitions.insert(partition)
         updateIndex(for: partition, previousIDs: [])
         return partition
     }

@@ -1,0 +1,220 @@
+@testable import Folio
+import Foundation
+import Testing
+
+/// A day-partitioned collection that pushes without coalescing: every change is one command, so
+/// "adopted exactly once" can be counted.
+private struct Note: Entity, Equatable {
+    static let collection = "notes"
+    static let partitioning = Partitioning<Note>.day(\.day)
+    static let syncMode = SyncMode.push
+
+    var id: String
+    var title: String
+    var day: String
+}
+
+/// The partition cache (PartitionCache.swift) keeps memory within `partitionCacheBudget` without
+/// changing what any read returns. The expectations come from a plain dictionary of what was
+/// written (and saved by hand), never from Folio's state.
+@Suite struct PartitionCacheTests {
+    private static func day(_ index: Int) -> String {
+        String(format: "2026-%02d-%02d", 1 + index / 28, 1 + index % 28)
+    }
+
+    private static func open(_ folder: TemporaryFolder, budget: Int) async throws -> Store {
+        var configuration = Store.Configuration()
+        configuration.partitionCacheBudget = budget
+        configuration.checkpointDelay = .seconds(3600)
+        configuration.durability = .relaxed
+        return try await Store.open(at: folder.url, configuration: configuration)
+    }
+
+    /// Random writes, reads, queries, checkpoints, reopens and hand edits over 40 day files with a
+    /// tiny budget: every read equals the model, the partitions that may leave stay within the
+    /// budget after every read, and every change (hand edits included) queues exactly one command.
+    @Test(arguments: [0, 3_000, 1 << 30])
+    func readsMatchAModelWhateverTheBudget(budget: Int) async throws {
+        // FOLIO_CACHE_SEED replays a seed.
+        let seed = ProcessInfo.processInfo.environment["FOLIO_CACHE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SeededRandom(seed: seed)
+        let folder = TemporaryFolder()
+        var store = try await Self.open(folder, budget: budget)
+        var model: [String: Note] = [:]
+        var commands = 0
+        var expectedCommands: [String] = []
+        var log: [String] = []
+        var counter = 0
+        var counts = (reads: 0, writes: 0, handEdits: 0, reopens: 0, maxOverBudget: 0)
+        let days = 40
+        let started = ContinuousClock.now
+
+        func checkFootprint(_ context: String) async {
+            let footprint = await store.cacheFootprint()
+            let mayLeave = footprint.estimatedBytes - footprint.mustStayBytes
+            counts.maxOverBudget = max(counts.maxOverBudget, mayLeave - budget)
+            #expect(mayLeave <= budget, "seed \(seed), \(context): \(mayLeave) bytes that may leave, budget \(budget)")
+        }
+
+        for step in 0..<300 {
+            counter += 1
+            let existing = model.keys.sorted()
+            switch random.next() % 10 {
+            case 0, 1, 2:
+                // Insert, or update (moving to another day at times).
+                let id = existing.isEmpty || random.next() % 2 == 0 ? "n\(counter)" : existing[Int(random.next() % UInt64(existing.count))]
+                let day = model[id].map { random.next() % 3 == 0 ? Self.day(Int(random.next() % UInt64(days))) : $0.day }
+                    ?? Self.day(Int(random.next() % UInt64(days)))
+                let note = Note(id: id, title: "title \(counter)", day: day)
+                try await store.write { tx in try tx.upsert(note) }
+                model[id] = note
+                commands += 1
+                expectedCommands.append("upsert \(id)")
+                log.append("upsert \(id) \(day)")
+                counts.writes += 1
+            case 3:
+                guard let id = existing.randomElement(using: &random) else { continue }
+                try await store.write { tx in _ = try tx.delete(Note.self, id: id) }
+                model[id] = nil
+                commands += 1
+                expectedCommands.append("delete \(id)")
+                log.append("delete \(id)")
+                counts.writes += 1
+            case 4:
+                let id = existing.randomElement(using: &random) ?? "n0"
+                #expect(try await store.get(Note.self, id: id) == model[id], "seed \(seed), step \(step): get \(id)")
+                counts.reads += 1
+                await checkFootprint("get")
+            case 5:
+                let day = Self.day(Int(random.next() % UInt64(days)))
+                let expected = model.values.filter { $0.day == day }.sorted { $0.id.precedesInKeyOrder($1.id) }
+                #expect(try await store.fetch(Query<Note>(.day(day))) == expected, "seed \(seed), step \(step): day \(day)")
+                counts.reads += 1
+                await checkFootprint("day")
+            case 6:
+                let digit = String(random.next() % 10)
+                let query = Query<Note>(.all, where: #Predicate { $0.title.contains(digit) }, sortedBy: [SortDescriptor(\.title)])
+                let expected = model.values.filter { $0.title.contains(digit) }.sorted { $0.title < $1.title }
+                #expect(try await store.fetch(query) == expected, "seed \(seed), step \(step): all containing \(digit)")
+                counts.reads += 1
+                await checkFootprint("all")
+            case 7:
+                try await store.checkpoint()
+                if random.next() % 3 == 0 {
+                    try await store.close()
+                    store = try await Self.open(folder, budget: budget)
+                    counts.reopens += 1
+                }
+            case 8:
+                // A hand edit of a checkpointed file, made while its partition may be evicted:
+                // read back (adopted) and queued once.
+                guard let id = existing.randomElement(using: &random), let note = model[id] else { continue }
+                try await store.checkpoint()
+                let path = "notes/\(note.day.prefix(7))/\(note.day).json"
+                var file = try JSONSerialization.jsonObject(with: folder.bytes(path)) as! [String: Any]
+                var entities = file["entities"] as! [String: Any]
+                var entity = entities[id] as! [String: Any]
+                entity["title"] = "edited \(counter)"
+                entities[id] = entity
+                file["entities"] = entities
+                try JSONSerialization.data(withJSONObject: file, options: [.prettyPrinted, .sortedKeys]).write(to: folder.file(path), options: .atomic)
+                model[id]!.title = "edited \(counter)"
+                commands += 1
+                expectedCommands.append("upsert \(id)")
+                log.append("hand edit \(id) \(note.day)")
+                counts.handEdits += 1
+                #expect(try await store.get(Note.self, id: id) == model[id], "seed \(seed), step \(step): hand edit of \(id)")
+                await checkFootprint("hand edit")
+            default:
+                let month = String(Self.day(Int(random.next() % UInt64(days))).prefix(7))
+                let expected = model.values.filter { $0.day.hasPrefix(month) }.sorted { ($0.day, $0.id) < ($1.day, $1.id) }
+                #expect(try await store.fetch(Query<Note>(.month(month))).sorted { ($0.day, $0.id) < ($1.day, $1.id) } == expected,
+                        "seed \(seed), step \(step): month \(month)")
+                counts.reads += 1
+                await checkFootprint("month")
+            }
+        }
+        // Every change, hand edits included, queued exactly one command, also across reopens.
+        let pending = try await store.pendingCommandCount()
+        let queued = try await store.pendingCommands().map { "\($0.operation) \($0.entityID ?? "")" }
+        if let first = zip(queued, expectedCommands).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
+            Issue.record("seed \(seed): command \(first.offset) is \(first.element.0), expected \(first.element.1); around: \(queued[max(0, first.offset - 3)..<min(queued.count, first.offset + 4)]) vs \(expectedCommands[max(0, first.offset - 3)..<min(expectedCommands.count, first.offset + 4)]); \(log.prefix(first.offset + 2))")
+        }
+        #expect(pending == commands, "seed \(seed): \(pending) commands, expected \(commands)")
+        try await store.close()
+        store = try await Self.open(folder, budget: budget)
+        let pendingAfterReopening = try await store.pendingCommandCount()
+        #expect(pendingAfterReopening == commands, "seed \(seed): \(pendingAfterReopening) commands after reopening, expected \(commands)")
+        #expect(try await store.fetch(Query<Note>()).sorted { $0.id < $1.id } == model.values.sorted { $0.id < $1.id })
+        let evictions = await store.cacheFootprint().evictions
+        try await store.close()
+        print("partition cache: seed \(seed), budget \(budget), \(counts.reads) reads, \(counts.writes) writes, \(counts.handEdits) hand edits, \(counts.reopens) reopens, \(commands) commands, \(evictions) evictions after the last reopen, worst \(counts.maxOverBudget) bytes over budget, \(ContinuousClock.now - started)")
+    }
+
+    /// The rules, one by one: what must stay stays whatever the budget, and the rest leaves.
+    @Test func partitionsThatMustStayAreNeverEvicted() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Self.open(folder, budget: 0)
+        let paths = (0..<6).map { "notes/\(Self.day($0).prefix(7))/\(Self.day($0)).json" }
+        try await store.write { tx in
+            for index in 0..<6 { try tx.upsert(Note(id: "n\(index)", title: "t", day: Self.day(index))) }
+        }
+        // Uncheckpointed records: every touched partition stays.
+        for index in 0..<6 { _ = try await store.fetch(Query<Note>(.day(Self.day(index)))) }
+        #expect(await store.cacheFootprint().paths == Set(paths))
+        // Checkpointed: nothing must stay, so a budget of 0 keeps nothing after a read.
+        try await store.checkpoint()
+        _ = try await store.fetch(Query<Note>(.day(Self.day(0))))
+        #expect(await store.cacheFootprint().paths.isEmpty)
+
+        // A file broken by hand after it was read stays (its last good state is served).
+        _ = try await store.fetch(Query<Note>(.day(Self.day(1))))
+        try Data("{ broken".utf8).write(to: folder.file(paths[1]))
+        _ = try await store.fetch(Query<Note>(.day(Self.day(2))))   // evicts day 1 before it is checked
+        #expect(await store.cacheFootprint().paths.isEmpty)
+        await #expect(throws: FolioError.self) { try await store.fetch(Query<Note>(.day(Self.day(1)))) }
+        #expect(await store.cacheFootprint().paths == [paths[1]], "a placeholder holding the journal's changes stays")
+        try Data(#"{"entities": {}}"#.utf8).write(to: folder.file(paths[1]))
+        #expect(try await store.fetch(Query<Note>(.day(Self.day(1)))) == [])
+        // The fix is a hand edit (it deletes n1): adopted, it stays until a checkpoint writes it.
+        #expect(await store.cacheFootprint().paths == [paths[1]])
+        try await store.checkpoint()
+
+        // Observed: every partition read stays while anyone observes, and may leave after.
+        let changes = await store.changes()
+        for index in 2..<6 { _ = try await store.fetch(Query<Note>(.day(Self.day(index)))) }
+        #expect(await store.cacheFootprint().paths.isSuperset(of: Set(paths[2..<6])))
+        _ = changes
+        await store.stopTrackingChanges()
+        _ = try await store.fetch(Query<Note>(.day(Self.day(0))))
+        #expect(await store.cacheFootprint().paths.isEmpty)
+        try await store.close()
+    }
+
+    /// A budget of 64 MiB keeps what was read: the second read of a day reads no file.
+    @Test func aPartitionWithinTheBudgetIsNotReadAgain() async throws {
+        let folder = TemporaryFolder()
+        let reads = PathCounter()
+        var configuration = Store.Configuration()
+        configuration.ioHook = { step in if case .read(let path) = step, path.hasPrefix("notes/") { reads.add(path) } }
+        let store = try await Store.open(at: folder.url, configuration: configuration)
+        try await store.write { tx in for index in 0..<30 { try tx.upsert(Note(id: "n\(index)", title: "t", day: Self.day(index))) } }
+        try await store.checkpoint()
+        _ = try await store.fetch(Query<Note>())
+        let first = reads.count
+        _ = try await store.fetch(Query<Note>())
+        #expect(reads.count == first)
+        try await store.close()
+    }
+}
+
+/// Counts paths, from any thread.
+final class PathCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths: [String] = []
+
+    func add(_ path: String) { lock.withLock { paths.append(path) } }
+    var count: Int { lock.withLock { paths.count } }
+    var all: [String] { lock.withLock { paths } }
+    func reset() { lock.withLock { paths = [] } }
+}
