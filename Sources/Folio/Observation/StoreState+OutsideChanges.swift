@@ -25,7 +25,7 @@ extension StoreState {
     /// Reloads one partition if its file changed; one this process never read is read now, and
     /// its entities announced (as updated, or inserted when the id index knows they are new).
     private func checkPartition(_ address: PartitionAddress) throws(FolioError) {
-        if partitions.contains(address) {
+        if partitions.contains(address) || partitions.departed[address] != nil {
             do { _ = try partition(address) } catch where error.code == .corruptFile {
                 report(.error, "\(error.description); not read", path: address.path)
             }

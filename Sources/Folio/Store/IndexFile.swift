@@ -69,20 +69,22 @@ extension StoreState {
         indexes[collection] = [:]
         unindexed[collection] = [:]
         let persisted = IndexFile.read(fileSystem, collection: collection)
-        var identities: [PartitionKey: FileIdentity] = [:]
+        // Filled as partitions leave memory during the build too (StoreState+Eviction.swift).
+        indexIdentities[collection] = [:]
+        var persistedCount = 0
         var stale = false
         for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
             if !partitions.contains(address), !touched.contains(address), let entry = persisted[address.key],
                try fileSystem.identity(address.path) == entry.identity {
                 for id in entry.ids { index(id, in: address) }
-                identities[address.key] = entry.identity
+                indexIdentities[collection, default: [:]][address.key] = entry.identity
+                persistedCount += 1
             } else {
                 stale = true
                 indexPartition(address)
             }
         }
-        indexIdentities[collection] = identities
-        if stale || persisted.count != identities.count { indexDirty.insert(collection) }
+        if stale || persisted.count != persistedCount { indexDirty.insert(collection) }
     }
 
     /// Saves the id indexes that changed since they were read (after a checkpoint, when the files

@@ -32,6 +32,9 @@ final class Partition {
     /// Set when `base` is not the file but its merge with what Folio wrote since (the file was
     /// saved from an older version): the next checkpoint writes the merge.
     var holdsMerge = false
+    /// Set when the file is a person's save that a journal record adopted: the next checkpoint
+    /// makes it Folio's version (StoreState+HandEdits.swift), so no later read adopts it again.
+    var adoptedSave = false
     /// The file's bytes when they are not among the versions Folio keeps (a person saved them):
     /// kept before Folio next replaces the file, so that a later save made from them is merged
     /// against them.
@@ -64,6 +67,7 @@ final class Partition {
         versions = baseVersions
         decoded = [:]
         entityBytes = Self.estimatedSize(of: entities)
+        adoptedSave = false
     }
 
     func apply(_ change: JournalRecord.Change) {
@@ -130,6 +134,7 @@ final class Partition {
         baseVersions = versions
         self.identity = identity
         holdsMerge = false
+        adoptedSave = false
         unkeptFile = nil
     }
 

@@ -21,6 +21,10 @@ final class PartitionCache {
     var onEvict: (Partition) -> Void = { _ in }
     /// How many partitions were evicted so far.
     private(set) var evictions = 0
+    /// The hash of the file each evicted partition held (until it is cached again): with the
+    /// versions Folio keeps, what it served can be had again (the last good state of a file
+    /// broken since, the state an outside change is announced against).
+    private(set) var departed: [PartitionAddress: ContentHash] = [:]
 
     private var entries: [PartitionAddress: (partition: Partition, lastUse: UInt64)] = [:]
     /// Uses in order (oldest first, from `head`); an element whose tick is no longer its
@@ -99,6 +103,7 @@ final class PartitionCache {
             total -= entry.partition.estimatedBytes
             entries[use.address] = nil
             evictions += 1
+            if let hash = entry.partition.fileHash { departed[use.address] = hash }
             onEvict(entry.partition)
         }
         // Partitions that must stay keep their place in the order, ahead of newer uses.
@@ -110,6 +115,7 @@ final class PartitionCache {
     }
 
     private func use(_ address: PartitionAddress, _ partition: Partition) {
+        if entries[address] == nil { departed[address] = nil }
         clock += 1
         entries[address] = (partition, clock)
         uses.append((address, clock))

@@ -72,6 +72,7 @@ extension StoreState {
             } else {
                 // Unchanged, but an earlier checkpoint may have renamed it into place and failed
                 // before syncing the folder: sync it again, cheaply, before the journal forgets.
+                if partition.adoptedSave { try keepAdoptedSave(partition) }
                 directories.insert(folder)
             }
         }

@@ -8,13 +8,14 @@ extension StoreState {
     ///   or its state differs from the file in any other way (a merge to write);
     /// - its file is broken and the last good state read from it is served (FORMAT.md, "Editing
     ///   by hand"), or it never parsed and holds only the journal's changes;
-    /// - a person's save of it waits to be adopted, or was absorbed during a compare-and-swap;
+    /// - a person's save of it waits to be adopted, was absorbed during a compare-and-swap, or was
+    ///   adopted and the checkpoint has yet to make it Folio's version;
     /// - the store is observed: a change to a partition is announced by comparing it with what
     ///   was served, so every partition read stays while anyone observes (the budget applies
     ///   again when the last observer leaves), and one whose announcement is pending stays.
     func mustStayInMemory(_ partition: Partition) -> Bool {
         let address = partition.address
-        return tracksChanges || touched.contains(address) || partition.holdsMerge
+        return tracksChanges || touched.contains(address) || partition.holdsMerge || partition.adoptedSave
             || partition.unreadable != nil || partition.neverRead || partition.announced != nil
             || pendingEdits[address] != nil || absorbedEdits[address] != nil
             || partition.isDirty

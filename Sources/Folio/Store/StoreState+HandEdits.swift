@@ -47,7 +47,7 @@ extension StoreState {
             // The save becomes Folio's version at the next checkpoint even when the journal leaves
             // it as it is: otherwise the file stays a save, and every later read of it (a reopen,
             // or a reload after the partition left memory) would adopt it again.
-            partitions.peek(address)?.holdsMerge = true
+            partitions.peek(address)?.adoptedSave = true
             var journalTouched = Set<String>()
             for record in records {
                 for change in record.changes where change.address == address { journalTouched.insert(change.id) }
@@ -80,5 +80,16 @@ extension StoreState {
     func adoptEditsDuringCheckpoint() throws(FolioError) {
         guard hasAdoptableEdits else { return }
         if try commit(Transaction(state: self)) != nil { try journal.sync() }
+    }
+
+    /// Keeps the bytes of an adopted save that the checkpoint leaves in place (the journal's state
+    /// equals it) as Folio's newest version, durably, before the journal forgets the adoption:
+    /// later reads then take the file as Folio's, not as a save to adopt again. A file saved again
+    /// since is left alone (it is a new edit).
+    func keepAdoptedSave(_ partition: Partition) throws(FolioError) {
+        let path = partition.address.path
+        guard let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
+        if !isReadOnly { try keptVersions.keep(bytes, of: path, durable: true) }
+        partition.adoptedSave = false
     }
 }

@@ -54,12 +54,24 @@ extension StoreState {
     func firstLoad(_ address: PartitionAddress, from file: FetchedFile?, verify: Bool = true) throws(FolioError) -> Partition {
         let partition: Partition
         fileLoads += 1
+        // What this process served before the partition left memory, if it can be had again.
+        let departed = partitions.departed[address]
         if let file {
             let (bytes, identity) = (file.bytes, file.identity)
             let contents: PartitionFile.Contents
             do {
                 contents = try file.contents.get()
             } catch {
+                if let hash = departed, let lastGood = keptState(hash, of: address.path) {
+                    report(.error, "\(error.description); serving the last good state and leaving the file untouched", path: address.path)
+                    let served = Partition(address: address, identity: nil, contents: lastGood)
+                    served.fileHash = hash
+                    served.unreadable = error
+                    served.unreadableIdentity = identity
+                    applyRecords(to: served)
+                    partitions.insert(served)
+                    return served
+                }
                 report(.error, "\(error.description); changes to it wait in the journal until it is fixed", path: address.path)
                 let placeholder = Partition.empty(address)
                 placeholder.unreadable = error
@@ -75,6 +87,9 @@ extension StoreState {
                 : reconcile(contents, bytes: bytes, path: address.path)
             partition = Partition(address: address, identity: identity, contents: reconciled.contents)
             noteFile(bytes, of: partition, reconciled)
+            if tracksChanges, let hash = departed, hash != partition.fileHash, let before = keptState(hash, of: address.path) {
+                noteReload(of: partition, before: before.entities)
+            }
         } else {
             partition = Partition.empty(address)
         }
@@ -240,6 +255,17 @@ extension StoreState {
                 report(.error, "\(error.message); its entities cannot be found by id until it is fixed", path: error.path)
             }
             unindexed[address.collection]?[address] = error
+        }
+    }
+
+    /// A version of a partition file Folio keeps, by the hash of its bytes; nil when it is gone.
+    func keptState(_ hash: ContentHash, of path: String) -> PartitionFile.Contents? {
+        do {
+            guard let version = try keptVersions.versions(of: path).last(where: { $0.hash == hash }),
+                  let bytes = try keptVersions.bytes(of: version, path: path) else { return nil }
+            return try PartitionFile.decode(bytes, path: path)
+        } catch {
+            return nil
         }
     }
 }

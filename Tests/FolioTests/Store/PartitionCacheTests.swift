@@ -167,13 +167,23 @@ private struct Note: Entity, Equatable {
         _ = try await store.fetch(Query<Note>(.day(Self.day(0))))
         #expect(await store.cacheFootprint().paths.isEmpty)
 
-        // A file broken by hand after it was read stays (its last good state is served).
+        // A file broken by hand after its partition left memory: the last good state this process
+        // served comes back from the kept versions, is served, and stays.
         _ = try await store.fetch(Query<Note>(.day(Self.day(1))))
-        try Data("{ broken".utf8).write(to: folder.file(paths[1]))
-        _ = try await store.fetch(Query<Note>(.day(Self.day(2))))   // evicts day 1 before it is checked
+        _ = try await store.fetch(Query<Note>(.day(Self.day(2))))
         #expect(await store.cacheFootprint().paths.isEmpty)
-        await #expect(throws: FolioError.self) { try await store.fetch(Query<Note>(.day(Self.day(1)))) }
-        #expect(await store.cacheFootprint().paths == [paths[1]], "a placeholder holding the journal's changes stays")
+        try Data("{ broken".utf8).write(to: folder.file(paths[1]))
+        #expect(try await store.fetch(Query<Note>(.day(Self.day(1)))) == [Note(id: "n1", title: "t", day: Self.day(1))])
+        #expect(await store.cacheFootprint().paths == [paths[1]], "the last good state of a broken file stays")
+        _ = try await store.fetch(Query<Note>(.day(Self.day(2))))
+        #expect(await store.cacheFootprint().paths == [paths[1]])
+        #expect(try await store.unreadableFiles().map(\.path) == [paths[1]])
+        // A file broken before this process ever read it has no good state: reads of it throw.
+        let newDay = Self.day(7), newPath = "notes/\(Self.day(7).prefix(7))/\(Self.day(7)).json"
+        try Data("{ broken".utf8).write(to: folder.file(newPath))
+        await #expect(throws: FolioError.self) { try await store.fetch(Query<Note>(.day(newDay))) }
+        try Data(#"{"entities": {"n7": {"day": "2026-01-08", "id": "n7", "title": "t"}}}"#.utf8).write(to: folder.file(newPath))
+        #expect(try await store.fetch(Query<Note>(.day(newDay))).count == 1)
         try Data(#"{"entities": {}}"#.utf8).write(to: folder.file(paths[1]))
         #expect(try await store.fetch(Query<Note>(.day(Self.day(1)))) == [])
         // The fix is a hand edit (it deletes n1): adopted, it stays until a checkpoint writes it.
@@ -196,6 +206,7 @@ private struct Note: Entity, Equatable {
         let folder = TemporaryFolder()
         let reads = PathCounter()
         var configuration = Store.Configuration()
+        configuration.partitionCacheBudget = Store.Configuration.defaultPartitionCacheBudget
         configuration.ioHook = { step in if case .read(let path) = step, path.hasPrefix("notes/") { reads.add(path) } }
         let store = try await Store.open(at: folder.url, configuration: configuration)
         try await store.write { tx in for index in 0..<30 { try tx.upsert(Note(id: "n\(index)", title: "t", day: Self.day(index))) } }
@@ -206,15 +217,4 @@ private struct Note: Entity, Equatable {
         #expect(reads.count == first)
         try await store.close()
     }
-}
-
-/// Counts paths, from any thread.
-final class PathCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var paths: [String] = []
-
-    func add(_ path: String) { lock.withLock { paths.append(path) } }
-    var count: Int { lock.withLock { paths.count } }
-    var all: [String] { lock.withLock { paths } }
-    func reset() { lock.withLock { paths = [] } }
 }
