@@ -2,8 +2,9 @@
 ///
 /// Reading a partition file costs a read and a parse; keeping it saves both on the next access,
 /// but a process that reads years of data must not keep them all. The cache keeps the partitions
-/// used most recently while their estimated size (``Partition/estimatedBytes``) stays within
-/// ``budget``, and evicts the least recently used beyond it, except those that must stay
+/// used most recently while their estimated size (``Partition/estimatedBytes``, charged when a
+/// partition is used or recharged) stays within ``budget``, and evicts the least recently used
+/// beyond it, except those that must stay (which may exceed the budget alone)
 /// (`mustStay`, decided by the store: a partition with uncommitted-to-file records, a merge, a
 /// pending hand edit, a broken file whose last good state is served, one observed) and the one
 /// just inserted (its caller is using it). An evicted partition is clean: its file holds exactly
@@ -17,6 +18,8 @@ final class PartitionCache {
     var budget: Int
     /// Whether a partition must stay in memory whatever the budget.
     var mustStay: (Partition) -> Bool = { _ in false }
+    /// Whether every partition must stay for now (the store is observed): nothing is evicted.
+    var holdsEverything: () -> Bool = { false }
     /// Called for each partition the cache evicts.
     var onEvict: (Partition) -> Void = { _ in }
     /// How many partitions were evicted so far.
@@ -26,7 +29,9 @@ final class PartitionCache {
     /// broken since, the state an outside change is announced against).
     private(set) var departed: [PartitionAddress: ContentHash] = [:]
 
-    private var entries: [PartitionAddress: (partition: Partition, lastUse: UInt64)] = [:]
+    private var entries: [PartitionAddress: (partition: Partition, lastUse: UInt64, charge: Int)] = [:]
+    /// The sum of the charges: each partition's estimated bytes when last used or recharged.
+    private(set) var chargedBytes = 0
     /// Uses in order (oldest first, from `head`); an element whose tick is no longer its
     /// partition's `lastUse` is stale and skipped.
     private var uses: [(address: PartitionAddress, tick: UInt64)] = []
@@ -61,10 +66,10 @@ final class PartitionCache {
 
     var count: Int { entries.count }
 
-    /// The estimated bytes of every cached partition.
+    /// The estimated bytes of every cached partition, as they are now.
     var estimatedBytes: Int { entries.values.reduce(0) { $0 + $1.partition.estimatedBytes } }
 
-    /// The estimated bytes of the cached partitions that must stay.
+    /// The estimated bytes of the cached partitions that must stay, as they are now.
     var mustStayBytes: Int {
         entries.values.reduce(0) { mustStay($1.partition) ? $0 + $1.partition.estimatedBytes : $0 }
     }
@@ -76,23 +81,27 @@ final class PartitionCache {
         trim(keeping: partition.address)
     }
 
-    /// Forgets a partition without calling `onEvict`.
-    func remove(_ address: PartitionAddress) {
-        entries[address] = nil
+    /// Takes note of a cached partition's new size (it decoded its entities, or was reloaded).
+    func recharge(_ partition: Partition) {
+        guard let entry = entries[partition.address], entry.partition === partition else { return }
+        let charge = partition.estimatedBytes
+        chargedBytes += charge - entry.charge
+        entries[partition.address]!.charge = charge
     }
 
-    /// Evicts least recently used partitions that may leave until the estimated bytes of those
-    /// that may leave fit the budget (and `keeping`, in use, stays).
+    /// Forgets a partition without calling `onEvict`.
+    func remove(_ address: PartitionAddress) {
+        if let entry = entries.removeValue(forKey: address) { chargedBytes -= entry.charge }
+    }
+
+    /// Evicts least recently used partitions that may leave until the cached partitions fit the
+    /// budget (those that must stay may exceed it alone), never `keeping`, the one in use.
     func trim(keeping: PartitionAddress? = nil) {
-        var total = 0
-        for entry in entries.values where entry.partition.address != keeping && !mustStay(entry.partition) {
-            total += entry.partition.estimatedBytes
-        }
-        guard total > budget else { return }
+        guard chargedBytes > budget, !holdsEverything() else { return }
         // One pass over the uses recorded so far: each partition's latest use is met once.
         let end = uses.count
         var retained: [(address: PartitionAddress, tick: UInt64)] = []
-        while head < end && total > budget {
+        while head < end && chargedBytes > budget {
             let use = uses[head]
             head += 1
             guard let entry = entries[use.address], entry.lastUse == use.tick else { continue }
@@ -100,7 +109,7 @@ final class PartitionCache {
                 retained.append(use)
                 continue
             }
-            total -= entry.partition.estimatedBytes
+            chargedBytes -= entry.charge
             entries[use.address] = nil
             evictions += 1
             if let hash = entry.partition.fileHash { departed[use.address] = hash }
@@ -115,9 +124,15 @@ final class PartitionCache {
     }
 
     private func use(_ address: PartitionAddress, _ partition: Partition) {
-        if entries[address] == nil { departed[address] = nil }
         clock += 1
-        entries[address] = (partition, clock)
+        let charge = partition.estimatedBytes
+        if let entry = entries[address] {
+            chargedBytes -= entry.charge
+        } else {
+            departed[address] = nil
+        }
+        chargedBytes += charge
+        entries[address] = (partition, clock, charge)
         uses.append((address, clock))
         compact()
     }

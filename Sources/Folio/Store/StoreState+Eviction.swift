@@ -5,7 +5,8 @@ extension StoreState {
     /// state that its file does not hold, or that observers and hand-edit adoption rely on.
     ///
     /// - records of the journal's current generation touch it (the file does not hold them yet),
-    ///   or its state differs from the file in any other way (a merge to write);
+    ///   or its state differs from the file in any other way (a merge to write; a partition differs
+    ///   from its file only so);
     /// - its file is broken and the last good state read from it is served (FORMAT.md, "Editing
     ///   by hand"), or it never parsed and holds only the journal's changes;
     /// - a person's save of it waits to be adopted, was absorbed during a compare-and-swap, or was
@@ -18,7 +19,6 @@ extension StoreState {
         return tracksChanges || touched.contains(address) || partition.holdsMerge || partition.adoptedSave
             || partition.unreadable != nil || partition.neverRead || partition.announced != nil
             || pendingEdits[address] != nil || absorbedEdits[address] != nil
-            || partition.isDirty
     }
 
     /// Keeps what the id index needs of an evicted partition: the identity of the file its ids

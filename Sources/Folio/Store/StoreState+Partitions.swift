@@ -44,6 +44,7 @@ extension StoreState {
                 return cached
             }
             try reload(cached)
+            partitions.recharge(cached)
             if cached.neverRead, let problem = cached.unreadable { throw problem }
             return cached
         }

@@ -6,6 +6,7 @@ extension StoreState {
         try Names.validateID(key)
         guard let address = try locate(collection: E.collection, granularity: granularity, id: key, strict: true) else { return nil }
         let partition = try partition(address, verify: false)
+        defer { partitions.recharge(partition) }
         do { return try partition.value(E.self, id: key, coder: coder) } catch {
             throw undecodable(E.self, in: partition, id: key)?.error ?? error
         }
@@ -30,10 +31,17 @@ extension StoreState {
         }
         var result: [E] = []
         var scan = DuplicateScan(collection: E.collection, indexed: indexes[E.collection] != nil)
-        try forEachPartition(addresses, decoding: E.self) { partition throws(FolioError) in
+        try forEachPartition(addresses, decoding: E.self, matching: query.predicate) { partition, matches throws(FolioError) in
             scan.note(partition)
             var values: [E] = []
-            if let changes = overlay?.staged[partition.address], !changes.isEmpty {
+            let changes = overlay?.staged[partition.address] ?? [:]
+            if changes.isEmpty, let matches {
+                // Decoded and filtered while the file was fetched.
+                partitions.recharge(partition)
+                result.append(contentsOf: matches)
+                return
+            }
+            if !changes.isEmpty {
                 var entities = partition.entities
                 for (id, entity) in changes { entities[id] = entity }
                 for id in entities.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
@@ -43,6 +51,7 @@ extension StoreState {
                 }
             } else {
                 values = partition.values(E.self, coder: coder) { reportUndecodable(E.self, in: partition, error: $0) }
+                partitions.recharge(partition)
             }
             // Only what matches is kept: the partition's decoded values go with it.
             result.append(contentsOf: try query.matching(values))

@@ -15,8 +15,11 @@ extension StoreState {
     /// ``partition(_:verify:)`` does. Partitions not in memory are fetched in parallel batches,
     /// their entities decoded as `E` on the way; each is cached (within the budget) before `body`
     /// sees it, and nothing keeps it after.
-    func forEachPartition<E: Entity>(_ addresses: [PartitionAddress], decoding type: E.Type,
-                                     _ body: (Partition) throws(FolioError) -> Void) throws(FolioError) {
+    /// With `predicate`, a partition that holds exactly its file's entities, all of which decoded,
+    /// comes with its matching entities in id order (the predicate ran on the worker thread too);
+    /// otherwise with nil, and `body` decodes and filters.
+    func forEachPartition<E: Entity>(_ addresses: [PartitionAddress], decoding type: E.Type, matching predicate: Predicate<E>?,
+                                     _ body: (Partition, [E]?) throws(FolioError) -> Void) throws(FolioError) {
         let width = Self.scanWidth
         let batchSize = width * Self.scanBatchPerThread
         var start = 0
@@ -28,19 +31,24 @@ extension StoreState {
             if missing.count > 1 {
                 let fileSystem = self.fileSystem
                 let results = parallelMap(missing, width: width) { address in
-                    Result { () throws(FolioError) -> Prefetched<E> in try Prefetched<E>.fetch(address, fileSystem: fileSystem) }
+                    Result { () throws(FolioError) -> Prefetched<E> in
+                        try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate)
+                    }
                 }
                 for (address, result) in zip(missing, results) { fetched[address] = result }
             }
             for address in batch {
                 guard let prefetched = fetched[address], !partitions.contains(address) else {
-                    try body(try partition(address))
+                    try body(try partition(address), nil)
                     continue
                 }
                 let file = try prefetched.get()
                 let partition = try firstLoad(address, from: file.file)
-                file.prefill(partition)
-                try body(partition)
+                // Exactly the file's entities: no merge, no journal records on top.
+                let asFetched = file.file != nil && partition.identity == file.file?.identity && !partition.holdsMerge
+                    && !partition.neverRead && partition.unreadable == nil && !touched.contains(address)
+                if asFetched { file.prefill(partition) }
+                try body(partition, asFetched ? file.matches : nil)
             }
         }
     }
@@ -57,8 +65,11 @@ struct Prefetched<E: Entity>: Sendable {
     /// The entities that decode and whose `id` field agrees with their key; the others are left
     /// to ``Partition/values(_:coder:undecodable:)``, which reports them.
     var decoded: [String: E] = [:]
+    /// When every entity decoded: those the predicate keeps (all without one), in id order; nil
+    /// when some did not decode or the predicate threw (the store then decodes and reports).
+    var matches: [E]?
 
-    static func fetch(_ address: PartitionAddress, fileSystem: FileSystem) throws(FolioError) -> Prefetched {
+    static func fetch(_ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?) throws(FolioError) -> Prefetched {
         guard let file = try FetchedFile.fetch(address.path, fileSystem: fileSystem, checkingKeptVersions: true) else {
             return Prefetched(file: nil)
         }
@@ -67,14 +78,19 @@ struct Prefetched<E: Entity>: Sendable {
         for id in Array(values.keys) where Partition.keyMismatch(id: id, in: contents.entities[id]!, path: address.path) != nil {
             values[id] = nil
         }
-        return Prefetched(file: file, decoded: values)
+        var fetched = Prefetched(file: file, decoded: values)
+        if values.count == contents.entities.count {
+            let ordered = values.keys.sorted { $0.precedesInKeyOrder($1) }.map { values[$0]! }
+            do { fetched.matches = try predicate.map { predicate in try ordered.filter { try predicate.evaluate($0) } } ?? ordered } catch {
+                fetched.matches = nil
+            }
+        }
+        return fetched
     }
 
-    /// Gives the partition the decoded values, if it holds exactly the file's entities (no merge,
-    /// no journal records on top).
+    /// Gives a partition that holds exactly the file's entities the decoded values.
     func prefill(_ partition: Partition) {
-        guard !decoded.isEmpty, let file, partition.identity == file.identity, !partition.holdsMerge,
-              case .success(let contents) = file.contents, partition.entities == contents.entities else { return }
+        guard !decoded.isEmpty else { return }
         partition.prefill(decoded)
     }
 }

@@ -82,6 +82,7 @@ final class StoreState {
         self.partitions = PartitionCache(budget: cacheBudget)
         partitions.mustStay = { [unowned self] in mustStayInMemory($0) }
         partitions.onEvict = { [unowned self] in forgetEvicted($0) }
+        partitions.holdsEverything = { [unowned self] in tracksChanges }
     }
 
     func close() {

@@ -218,3 +218,56 @@ private struct Note: Entity, Equatable {
         try await store.close()
     }
 }
+
+/// The cache alone: least recently used first, never what must stay or the partition in use.
+@Suite struct PartitionCacheUnitTests {
+    private func partition(_ day: Int, entities: Int = 3) -> Partition {
+        let key = PartitionKey.day(parsing: String(format: "2026-01-%02d", day))!
+        let address = PartitionAddress(collection: "notes", granularity: .day, key: key)
+        var json: [String: JSONValue] = [:]
+        for index in 0..<entities { json["n\(day)-\(index)"] = .object(["title": .string("a title of some length")]) }
+        let partition = Partition(address: address, identity: nil, contents: PartitionFile.Contents(entities: json, extra: [:]))
+        partition.fileHash = ContentHash(Array("day \(day)".utf8))
+        return partition
+    }
+
+    @Test func evictsTheLeastRecentlyUsedThatMayLeave() {
+        let parts = (1...6).map { partition($0) }
+        let size = parts[0].estimatedBytes
+        let cache = PartitionCache(budget: size * 3)
+        var pinned: Set<PartitionAddress> = [parts[0].address]
+        cache.mustStay = { pinned.contains($0.address) }
+        var evicted: [Int] = []
+        cache.onEvict = { evicted.append(Int($0.address.key.text.suffix(2))!) }
+        for part in parts.prefix(4) { cache.insert(part) }
+        #expect(evicted.isEmpty, "day 1 must stay; 2, 3, 4 fit the budget")
+        _ = cache[parts[1].address]               // day 2 used again: day 3 is now the oldest that may leave
+        cache.insert(parts[4])
+        #expect(evicted == [3])
+        #expect(cache.departed[parts[2].address] == parts[2].fileHash)
+        cache.insert(parts[5])
+        #expect(evicted == [3, 4])
+        #expect(cache.estimatedBytes - cache.mustStayBytes <= size * 3)
+        // What must stay stays, even at a budget of 0; the partition just inserted too.
+        cache.budget = 0
+        cache.insert(parts[2])
+        #expect(Set(cache.addresses) == [parts[0].address, parts[2].address])
+        #expect(cache.departed[parts[2].address] == nil, "cached again")
+        cache.trim()
+        #expect(cache.addresses == [parts[0].address])
+        pinned = []
+        cache.trim()
+        #expect(cache.count == 0)
+        #expect(cache.evictions == 7)
+    }
+
+    @Test func theEstimateFollowsTheEntities() {
+        let part = partition(1, entities: 10)
+        let before = part.estimatedBytes
+        part.apply(JournalRecord.Change(address: part.address, id: "n1-0", entity: nil, version: nil))
+        #expect(part.estimatedBytes < before)
+        part.resetToBase()
+        #expect(part.estimatedBytes == before)
+        #expect(partition(1, entities: 100).estimatedBytes > before * 9)
+    }
+}

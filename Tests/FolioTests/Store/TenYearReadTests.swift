@@ -47,7 +47,7 @@ struct TenYearReadTests {
             }
         }
         try await store.close()
-        FileManager.default.createFile(atPath: marker.path, contents: Data())
+        try Data().write(to: marker)
     }
 
     static func residentMiB() -> Double {
