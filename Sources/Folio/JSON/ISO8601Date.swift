@@ -3,7 +3,8 @@ internal import Foundation
 /// The dates Folio writes (`2026-11-22T09:30:00.828Z`, UTC, milliseconds; also without the
 /// fraction), parsed by hand. `Date.ISO8601FormatStyle` costs microseconds per date, and a query
 /// over years of data decodes hundreds of thousands of them. Anything else (another time zone, more
-/// digits, an impossible day) is not handled here: `nil` sends it to the format style.
+/// digits, an impossible day, a year before 1600, where the format style counts in the Julian
+/// calendar) is not handled here: `nil` sends it to the format style.
 enum ISO8601Date {
     static func parse(_ text: String) -> Date? {
         var text = text
@@ -25,7 +26,7 @@ enum ISO8601Date {
         }
         guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
               let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(month, of: year),
+              year >= 1600, (1...12).contains(month), day >= 1, day <= daysIn(month, of: year),
               hour < 24, minute < 60, second < 60 else { return nil }
         var milliseconds = 0
         if bytes.count == 24 {

@@ -66,9 +66,10 @@ extension StoreState {
     /// Builds the id index of a partitioned collection: from `.folio/index/` where the files are
     /// unchanged, by reading the partition files elsewhere.
     func buildIndex(collection: String, granularity: PartitionGranularity) throws(FolioError) {
-        indexes[collection] = [:]
-        unindexed[collection] = [:]
         let persisted = IndexFile.read(fileSystem, collection: collection)
+        // Sized at once: growing a dictionary of years of ids step by step costs more than reading it.
+        indexes[collection] = Dictionary(minimumCapacity: persisted.values.reduce(0) { $0 + $1.ids.count })
+        unindexed[collection] = [:]
         // Filled as partitions leave memory during the build too (StoreState+Eviction.swift).
         indexIdentities[collection] = [:]
         var persistedCount = 0

@@ -234,7 +234,7 @@ private struct Note: Entity, Equatable {
     @Test func evictsTheLeastRecentlyUsedThatMayLeave() {
         let parts = (1...6).map { partition($0) }
         let size = parts[0].estimatedBytes
-        let cache = PartitionCache(budget: size * 3)
+        let cache = PartitionCache(budget: size * 4)   // day 1, which must stay, counts too
         var pinned: Set<PartitionAddress> = [parts[0].address]
         cache.mustStay = { pinned.contains($0.address) }
         var evicted: [Int] = []
@@ -268,6 +268,6 @@ private struct Note: Entity, Equatable {
         #expect(part.estimatedBytes < before)
         part.resetToBase()
         #expect(part.estimatedBytes == before)
-        #expect(partition(1, entities: 100).estimatedBytes > before * 9)
+        #expect(partition(1, entities: 100).estimatedBytes > before * 5)
     }
 }
