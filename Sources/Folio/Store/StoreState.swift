@@ -69,6 +69,9 @@ final class StoreState {
     var onOutsideEdit: Store.Configuration.OutsideEditHook?
     /// Files that are not data, already reported to the log.
     var reportedStrays: Set<String> = []
+    /// Entities that do not decode, already reported (type, path, id and stored JSON), so that
+    /// reading a partition again after it left memory does not report them again.
+    var reportedUndecodable: Set<String> = []
 
     /// Opened read-only: nothing is written, kept versions included (StoreState+KeptVersions).
     let isReadOnly: Bool
