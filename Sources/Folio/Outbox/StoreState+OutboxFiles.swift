@@ -15,15 +15,22 @@ extension StoreState {
         var written = 0
         let atomic = AtomicFile(fileSystem: fileSystem)
 
+        let archive = Self.sentFolder + "/"
         func ensure(_ path: String, _ value: JSONValue) throws(FolioError) {
+            let bytes = JSONWriter.pretty(value)
+            if !path.hasPrefix(archive) { try noteWrite(path, ContentHash(bytes)) }
             guard try fileSystem.identity(path) == nil else { return }
             try fileSystem.makeDirectoryDurably(FileSystem.parent(of: path))
-            try atomic.replace(path, with: JSONWriter.pretty(value))
+            try atomic.replace(path, with: bytes)
             folders.insert(FileSystem.parent(of: path))
             written += 1
         }
-        func remove(_ path: String) throws(FolioError) {
-            guard try fileSystem.identity(path) != nil else { return }
+        // A removal is recorded when there was a file, and always for a command that left the
+        // queue (a crash after the unlink and before the log's append leaves no file to see).
+        func remove(_ path: String, leftQueue: Bool = false) throws(FolioError) {
+            let exists = try fileSystem.identity(path) != nil
+            if !path.hasPrefix(archive) && (exists || leftQueue) { try noteWrite(path, nil) }
+            guard exists else { return }
             try fileSystem.unlink(path)
             folders.insert(FileSystem.parent(of: path))
             written += 1
@@ -55,12 +62,12 @@ extension StoreState {
                 // without its reason.
                 try ensure(reason, why)
                 try ensure(failed, command)
-                try remove(queued)
+                try remove(queued, leftQueue: true)
             case .sent(let command):
                 if command != .null && kept.contains(sequence) { try ensure(sent, command) }
-                try remove(queued)
+                try remove(queued, leftQueue: true)
             case .gone:
-                try remove(queued)
+                try remove(queued, leftQueue: true)
                 try remove(failed)
                 try remove(reason)
             }
@@ -74,6 +81,7 @@ extension StoreState {
             guard try fileSystem.identity(path) != nil else { continue }
             let target = Self.quarantineFolder + "/" + FileSystem.name(of: path)
             try fileSystem.makeDirectoryDurably(Self.quarantineFolder)
+            try noteWrite(path, nil)
             try fileSystem.rename(path, to: target)
             folders.insert(FileSystem.parent(of: path))
             folders.insert(Self.quarantineFolder)

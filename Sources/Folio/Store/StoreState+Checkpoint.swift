@@ -38,6 +38,9 @@ extension StoreState {
         try journal.sync()
 
         var directories = Set<String>()
+        // Every version written is noted in `.folio/written` first (the copy check).
+        try beginWrittenLog()
+        defer { writtenAppender = nil }
         for address in touched.union(merged).sorted() {
             let partition: Partition
             do {
@@ -60,6 +63,7 @@ extension StoreState {
             let isEmpty = partition.entities.isEmpty && partition.versions.isEmpty
             if isEmpty && partition.identity == nil {
                 partition.markWritten(identity: nil)
+                try noteWrite(path, nil)
             } else if isEmpty || partition.isDirty || partition.identity == nil {
                 // Only if the file is still the one read: an editor's save is never overwritten.
                 if !isEmpty { try fileSystem.makeDirectoryDurably(folder) }
@@ -74,10 +78,13 @@ extension StoreState {
                 // before syncing the folder: sync it again, cheaply, before the journal forgets.
                 if partition.adoptedSave { try keepAdoptedSave(partition) }
                 directories.insert(folder)
+                try noteWrite(path, partition.fileHash)
             }
         }
         outcome.filesWritten += try writeOutboxFiles(folders: &directories)
         for folder in directories.sorted() { try fileSystem.syncDirectory(folder) }
+        // Before the journal forgets: a copy of the folder can then match its files to its journal.
+        try finishWrittenLog(checkpoint: outcome.blocked.isEmpty)
 
         for problem in outcome.blocked {
             report(.error, "changes to this file wait in the journal until it is fixed: \(problem.message)", path: problem.path)

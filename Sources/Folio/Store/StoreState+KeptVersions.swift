@@ -117,6 +117,7 @@ extension StoreState {
             if let problem = partition.unreadable { return problem }
             let outcome: AtomicFile.SwapOutcome
             if partition.entities.isEmpty && partition.versions.isEmpty {
+                try noteWrite(path, nil)
                 outcome = try removeUnlessChanged(partition)
             } else {
                 let bytes = PartitionFile.encode(partition.contents)
@@ -125,6 +126,7 @@ extension StoreState {
                 // Must be kept before the file is replaced: a file whose bytes are not Folio's
                 // newest version reads as a person's save, whose changes would be sent again.
                 if !isReadOnly { try keptVersions.keep(bytes, of: path, durable: true) }
+                try noteWrite(path, ContentHash(bytes))
                 outcome = try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, ifStill: partition.identity == nil ? nil : partition.fileHash,
                                                                          swapFolder: KeptVersions.folder(of: path))
                 if case .replaced = outcome { partition.fileHash = ContentHash(bytes) }
@@ -221,7 +223,7 @@ extension StoreState {
 
     /// Keeps a version of a partition file; a failure only costs the ability to merge a later save
     /// made from it, so it is reported, not thrown.
-    private func keep(_ bytes: [UInt8]?, of path: String, edit: Bool = false) {
+    func keep(_ bytes: [UInt8]?, of path: String, edit: Bool = false) {
         guard let bytes, !isReadOnly else { return }
         do {
             try keptVersions.keep(bytes, of: path, edit: edit)
