@@ -89,7 +89,10 @@ extension StoreState {
     func keepAdoptedSave(_ partition: Partition) throws(FolioError) {
         let path = partition.address.path
         guard let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
-        if !isReadOnly { try keptVersions.keep(bytes, of: path, durable: true) }
+        guard !isReadOnly else { return }
+        // As for a file the checkpoint writes: it holds every record so far (`.folio/written`).
+        try noteWrite(path, ContentHash(bytes))
+        try keptVersions.keep(bytes, of: path, durable: true)
         partition.adoptedSave = false
     }
 }
