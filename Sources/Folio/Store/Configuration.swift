@@ -50,16 +50,16 @@ extension Store {
         /// call the store. If it throws, the error is logged and the edit is adopted without
         /// its changes. Default nil.
         public var onOutsideEdit: OutsideEditHook?
-        /// The most memory, in bytes (estimated), that partitions read and not needed any more
-        /// may occupy. Beyond it the least recently used are dropped and read again from their
-        /// files when next needed; a query over years of data keeps at most this much of them.
-        /// Partitions that must stay are not counted and never dropped: those with committed
-        /// changes not yet checkpointed into their files, a broken file whose last good state is
-        /// served, a person's save not yet adopted, and every partition read while the store is
-        /// observed (``Store/changes()``, ``Store/observe(_:)``). 0 keeps only those (and the
-        /// partition in use): the smallest footprint, for a widget or an extension, at the cost of
-        /// reading a file on every access. Default 64 MiB
-        /// (``defaultPartitionCacheBudget``).
+        /// The most memory, in bytes (estimated from their JSON and decoded values), that the
+        /// partitions a process has read may occupy. Beyond it the least recently used are
+        /// dropped and read again from their files when next needed; a query over years of data
+        /// keeps at most this much of them. Partitions that must stay are never dropped, and may
+        /// exceed the budget alone: those with committed changes not yet checkpointed into their
+        /// files, a person's save not yet adopted or not yet made Folio's version, a broken file
+        /// whose last good state is served, and every partition while the store is observed
+        /// (``Store/changes()``, ``Store/observe(_:)``). 0 keeps only those (and the partition in
+        /// use): the smallest footprint, for a widget or an extension, at the cost of reading a
+        /// file on every access. Default 64 MiB (``defaultPartitionCacheBudget``).
         public var partitionCacheBudget: Int = initialPartitionCacheBudget
         var ioHook: IOHook?
 
