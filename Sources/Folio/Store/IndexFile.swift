@@ -67,23 +67,37 @@ extension StoreState {
     /// unchanged, by reading the partition files elsewhere.
     func buildIndex(collection: String, granularity: PartitionGranularity) throws(FolioError) {
         let persisted = IndexFile.read(fileSystem, collection: collection)
-        // Sized at once: growing a dictionary of years of ids step by step costs more than reading it.
-        indexes[collection] = Dictionary(minimumCapacity: persisted.values.reduce(0) { $0 + $1.ids.count })
         unindexed[collection] = [:]
         // Filled as partitions leave memory during the build too (StoreState+Eviction.swift).
         indexIdentities[collection] = [:]
         var persistedCount = 0
         var stale = false
+        // The entries whose files are unchanged go in first, into one dictionary sized at once
+        // (years of ids, added one by one through `index(_:in:)`, cost more than reading them);
+        // an id met twice goes through `index(_:in:)`, which checks both files.
+        var fromEntries = [String: PartitionKey](minimumCapacity: persisted.values.reduce(0) { $0 + $1.ids.count })
+        var twice: [(id: String, address: PartitionAddress)] = []
+        var toRead: [PartitionAddress] = []
         for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
             if !partitions.contains(address), !touched.contains(address), let entry = persisted[address.key],
                try fileSystem.identity(address.path) == entry.identity {
-                for id in entry.ids { index(id, in: address) }
+                for id in entry.ids {
+                    guard let other = fromEntries.updateValue(address.key, forKey: id) else { continue }
+                    twice.append((id, PartitionAddress(collection: collection, granularity: granularity, key: other)))
+                    twice.append((id, address))
+                }
                 indexIdentities[collection, default: [:]][address.key] = entry.identity
                 persistedCount += 1
             } else {
-                stale = true
-                indexPartition(address)
+                toRead.append(address)
             }
+        }
+        for (id, _) in twice { fromEntries[id] = nil }
+        indexes[collection] = fromEntries
+        for (id, address) in twice { index(id, in: address) }
+        for address in toRead {
+            stale = true
+            indexPartition(address)
         }
         if stale || persisted.count != persistedCount { indexDirty.insert(collection) }
     }
