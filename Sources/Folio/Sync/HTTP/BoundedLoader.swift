@@ -77,22 +77,15 @@ final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked Sendable
         DispatchQueue.global().async { completionHandler(nil) }
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        lock.lock()
-        pending[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse
-        let declared = response.expectedContentLength
-        let tooLarge = declared > Int64(limit)
-        if tooLarge { pending[dataTask.taskIdentifier]?.tooLarge = true }
-        lock.unlock()
-        completionHandler(tooLarge ? .cancel : .allow)
-    }
-
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         lock.lock()
         var cancel = false
         if var entry = pending[dataTask.taskIdentifier], !entry.tooLarge {
-            if entry.data.count + data.count > limit {
+            // The response is read here, not in a `didReceive response` callback: that one costs a
+            // hop to the delegate queue per request (and swift-corelibs-foundation ignores its
+            // disposition anyway); a declared length over the limit ends the task at its first bytes.
+            if entry.response == nil { entry.response = dataTask.response as? HTTPURLResponse }
+            if (entry.response?.expectedContentLength ?? -1) > Int64(limit) || entry.data.count + data.count > limit {
                 entry.tooLarge = true
                 entry.data = Data()
                 cancel = true
@@ -110,11 +103,12 @@ final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked Sendable
         let entry = pending.removeValue(forKey: task.taskIdentifier)
         lock.unlock()
         guard let entry else { return }
-        if entry.tooLarge {
-            entry.continuation.resume(returning: .tooLarge(entry.response))
+        let response = entry.response ?? task.response as? HTTPURLResponse
+        if entry.tooLarge || (response?.expectedContentLength ?? -1) > Int64(limit) {
+            entry.continuation.resume(returning: .tooLarge(response))
         } else if let error {
             entry.continuation.resume(returning: .failed(error))
-        } else if let response = entry.response ?? task.response as? HTTPURLResponse {
+        } else if let response {
             entry.continuation.resume(returning: .response(response, entry.data))
         } else {
             entry.continuation.resume(returning: .failed(URLError(.badServerResponse)))
