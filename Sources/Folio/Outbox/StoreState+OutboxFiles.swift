@@ -6,19 +6,26 @@ extension StoreState {
     /// cut short by a crash is simply done again.
     ///
     /// Command files are written once, with their final bytes, and never rewritten: a failed
-    /// command's file in `failed/` has the same bytes as it had in `outbox/`.
+    /// command's file in `failed/` has the same bytes as it had in `outbox/`. They are written in
+    /// place, without temp file and rename, and made durable by `barrier` (the caller flushes
+    /// it before the journal is reset): until then the journal's records hold every byte of
+    /// them, so a file a crash cut short is read from the journal (``loadedOutbox()``) and
+    /// written again by the next checkpoint.
     /// - Returns: How many files were written or removed.
-    func writeOutboxFiles(folders: inout Set<String>) throws(FolioError) -> Int {
+    func writeOutboxFiles(folders: inout Set<String>, barrier: DurabilityBarrier) throws(FolioError) -> Int {
         let needed = records.contains { !$0.outbox.isEmpty } || outbox?.needsQuarantineMove == true
         guard needed else { return 0 }
         let outbox = try loadedOutbox()
         var written = 0
-        let atomic = AtomicFile(fileSystem: fileSystem)
 
         func ensure(_ path: String, _ value: JSONValue) throws(FolioError) {
-            guard try fileSystem.identity(path) == nil else { return }
-            try fileSystem.makeDirectoryDurably(FileSystem.parent(of: path))
-            try atomic.replace(path, with: JSONWriter.pretty(value))
+            let bytes = JSONWriter.pretty(value)
+            if let existing = try fileSystem.identity(path) {
+                // Left by a checkpoint a crash cut short: kept if whole, else written again.
+                if existing.size == Int64(bytes.count), try fileSystem.read(path)?.bytes == bytes { return }
+            }
+            try barrier.makeDirectory(FileSystem.parent(of: path))
+            try fileSystem.writeInPlace(path, bytes, sync: barrier.fileSync)
             folders.insert(FileSystem.parent(of: path))
             written += 1
         }
@@ -73,7 +80,7 @@ extension StoreState {
         for (path, problem) in outbox.quarantined.sorted(by: { $0.key < $1.key }) where !path.hasPrefix(Self.quarantineFolder) {
             guard try fileSystem.identity(path) != nil else { continue }
             let target = Self.quarantineFolder + "/" + FileSystem.name(of: path)
-            try fileSystem.makeDirectoryDurably(Self.quarantineFolder)
+            try barrier.makeDirectory(Self.quarantineFolder)
             try fileSystem.rename(path, to: target)
             folders.insert(FileSystem.parent(of: path))
             folders.insert(Self.quarantineFolder)

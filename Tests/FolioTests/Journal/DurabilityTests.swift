@@ -41,7 +41,15 @@ import Testing
     @Test func concurrentWritersShareJournalSyncs() async throws {
         let folder = TemporaryFolder()
         let steps = IORecorder()
-        let store = try await Store.open(at: folder.url, configuration: .testing(hook: steps.hook))
+        // A disk whose journal sync takes 5 ms: while one runs, the other writers reach the store
+        // even when the machine is busy with other tests (a writer alone syncs on its own thread,
+        // so sharing needs writers that arrive while a sync runs).
+        let record = steps.hook
+        let hook: IOHook = { step throws(FolioError) in
+            try record(step)
+            if step == .sync(StoreLayout.journal) { usleep(5_000) }
+        }
+        let store = try await Store.open(at: folder.url, configuration: .testing(hook: hook))
         steps.reset()
         let writers = 32
         try await withThrowingTaskGroup(of: Void.self) { group in
