@@ -44,15 +44,20 @@ extension AtomicFile {
     struct Staged {
         var relative: String
         var bytes: [UInt8]
-        /// The temp file (`swapFolder/<pid>-<n>-swap`) and its identity.
+        /// The temp file (`swapFolder/<pid>-<n>-staged`) and its identity.
         var temp: String
         var identity: FileIdentity
     }
 
     /// Writes the temp file of a compare-and-swap, synced as `sync` says: the caller makes it
     /// durable (a ``DurabilityBarrier``) before ``swapIn(_:ifStill:)`` puts it in place.
+    ///
+    /// Its name ends in `-staged` until the swap: a crash before then leaves Folio's own content
+    /// there (``isStagedLeftover(_:)``), which is removed, never taken for a person's save (its
+    /// kept version may not have reached the disk yet). Only ``swapIn(_:ifStill:)`` renames it to
+    /// `-swap`, once the caller's barrier made the version kept of it durable.
     func stage(_ relative: String, _ bytes: [UInt8], swapFolder: String, sync: FileSystem.NewFileSync) throws(FolioError) -> Staged {
-        let temp = swapFolder + "/" + Self.counter.nextName(for: "swap")
+        let temp = swapFolder + "/" + Self.counter.nextName(for: "staged")
         let identity = try fileSystem.writeNewFile(temp, bytes, sync: sync, for: relative)
         return Staged(relative: relative, bytes: bytes, temp: temp, identity: identity)
     }
@@ -67,7 +72,14 @@ extension AtomicFile {
     /// with `expected` nil, still does not exist); see ``replace(_:with:ifStill:swapFolder:)``.
     /// The temp file is gone when this returns, whatever the outcome.
     func swapIn(_ staged: Staged, ifStill expected: ContentHash?) throws(FolioError) -> SwapOutcome {
-        let (relative, bytes, temp, written) = (staged.relative, staged.bytes, staged.temp, staged.identity)
+        let (relative, bytes, written) = (staged.relative, staged.bytes, staged.identity)
+        let temp = String(staged.temp.dropLast("staged".count)) + "swap"
+        do throws(FolioError) {
+            try fileSystem.rename(staged.temp, to: temp)
+        } catch {
+            discard(staged)
+            throw error
+        }
         var tempHoldsOurs = true
         defer {
             // Best effort: a temp file left behind is removed by the next open.
@@ -128,6 +140,12 @@ extension AtomicFile {
     /// Whether a file name is a temp file of ``replace(_:with:ifStill:swapFolder:)``.
     static func isSwapLeftover(_ name: String) -> Bool {
         name.hasSuffix("-swap")
+    }
+
+    /// Whether a file name is a temp file ``stage(_:_:swapFolder:sync:)`` wrote and no swap used
+    /// yet: Folio's own content, safe to remove.
+    static func isStagedLeftover(_ name: String) -> Bool {
+        name.hasSuffix("-staged")
     }
 
 }

@@ -118,7 +118,9 @@ extension FolderScan {
             let reasonPath = folder + "/" + entry.name.dropLast(5) + ".reason.json"
             var reason: JSONValue = .object(["reason": .string("unknown (no reason file)")])
             if let bytes = readFile(reasonPath) {
-                if let value = parseJSON(reasonPath, bytes, severity: .warning, what: "the reason of command \(sequence) is lost (the command itself is intact)") {
+                // A reason cut short with its command's "fail" still in the journal: a note.
+                let severity: StoreProblem.Severity = journalSequences.contains(sequence) ? .note : .warning
+                if let value = parseJSON(reasonPath, bytes, severity: severity, what: "the reason of command \(sequence) is lost (the command itself is intact)") {
                     if value["reason"]?.stringValue == nil {
                         report(.warning, .outboxCommand, reasonPath, at: .init(line: 1, column: 1),
                                "expected an object with a \"reason\" string: {\"reason\": \"…\", \"status\": 422, \"failedAt\": \"…\"}")

@@ -46,6 +46,10 @@ extension StoreState {
         }
         let kept = Set((archived + sentNow).sorted().suffix(Self.sentArchiveLimit))
 
+        // A command that moves (failed, or retried) has its bytes in its old file, not in the
+        // journal (its record says only "fail" or "retry"): the old file goes only once the new
+        // one is durable.
+        var afterCopies: [String] = []
         for sequence in touched {
             let name = OutboxCommand.fileName(sequence)
             let queued = Self.outboxFolder + "/" + name
@@ -55,14 +59,13 @@ extension StoreState {
             switch outbox.commands[sequence] ?? .gone {
             case .pending(let command):
                 try ensure(queued, command)
-                try remove(failed)
-                try remove(reason)
+                afterCopies += [failed, reason]
             case .failed(let command, let why):
                 // The reason first: a process that lists failed/ meanwhile never finds a command
                 // without its reason.
                 try ensure(reason, why)
                 try ensure(failed, command)
-                try remove(queued)
+                afterCopies.append(queued)
             case .sent(let command):
                 if command != .null && kept.contains(sequence) { try ensure(sent, command) }
                 try remove(queued)
@@ -71,6 +74,13 @@ extension StoreState {
                 try remove(failed)
                 try remove(reason)
             }
+        }
+        var originals: [String] = []
+        for path in afterCopies where try fileSystem.identity(path) != nil { originals.append(path) }
+        if !originals.isEmpty {
+            for folder in folders { barrier.noteFolder(folder) }
+            try barrier.flush()
+            for path in originals { try remove(path) }
         }
         // Keep only the newest sent commands.
         for sequence in archived where !kept.contains(sequence) {

@@ -206,7 +206,10 @@ extension StoreState {
     func absorbSwapLeftovers(of partition: Partition) throws(FolioError) {
         let path = partition.address.path
         let folder = KeptVersions.folder(of: path)
-        let leftovers = try fileSystem.list(folder).filter { !$0.isDirectory && AtomicFile.isSwapLeftover($0.name) }
+        let entries = try fileSystem.list(folder).filter { !$0.isDirectory }
+        // Staged and never swapped in: Folio's content, whose records the journal still holds.
+        for entry in entries where AtomicFile.isStagedLeftover(entry.name) { try fileSystem.unlink(folder + "/" + entry.name) }
+        let leftovers = entries.filter { AtomicFile.isSwapLeftover($0.name) }
         guard !leftovers.isEmpty else { return }
         let folioVersions = Set(try keptVersions.versions(of: path).filter { !$0.isEdit }.map(\.hash))
         var merged = false

@@ -71,6 +71,31 @@ import Darwin
         #expect(perTransaction <= 0.05, "checkpoint syncs per transaction: \(perTransaction)")
     }
 
+    /// A bulk import: 10,000 todos over a year in one transaction, each queuing its command, then
+    /// the checkpoint (365 day files, 10,000 command files). Syncs asserted, times printed.
+    @Test func aBulkImportWithItsOutboxTakesAFewSyncs() async throws {
+        let folder = TemporaryFolder()
+        let steps = IORecorder()
+        var configuration = Store.Configuration.testing(hook: steps.hook)
+        configuration.checkpointThreshold = 1 << 30
+        let store = try await Store.open(at: folder.url, configuration: configuration)
+        steps.reset()
+        let todos = (0..<10_000).map { index in
+            todo("Imported \(index)", on: String(format: "2025-%02d-%02d", 1 + index % 12, 1 + (index / 12) % 28))
+        }
+        var start = ContinuousClock.now
+        try await store.write { tx in for item in todos { try tx.upsert(item) } }
+        let commit = ContinuousClock.now - start
+        start = ContinuousClock.now
+        try await store.checkpoint()
+        let checkpoint = ContinuousClock.now - start
+        let syncs = Self.syncCount(steps.steps)
+        print("bulk import: 10,000 todos + 10,000 commands: commit \(commit), checkpoint \(checkpoint), \(syncs) syncs (\(Self.breakdown(steps.steps)))")
+        #expect(try await store.pendingCommandCount() == todos.count)
+        try await store.close()
+        #expect(syncs <= 10, "syncs of a bulk import: \(syncs)")
+    }
+
     /// Voluntary context switches of 1,000 durable commits by one writer (no one else waits): the
     /// committing thread should append and sync itself, not hand the sync to another task.
     @Test func contextSwitchesOfADurableCommit() async throws {
