@@ -69,6 +69,11 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let newerSchema = Code(rawValue: "newerSchema")
         /// A migration step failed (the message names the entity); nothing was changed.
         public static let migrationFailed = Code(rawValue: "migrationFailed")
+        /// The folder is a copy of a store taken while Folio was writing it (rsync, cp or a sync
+        /// tool copying a live folder) and may hold part of a transaction: the message names a
+        /// file whose version does not belong with the copied journal. Folio neither opens nor
+        /// changes it; copy again, or use ``Store/snapshot(to:)``.
+        public static let inconsistentCopy = Code(rawValue: "inconsistentCopy")
     }
 
     /// What kind of failure this is.

@@ -155,6 +155,17 @@ struct FileSystem: Sendable {
         if code != 0 && !Platform.isNotFound(code) { throw .system("unlink", path: relative, errno: code) }
     }
 
+    /// Deletes a folder of Folio's own (a staging area, kept versions) and everything in it.
+    func removeTree(_ relative: String) throws(FolioError) {
+        guard try identity(relative) != nil else { return }
+        for entry in try list(relative) {
+            let child = relative + "/" + entry.name
+            if entry.isDirectory { try removeTree(child) } else { try unlink(child) }
+        }
+        let code = Platform.removeDirectory(absolute(relative))
+        if code != 0 && !Platform.isNotFound(code) { throw .system("rmdir", path: relative, errno: code) }
+    }
+
     /// Creates a directory and any missing parents, each made durable by syncing its parent.
     func makeDirectoryDurably(_ relative: String) throws(FolioError) {
         try makeRootDurably(root)

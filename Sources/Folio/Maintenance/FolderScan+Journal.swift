@@ -20,6 +20,7 @@ extension FolderScan {
         }
         journal.generation = header.generation
         journal.nextSequence = header.nextSequence
+        journal.firstTransaction = header.firstTransaction
         let result: Journal.ReadResult
         do {
             result = try Journal.parseRecords(Array(bytes[Journal.headerSize...]), baseOffset: Int64(Journal.headerSize),

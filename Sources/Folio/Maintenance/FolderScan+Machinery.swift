@@ -18,6 +18,8 @@ extension FolderScan {
                 checkSentMark()
             case (StoreLayout.machinery + "/index", true):
                 checkIndexes()
+            case (WrittenLog.path, false):
+                continue   // checked by checkCopy (FolderScan+Copy.swift)
             case (KeptVersions.folder, true):
                 continue   // derived: the versions a save from an older buffer is merged against
             case (StoreLayout.tempFolder, true):

@@ -63,6 +63,7 @@ final class FolderScan {
         try checkRoot()
         try checkOutbox()
         try checkMachinery()
+        try checkCopy()
         checkDuplicateIDs()
         applyJournalToOutbox()
         problems.sort { a, b in
@@ -222,6 +223,8 @@ struct JournalSummary {
     var exists = false
     var size: Int64 = 0
     var generation: UInt64?
+    /// The header's first transaction: the checkpoint that last emptied the journal.
+    var firstTransaction: UInt64?
     var nextSequence: UInt64?
     var pendingTransactions = 0
     var tornBytes: Int64 = 0

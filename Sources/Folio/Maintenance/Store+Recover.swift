@@ -52,6 +52,9 @@ extension Store {
                 try fileSystem.syncDirectory(FileSystem.parent(of: path))
                 actions.append(.init(kind: .removedDerivedFile, path: path, message: "deleted a damaged index; Folio rebuilds it when needed"))
             }
+            // Files moved aside and a salvaged journal are not what checkpoints recorded: the
+            // open below makes `.folio/written` anew from the files.
+            if !actions.isEmpty { try fileSystem.unlink(WrittenLog.path) }
         } catch {
             lock.release(exclusive: true)
             throw error

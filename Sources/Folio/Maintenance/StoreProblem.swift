@@ -58,6 +58,9 @@ public struct StoreProblem: Sendable, Equatable, CustomStringConvertible {
         public static let tempFile = Kind(rawValue: "tempFile")
         /// An editor's backup or swap file (`name.json~`, `.name.json.swp`, `#name.json#`).
         public static let editorFile = Kind(rawValue: "editorFile")
+        /// A copy of a live store whose files and journal are from different instants (a file
+        /// does not hold the version its journal needs): it may hold part of a transaction.
+        public static let inconsistentCopy = Kind(rawValue: "inconsistentCopy")
         /// A file that is not part of the format; Folio ignores it.
         public static let strayFile = Kind(rawValue: "strayFile")
         /// Advisory or derived machinery (`attempts.json`, `sync.json`, `index/`) that is damaged.

@@ -23,7 +23,7 @@ enum MigrationCommit {
 
     /// Stages, commits and finishes the plan. Only with the writers' lock held.
     static func run(_ plan: MigrationPlan, fileSystem: FileSystem, log: LogHandler?) throws(FolioError) {
-        try removeTree(folder, fileSystem: fileSystem)
+        try fileSystem.removeTree(folder)
         // Written without a sync each, then made durable with one syncfs where the platform has
         // it (a 10-year store is thousands of files); file by file elsewhere.
         var folders = Set<String>()
@@ -55,7 +55,7 @@ enum MigrationCommit {
         guard try fileSystem.identity(folder) != nil else { return }
         guard let (bytes, _) = try fileSystem.read(commitFile) else {
             log?(LogMessage(level: .warning, text: "discarding a migration that was interrupted before it committed; the store keeps its previous schema", path: folder))
-            try removeTree(folder, fileSystem: fileSystem)
+            try fileSystem.removeTree(folder)
             return
         }
         let manifest: JSONValue
@@ -92,13 +92,15 @@ enum MigrationCommit {
             do { try Names.validateCollection(collection) } catch { continue }
             try fileSystem.unlink(IndexFile.path(collection))
         }
+        // The files were rewritten outside any checkpoint: the next open makes the log anew.
+        try fileSystem.unlink(WrittenLog.path)
         if writes.contains(StoreLayout.marker) {
             try moveIn(StoreLayout.marker, fileSystem: fileSystem)
             try fileSystem.syncDirectory("")
         }
         try fileSystem.unlink(commitFile)
         try fileSystem.syncDirectory(folder)
-        try removeTree(folder, fileSystem: fileSystem)
+        try fileSystem.removeTree(folder)
     }
 
     /// Renames a staged file over its target, unless that was done before a crash.
@@ -126,16 +128,5 @@ enum MigrationCommit {
             try fileSystem.syncDirectory(parent)
             candidates.insert(parent)
         }
-    }
-
-    /// Deletes a folder of Folio's own (the staging area) and everything in it.
-    static func removeTree(_ path: String, fileSystem: FileSystem) throws(FolioError) {
-        guard try fileSystem.identity(path) != nil else { return }
-        for entry in try fileSystem.list(path) {
-            let child = path + "/" + entry.name
-            if entry.isDirectory { try removeTree(child, fileSystem: fileSystem) } else { try fileSystem.unlink(child) }
-        }
-        let code = Platform.removeDirectory(fileSystem.absolute(path))
-        if code != 0 && !Platform.isNotFound(code) { throw .system("rmdir", path: path, errno: code) }
     }
 }

@@ -18,8 +18,10 @@ extension StoreState {
         let outbox = try loadedOutbox()
         var written = 0
 
+        let archive = Self.sentFolder + "/"
         func ensure(_ path: String, _ value: JSONValue) throws(FolioError) {
             let bytes = JSONWriter.pretty(value)
+            if !path.hasPrefix(archive) { try noteWrite(path, ContentHash(bytes)) }
             if let existing = try fileSystem.identity(path) {
                 // Left by a checkpoint a crash cut short: kept if whole, else written again.
                 if existing.size == Int64(bytes.count), try fileSystem.read(path)?.bytes == bytes { return }
@@ -29,8 +31,12 @@ extension StoreState {
             folders.insert(FileSystem.parent(of: path))
             written += 1
         }
-        func remove(_ path: String) throws(FolioError) {
-            guard try fileSystem.identity(path) != nil else { return }
+        // A removal is recorded when there was a file, and always for a command that left the
+        // queue (a crash after the unlink and before the log's append leaves no file to see).
+        func remove(_ path: String, leftQueue: Bool = false) throws(FolioError) {
+            let exists = try fileSystem.identity(path) != nil
+            if !path.hasPrefix(archive) && (exists || leftQueue) { try noteWrite(path, nil) }
+            guard exists else { return }
             try fileSystem.unlink(path)
             folders.insert(FileSystem.parent(of: path))
             written += 1
@@ -49,7 +55,7 @@ extension StoreState {
         // A command that moves (failed, or retried) has its bytes in its old file, not in the
         // journal (its record says only "fail" or "retry"): the old file goes only once the new
         // one is durable.
-        var afterCopies: [String] = []
+        var afterCopies: [(path: String, leftQueue: Bool)] = []
         for sequence in touched {
             let name = OutboxCommand.fileName(sequence)
             let queued = Self.outboxFolder + "/" + name
@@ -59,29 +65,29 @@ extension StoreState {
             switch outbox.commands[sequence] ?? .gone {
             case .pending(let command):
                 try ensure(queued, command)
-                afterCopies += [failed, reason]
+                afterCopies += [(failed, false), (reason, false)]
             case .failed(let command, let why):
                 // The reason first: a process that lists failed/ meanwhile never finds a command
                 // without its reason.
                 try ensure(reason, why)
                 try ensure(failed, command)
-                afterCopies.append(queued)
+                afterCopies.append((queued, true))
             case .sent(let command):
                 if command != .null && kept.contains(sequence) { try ensure(sent, command) }
-                try remove(queued)
+                try remove(queued, leftQueue: true)
             case .gone:
-                try remove(queued)
+                try remove(queued, leftQueue: true)
                 try remove(failed)
                 try remove(reason)
             }
         }
-        var originals: [String] = []
-        for path in afterCopies where try fileSystem.identity(path) != nil { originals.append(path) }
-        if !originals.isEmpty {
+        var hasOriginals = false
+        for original in afterCopies where try fileSystem.identity(original.path) != nil { hasOriginals = true }
+        if hasOriginals {
             for folder in folders { barrier.noteFolder(folder) }
             try barrier.flush()
-            for path in originals { try remove(path) }
         }
+        for original in afterCopies { try remove(original.path, leftQueue: original.leftQueue) }
         // Keep only the newest sent commands.
         for sequence in archived where !kept.contains(sequence) {
             try remove(Self.sentFolder + "/" + OutboxCommand.fileName(sequence))
@@ -91,6 +97,7 @@ extension StoreState {
             guard try fileSystem.identity(path) != nil else { continue }
             let target = Self.quarantineFolder + "/" + FileSystem.name(of: path)
             try barrier.makeDirectory(Self.quarantineFolder)
+            try noteWrite(path, nil)
             try fileSystem.rename(path, to: target)
             folders.insert(FileSystem.parent(of: path))
             folders.insert(Self.quarantineFolder)

@@ -11,7 +11,11 @@ extension Store {
             state.storeID = storeID
             state.onOutsideEdit = configuration.onOutsideEdit
             try state.removeLeftoverTempFiles()
+            // A copy of a live folder is checked before anything in it is replayed or written.
+            let origin = try state.checkOrigin()
+            try state.makeMissingLog(origin)
             try recover(state)
+            try state.settleOrigin(origin)
             return state
         }
         let state = try fresh()

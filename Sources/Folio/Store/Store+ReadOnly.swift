@@ -26,7 +26,8 @@ extension Store {
         let storeID = try Marker.ensure(in: fileSystem, create: false)
         let state = try StoreState(fileSystem: fileSystem, log: log, readOnly: true)
         state.storeID = storeID
-        try state.refreshJournal()
+        // A copy of a live folder whose files do not belong with its journal is refused here too.
+        _ = try state.checkOrigin()
         return state
     }
 

@@ -61,7 +61,8 @@ extension Store {
                 try linkTree(path, to: target, folders: &folders, report: &report)
                 continue
             }
-            if path != StoreLayout.journal {
+            // The journal and the log of written files change in place: copied, not linked.
+            if path != StoreLayout.journal && path != WrittenLog.path {
                 let code = Platform.hardLink(fileSystem.absolute(path), target.absolute(path))
                 if code == 0 {
                     report.linked += 1

@@ -51,6 +51,9 @@ extension StoreState {
         var directories = Set<String>()
         var staged: [(Partition, StagedPartition)] = []
         var removed: [Partition] = []
+        // Every version written is noted in `.folio/written` first (the copy check).
+        try beginWrittenLog()
+        defer { writtenAppender = nil }
         for address in touched.union(merged).sorted() {
             let partition: Partition
             do {
@@ -67,11 +70,13 @@ extension StoreState {
             // memory and is adopted once the app uses the collection.
             try adoptEditsDuringCheckpoint()
             try absorbSwapLeftovers(of: partition)
-            let folder = FileSystem.parent(of: address.path)
+            let path = address.path
+            let folder = FileSystem.parent(of: path)
             // A partition with no entities keeps its file while it holds tombstone versions.
             let isEmpty = partition.entities.isEmpty && partition.versions.isEmpty
             if isEmpty && partition.identity == nil {
                 partition.markWritten(identity: nil)
+                try noteWrite(path, nil)
             } else if isEmpty {
                 removed.append(partition)
             } else if partition.isDirty || partition.identity == nil {
@@ -81,6 +86,7 @@ extension StoreState {
                 // Unchanged, but an earlier checkpoint may have renamed it into place and failed
                 // before syncing the folder: sync it again, cheaply, before the journal forgets.
                 directories.insert(folder)
+                try noteWrite(path, partition.fileHash)
             }
         }
         // The first barrier: every byte about to be put in place, and the versions kept of it.
@@ -103,6 +109,13 @@ extension StoreState {
             directories.insert(FileSystem.parent(of: partition.address.path))
         }
         outcome.filesWritten += try writeOutboxFiles(folders: &directories, barrier: barrier)
+        // A record appended meanwhile (an edit adopted while a file was swapped) may touch a
+        // partition already written: the journal then keeps everything for the next checkpoint.
+        let late = touched.first { partitions[$0]?.isDirty ?? true }
+        let emptiesJournal = outcome.blocked.isEmpty && late == nil
+        // Before the journal forgets: a copy of the folder can then match its files to its
+        // journal. The second barrier makes the log's lines durable with everything else.
+        try finishWrittenLog(checkpoint: emptiesJournal, sync: !barrier.coversEverything)
         // The second barrier: every name put in place, and the outbox's new files.
         for folder in directories { barrier.noteFolder(folder) }
         try barrier.flush()
@@ -111,9 +124,7 @@ extension StoreState {
             report(.error, "changes to this file wait in the journal until it is fixed: \(problem.message)", path: problem.path)
         }
         guard outcome.blocked.isEmpty else { return outcome }
-        // A record appended meanwhile (an edit adopted while a file was swapped) may touch a
-        // partition already written: the journal keeps it for the next checkpoint.
-        if let late = touched.first(where: { partitions[$0]?.isDirty ?? true }) {
+        if let late {
             report(.info, "changed again while the checkpoint wrote it; the journal keeps the change for the next checkpoint", path: late.path)
             return outcome
         }

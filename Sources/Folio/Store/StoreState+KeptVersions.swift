@@ -123,6 +123,7 @@ extension StoreState {
             if let problem = partition.unreadable { return problem }
             let outcome: AtomicFile.SwapOutcome
             if partition.entities.isEmpty && partition.versions.isEmpty {
+                try noteWrite(path, nil)
                 outcome = try removeUnlessChanged(partition)
             } else {
                 let file: AtomicFile.Staged
@@ -138,6 +139,7 @@ extension StoreState {
                     file = try stage(partition, barrier: barrier).file
                     try barrier.flush()
                 }
+                try noteWrite(path, ContentHash(file.bytes))
                 outcome = try atomic.swapIn(file, ifStill: partition.identity == nil ? nil : partition.fileHash)
                 if case .replaced = outcome { partition.fileHash = ContentHash(file.bytes) }
             }
@@ -259,7 +261,7 @@ extension StoreState {
 
     /// Keeps a version of a partition file; a failure only costs the ability to merge a later save
     /// made from it, so it is reported, not thrown.
-    private func keep(_ bytes: [UInt8]?, of path: String, edit: Bool = false) {
+    func keep(_ bytes: [UInt8]?, of path: String, edit: Bool = false) {
         guard let bytes, !isReadOnly else { return }
         do {
             try keptVersions.keep(bytes, of: path, edit: edit)

@@ -63,6 +63,9 @@ final class StoreState {
     /// The app's hook for recomputing derived data after outside edits (see
     /// ``Store/Configuration/onOutsideEdit``).
     var onOutsideEdit: Store.Configuration.OutsideEditHook?
+    /// The checkpoint's appends to `.folio/written`, while a checkpoint writes files
+    /// (StoreState+WrittenLog.swift).
+    var writtenAppender: WrittenLog.Appender?
     /// Files that are not data, already reported to the log.
     var reportedStrays: Set<String> = []
 

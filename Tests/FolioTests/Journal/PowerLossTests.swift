@@ -195,9 +195,25 @@ import Testing
         #expect(points.count > 60, "the workload takes many steps: \(points.count)")
     }
 
+    /// A power cut leaves the folder where it was: its `.folio/lock` keeps its inode, so the store
+    /// is no copy. The state is rebuilt in a new folder, whose lock is a new file: the log of
+    /// written files is made to name it, as the real folder's names its own lock.
+    static func keepIdentity(_ folder: URL) throws {
+        let fileSystem = FileSystem(root: folder.path)
+        guard let (bytes, _) = try fileSystem.read(WrittenLog.path), let newline = bytes.firstIndex(of: 0x0A),
+              let lock = try fileSystem.identity(StoreLayout.lockFile) else { return }
+        var fields = String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ").map(String.init)
+        guard fields.count == 9 else { return }
+        fields[3] = String(lock.device)
+        fields[4] = String(lock.inode)
+        let rewritten = Array((fields.joined(separator: " ")).utf8) + bytes[newline...]
+        try Data(rewritten).write(to: folder.appendingPathComponent(WrittenLog.path))
+    }
+
     /// Opens one state and returns what is wrong with it, or nil.
     func check(_ folder: URL, acknowledged: Int, states: [(state: Logical, maxSequence: UInt64)]) async -> String? {
         do {
+            try Self.keepIdentity(folder)
             let store = try await Store.open(at: folder, configuration: .testing())
             let seen = try await Self.logical(store)
             let allowed = states[acknowledged...].prefix(2)

@@ -232,6 +232,11 @@ enum OutboxCheck {
         let slotCommands = try commands.filter { try (command(root.url, $0)["entityID"] as? String)?.hasSuffix("-ledger") == false }
         let victim = slotCommands[slotCommands.count / 2]
         try FileManager.default.removeItem(at: lost.appendingPathComponent(victim))
+        // Folio itself refuses such a copy (its log says the command file belongs there)...
+        let refused = await StoreCheck.run(lost, acked: ["T": 20])
+        #expect(refused.violations.contains { $0.contains("copy of a store taken while") }, "\(refused.violations)")
+        // ...and without the log, the check of the spec must notice it on its own.
+        try FileManager.default.removeItem(at: lost.appendingPathComponent(WrittenLog.path))
         let lostFound = await StoreCheck.run(lost, acked: ["T": 20])
         #expect(lostFound.violations.contains { $0.contains("has no command for") }, "\(victim): \(lostFound.violations)")
         #expect(OutboxCheck.onlyAppended(OutboxCheck.queue(in: root.url), OutboxCheck.queue(in: lost)).count == 1)
@@ -248,6 +253,7 @@ enum OutboxCheck {
         json["sequence"] = sequence
         json["id"] = String((json["id"] as? String ?? "").dropLast(20)) + name.dropLast(5)
         try JSONSerialization.data(withJSONObject: json).write(to: orphan.appendingPathComponent("outbox/" + name))
+        try FileManager.default.removeItem(at: orphan.appendingPathComponent(WrittenLog.path))
         let orphanFound = await StoreCheck.run(orphan, acked: ["T": 20])
         #expect(orphanFound.violations.contains { $0.contains("which never committed") }, "\(orphanFound.violations)")
 

@@ -1,0 +1,152 @@
+/// Whether a folder that is a copy of a store holds files and a journal that belong together
+/// (FORMAT.md, "Copying the folder").
+///
+/// A tool that copies a live folder (rsync, cp, a sync tool) reads its files one by one: a data
+/// file read after a checkpoint and a journal read before it (or the reverse) make a copy that
+/// holds part of a transaction. ``WrittenLog`` says which bytes every file held after each
+/// checkpoint, so the copy can be checked against its own journal: the journal starts at
+/// transaction `b` (the checkpoint that last emptied it) and its valid records end before `e`.
+/// The copy is a prefix of the store's history exactly when every file holds a version that was
+/// current at some instant between that checkpoint and the last record copied: the version the
+/// log names as of `b`, or one a checkpoint running at `e` wrote (its records are all in the
+/// journal, and applying them again changes nothing). Anything else is refused, naming the file:
+/// an older or newer version Folio wrote, a file Folio removed, a missing one, or bytes Folio
+/// never wrote (copied in the middle of a checkpoint after the log was copied, or edited by a
+/// person before any Folio process read the edit: the two cannot be told apart in a copy).
+struct CopyCheck {
+    struct Finding: Equatable {
+        var path: String
+        var message: String
+    }
+
+    let fileSystem: FileSystem
+
+    /// Whether the folder is a copy: its log names another lock file than its own. Nil when the
+    /// folder has no log (a store made before the log existed, or a copy without it).
+    func isCopy(_ log: WrittenLog.Contents) throws(FolioError) -> Bool {
+        guard let origin = try WrittenLog(fileSystem: fileSystem).origin() else { return true }
+        return origin.device != log.origin.device || origin.inode != log.origin.inode
+    }
+
+    /// What makes the copy inconsistent, most telling first (empty: consistent).
+    /// - Parameters:
+    ///   - log: The copy's `.folio/written`.
+    ///   - firstTransaction: The copy's journal header's first transaction (nil: no header).
+    ///   - end: The transaction after the copy's last valid journal record.
+    func findings(_ log: WrittenLog.Contents, firstTransaction: UInt64?, end: UInt64) throws(FolioError) -> [Finding] {
+        let written = log.history.values.contains { $0.contains { $0.hash != nil } }
+        guard let b = firstTransaction else {
+            guard written else { return [] }
+            return [Finding(path: StoreLayout.journal, message: "the copy's journal has no header, but its files were written by checkpoints: it was copied while being emptied")]
+        }
+        if b < log.since || (b != log.since && !log.checkpoints.contains(b)) {
+            return [Finding(path: WrittenLog.path, message: "the copy's journal was emptied by checkpoint \(b), which its log of written files does not record: the log was copied before that checkpoint, so no file of the copy can be matched to the journal")]
+        }
+        var findings: [Finding] = []
+        var paths = Set(log.history.keys)
+        for path in try Self.dataAndCommandFiles(fileSystem) { paths.insert(path) }
+        for path in paths.sorted() {
+            let bytes = try fileSystem.read(path)?.bytes
+            let current = bytes.map(ContentHash.init)
+            if let problem = judge(path, current: current, history: log.history[path] ?? [], log: log, b: b, end: end),
+               !Self.isDamagedDataFile(path, bytes) {
+                findings.append(Finding(path: path, message: problem))
+            }
+        }
+        return findings
+    }
+
+    private func judge(_ path: String, current: ContentHash?, history: [WrittenLog.Entry], log: WrittenLog.Contents,
+                       b: UInt64, end: UInt64) -> String? {
+        if history.isEmpty {
+            guard current != nil else { return nil }
+            if let sequence = Self.commandSequence(path), sequence < log.goneBelow {
+                return "a command file Folio removed (sent) before the copy's journal began: it was copied before the removal"
+            }
+            return "a file no checkpoint recorded writing: written while the folder was copied (after the log was copied), or made by hand and never read by Folio"
+        }
+        // The version current as of b, and every one written by a checkpoint up to the journal's end.
+        let asOfB = history.lastIndex { $0.transaction <= b }
+        var allowed: [ContentHash?] = asOfB == nil ? [nil] : []
+        for entry in history[(asOfB ?? 0)...] where entry.transaction <= end { allowed.append(entry.hash) }
+        if allowed.contains(current) { return nil }
+        let expected = asOfB.map { history[$0] }
+        let want = expected.map { $0.hash.map { "the version with hash \($0)" } ?? "no file" } ?? "no file"
+        guard let current else {
+            return "missing: the copy's journal (emptied at transaction \(b)) needs \(want) here; the file was copied before a checkpoint created it, or after one removed it"
+        }
+        if let other = history.last(where: { $0.hash == current }) {
+            let when = other.transaction > end ? "newer than the copy's journal (written by the checkpoint at transaction \(other.transaction), after the journal was copied)"
+                                                : "older than the copy's journal (written by the checkpoint at transaction \(other.transaction); the journal needs \(want))"
+            return "holds a version Folio wrote that is \(when)"
+        }
+        return "holds bytes no checkpoint wrote (hash \(current)): written while the folder was copied, or edited by hand before any Folio process read the edit; the copy's journal needs \(want)"
+    }
+
+    /// A data file that does not parse is damage, never a tear: Folio replaces data files whole
+    /// (by rename or exchange), so a copy cannot catch one half-written. Such a file is left to
+    /// the broken-file handling (reported with its line and column, blocking nothing else).
+    static func isDamagedDataFile(_ path: String, _ bytes: [UInt8]?) -> Bool {
+        guard let bytes, commandSequence(path) == nil else { return false }
+        do {
+            _ = try PartitionFile.decode(bytes, path: path)
+            return false
+        } catch {
+            return true
+        }
+    }
+
+    /// Every data file and pending or failed command file, by the exact names FORMAT.md gives them.
+    static func dataAndCommandFiles(_ fileSystem: FileSystem) throws(FolioError) -> [String] {
+        var found: [String] = []
+        for entry in try fileSystem.list("") {
+            if entry.isDirectory {
+                if entry.name == StoreLayout.machinery { continue }
+                if entry.name == "outbox" {
+                    for file in try fileSystem.list("outbox") where !file.isDirectory && isCommandName(file.name) {
+                        found.append("outbox/" + file.name)
+                    }
+                    for file in try fileSystem.list("outbox/failed") where !file.isDirectory && isCommandName(file.name) {
+                        found.append("outbox/failed/" + file.name)
+                    }
+                    continue
+                }
+                for month in try fileSystem.list(entry.name) {
+                    if !month.isDirectory, isDate(month.name, parts: 2) {
+                        found.append(entry.name + "/" + month.name)
+                    } else if month.isDirectory, isDate(month.name + ".json", parts: 2) {
+                        let folder = entry.name + "/" + month.name
+                        for day in try fileSystem.list(folder) where !day.isDirectory && isDate(day.name, parts: 3) {
+                            found.append(folder + "/" + day.name)
+                        }
+                    }
+                }
+            } else if entry.name.hasSuffix(".json"), entry.name != StoreLayout.marker, !entry.name.hasPrefix(".") {
+                found.append(entry.name)
+            }
+        }
+        return found
+    }
+
+    /// `<20 digits>.json` or `<20 digits>.reason.json`.
+    static func isCommandName(_ name: String) -> Bool {
+        let stem = name.hasSuffix(".reason.json") ? name.dropLast(12) : name.hasSuffix(".json") ? name.dropLast(5) : ""
+        return stem.count == 20 && stem.allSatisfy(\.isASCII) && stem.allSatisfy(\.isNumber)
+    }
+
+    /// The sequence number of a command file's path.
+    static func commandSequence(_ path: String) -> UInt64? {
+        guard path.hasPrefix("outbox/") else { return nil }
+        let name = FileSystem.name(of: path)
+        guard isCommandName(name) else { return nil }
+        return UInt64(name.prefix(20))
+    }
+
+    /// `YYYY-MM.json` (2 parts) or `YYYY-MM-DD.json` (3 parts).
+    private static func isDate(_ name: String, parts: Int) -> Bool {
+        guard name.hasSuffix(".json") else { return false }
+        let pieces = name.dropLast(5).split(separator: "-", omittingEmptySubsequences: false)
+        guard pieces.count == parts else { return false }
+        return zip(pieces, [4, 2, 2]).allSatisfy { piece, count in piece.count == count && piece.allSatisfy { $0.isASCII && $0.isNumber } }
+    }
+}

@@ -1,0 +1,130 @@
+/// Keeping `.folio/written` (``WrittenLog``) and checking, at open, that a copy of a store holds
+/// files and a journal that belong together (``CopyCheck``).
+extension StoreState {
+    /// What an open found about the folder's log of written files.
+    enum FolderOrigin {
+        /// The log names this folder: nothing to check.
+        case original
+        /// No log yet (a store from before it existed, or a new one): one is made from the files.
+        case noLog
+        /// A copy whose files and journal belong together: it becomes a store of its own.
+        case consistentCopy
+    }
+
+    var writtenLog: WrittenLog { WrittenLog(fileSystem: fileSystem) }
+
+    /// Checks, before anything is replayed or written, whether the folder is a copy and whether
+    /// its files belong with its journal.
+    /// - Throws: ``FolioError/Code/inconsistentCopy`` naming the first file that does not belong
+    ///   (and how many more there are), and what to do.
+    func checkOrigin() throws(FolioError) -> FolderOrigin {
+        try refreshJournal()
+        let log: WrittenLog.Contents
+        do {
+            guard let contents = try writtenLog.read() else { return .noLog }
+            log = contents
+        } catch where error.code == .corruptFile {
+            report(.warning, "\(error.message); it is made again from the files", path: WrittenLog.path)
+            if !isReadOnly { try fileSystem.unlink(WrittenLog.path) }
+            return .noLog
+        }
+        let check = CopyCheck(fileSystem: fileSystem)
+        guard try check.isCopy(log) else { return .original }
+        let findings = try check.findings(log, firstTransaction: header?.firstTransaction, end: nextTransaction)
+        if let first = findings.first { throw Self.inconsistentCopy(first, more: findings.count - 1) }
+        // The copied kept versions are from other instants than the files: recovery must not
+        // merge or adopt against them (a file newer than them would read as a person's save).
+        if !isReadOnly { try fileSystem.removeTree(KeptVersions.folder) }
+        return .consistentCopy
+    }
+
+    static func inconsistentCopy(_ finding: CopyCheck.Finding, more: Int) -> FolioError {
+        let others = more > 0 ? " (and \(more) more file\(more == 1 ? "" : "s"))" : ""
+        return FolioError(.inconsistentCopy, "this folder is a copy of a store taken while Folio was writing it, and may hold part of a transaction: \(finding.message)\(others). Copy it again from a folder no process is writing, or make a consistent copy with `folio snapshot`; if you changed this file yourself in the copy, delete \(WrittenLog.path) to accept the copy as it is", path: finding.path)
+    }
+
+    /// Before recovery (its checkpoint is the first that could tear a copy): a store without a
+    /// log gets one, made from its files as they are, the journal's records not yet applied
+    /// (every version it names is then current as of the journal's start). This reads every
+    /// file once, at the first read-write open of a store some other program made.
+    func makeMissingLog(_ origin: FolderOrigin) throws(FolioError) {
+        guard case .noLog = origin, !isReadOnly else { return }
+        try rewriteWrittenLog(fromFiles: true)
+    }
+
+    /// After recovery: a consistent copy becomes a store of its
+    /// own (its log names its own lock, its kept versions are its files, and it pulls anew).
+    func settleOrigin(_ origin: FolderOrigin) throws(FolioError) {
+        guard !isReadOnly else { return }
+        switch origin {
+        case .original:
+            return
+        case .noLog:
+            return   // made before recovery (``makeMissingLog(_:)``)
+        case .consistentCopy:
+            report(.info, "this folder is a copy of a store, and its files and journal belong together; it is now a store of its own", path: nil)
+            try rewriteWrittenLog(fromFiles: true, keepVersions: true)
+            // What the original's processes sent and pulled is not this copy's to trust: count
+            // every pending command as possibly sent, and pull from the beginning.
+            let outbox = try loadedOutbox()
+            let file = JSONValue.object(["sentThrough": .number(String(outbox.highestSequence))])
+            try AtomicFile(fileSystem: fileSystem).replace(Self.sentMarkFile, with: JSONWriter.pretty(file))
+            try fileSystem.unlink(StoreLayout.machinery + "/sync.json")
+            try fileSystem.syncDirectory(StoreLayout.machinery)
+        }
+    }
+
+    /// Opens `.folio/written` for a checkpoint's lines (making it from the files if it is gone).
+    func beginWrittenLog() throws(FolioError) {
+        guard !isReadOnly else { return }
+        if try fileSystem.identity(WrittenLog.path) == nil { try rewriteWrittenLog(fromFiles: true) }
+        writtenAppender = try writtenLog.appender()
+    }
+
+    /// Notes, before a checkpoint replaces or removes a file, what the file will hold (nil: no
+    /// file): it contains every record before the current transaction number.
+    func noteWrite(_ path: String, _ hash: ContentHash?) throws(FolioError) {
+        try writtenAppender?.add(WrittenLog.line(path, WrittenLog.Entry(transaction: nextTransaction, hash: hash)))
+    }
+
+    /// Ends a checkpoint's lines: `C t` when the journal is about to be emptied at `t`, then one
+    /// sync (unless `sync` is false: the checkpoint's barrier makes them durable). Compacts a
+    /// large log.
+    func finishWrittenLog(checkpoint: Bool, sync: Bool = true) throws(FolioError) {
+        guard let appender = writtenAppender else { return }
+        writtenAppender = nil
+        if checkpoint { try appender.add("C \(nextTransaction)\n") }
+        try appender.finish(sync: sync)
+        if try writtenLog.size() > WrittenLog.compactionSize {
+            try rewriteWrittenLog(fromFiles: false, since: checkpoint ? nextTransaction : nil)
+        }
+    }
+
+    /// Writes the log anew: from the files as they are now (hashing each), or by compacting the
+    /// current log to the last line of each file. Only with the writers' lock held, after the
+    /// journal's records are in the files (or at a checkpoint).
+    /// - Parameter since: Where the log starts: the transaction the journal was (or is about to
+    ///   be) emptied at; by default the journal's.
+    func rewriteWrittenLog(fromFiles: Bool, keepVersions: Bool = false, since: UInt64? = nil) throws(FolioError) {
+        guard let origin = try writtenLog.origin() else { return }
+        let since = since ?? header?.firstTransaction ?? nextTransaction
+        var latest: [String: WrittenLog.Entry] = [:]
+        if !fromFiles, let log = try writtenLog.read() {
+            for (path, entries) in log.history {
+                guard let last = entries.last else { continue }
+                // Removed command files are covered by gone-below; removed data files stay listed.
+                if last.hash == nil && CopyCheck.commandSequence(path) != nil { continue }
+                latest[path] = last
+            }
+        } else {
+            for path in try CopyCheck.dataAndCommandFiles(fileSystem) {
+                guard let (bytes, _) = try fileSystem.read(path) else { continue }
+                latest[path] = WrittenLog.Entry(transaction: since, hash: ContentHash(bytes))
+                if keepVersions && CopyCheck.commandSequence(path) == nil { keep(bytes, of: path) }
+            }
+        }
+        var text = WrittenLog.header(origin: origin, since: since, goneBelow: try nextSequence())
+        for (path, entry) in latest.sorted(by: { $0.key < $1.key }) { text += WrittenLog.line(path, entry) }
+        try writtenLog.replace(with: text)
+    }
+}

@@ -1,0 +1,140 @@
+@testable import Folio
+import Foundation
+import Testing
+
+/// Copies taken file by file at different instants, in any order, against a model.
+///
+/// A store is written step by step (random upserts, moves between days and months, deletes, all
+/// with outbox commands; checkpoints; closes and reopens), and after every step the bytes of every
+/// file of the folder are recorded. A "copy" then takes each file from a random step of a window
+/// of a few steps (as rsync, cp or a sync tool would read it at some instant during the window, in
+/// any order), its journal included, with a new lock file. FORMAT.md, "Copying the folder": the copy
+/// either opens to the state the model had at some step of the window (a prefix of the history:
+/// the same todos, and the same pending commands as the store had then), or is refused with
+/// `inconsistentCopy`. A copy whose files all come from one step must open. The model is a
+/// dictionary of todos, updated by the test's own operations.
+@Suite struct TornCopyModelTests {
+    struct Step {
+        var files: [String: [UInt8]]
+        var todos: [String: String]      // id → "title@date"
+        var pending: Int
+    }
+
+    @Test func filesCopiedAtDifferentInstantsOpenWholeOrAreRefused() async throws {
+        let seed = ProcessInfo.processInfo.environment["FOLIO_TORN_COPY_SEED"].flatMap { UInt64($0) }
+            ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SplitMix(seed: seed)
+        let root = TemporaryFolder("source")
+        var store = try await Store.open(at: root.url, configuration: .testing())
+        var model: [UUID: Todo] = [:]
+        var steps: [Step] = []
+        let days = ["2026-01-30", "2026-01-31", "2026-02-01", "2026-02-02", "2026-03-15"]
+
+        func record() async throws {
+            var files: [String: [UInt8]] = [:]
+            for path in root.allFiles() where path != StoreLayout.lockFile {
+                if let data = FileManager.default.contents(atPath: root.url.path + "/" + path) { files[path] = Array(data) }
+            }
+            let pending = try await store.pendingCommands().count
+            steps.append(Step(files: files, todos: Self.describe(model.values), pending: pending))
+        }
+
+        try await record()
+        for number in 0..<60 {
+            switch random.next() % 10 {
+            case 0...4:
+                // One transaction of one to three changes: new todos, edits, moves.
+                let count = 1 + Int(random.next() % 3)
+                var changed: [Todo] = []
+                for _ in 0..<count {
+                    if !model.isEmpty && random.next() % 2 == 0 {
+                        var existing = model.values.sorted { $0.id.uuidString < $1.id.uuidString }[Int(random.next() % UInt64(model.count))]
+                        existing.title = "edit \(number)"
+                        existing.date = days[Int(random.next() % UInt64(days.count))]
+                        changed.append(existing)
+                    } else {
+                        changed.append(todo("new \(number)", on: days[Int(random.next() % UInt64(days.count))]))
+                    }
+                }
+                let batch = changed
+                try await store.write { transaction in for todo in batch { try transaction.upsert(todo) } }
+                for todo in changed { model[todo.id] = todo }
+            case 5:
+                guard let victim = model.keys.sorted(by: { $0.uuidString < $1.uuidString }).first else { continue }
+                _ = try await store.write { try $0.delete(Todo.self, id: victim) }
+                model[victim] = nil
+            case 6...7:
+                try await store.checkpoint()
+            case 8:
+                try await store.close()
+                store = try await Store.open(at: root.url, configuration: .testing())
+            default:
+                continue
+            }
+            try await record()
+        }
+        try await store.close()
+
+        var opened = 0, refused = 0, sameStep = 0
+        var silent: [String] = []
+        let work = root.url.deletingLastPathComponent()
+        for copyNumber in 0..<40 {
+            let first = Int(random.next() % UInt64(steps.count))
+            let last = min(steps.count - 1, first + Int(random.next() % 4))
+            // Every tenth copy takes all its files at one instant: it must open.
+            let whole = copyNumber % 10 == 0
+            let instant = first + Int(random.next() % UInt64(last - first + 1))
+            let copy = work.appendingPathComponent("copy-\(copyNumber)")
+            let paths = Set(steps[first...last].flatMap(\.files.keys))
+            for path in paths.sorted() {
+                let step = whole ? instant : first + Int(random.next() % UInt64(last - first + 1))
+                guard let bytes = steps[step].files[path] else { continue }
+                let target = copy.appendingPathComponent(path)
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(bytes).write(to: target)
+            }
+            if whole { sameStep += 1 }
+            let label = "copy \(copyNumber) of steps \(first)…\(last)\(whole ? " (all at step \(instant))" : "")"
+            let reopened: Store
+            do {
+                reopened = try await Store.open(at: copy, configuration: .testing())
+            } catch let error as FolioError where error.code == .inconsistentCopy {
+                refused += 1
+                if whole { silent.append("\(label) was refused, though every file is from one instant: \(error)") }
+                let report = try await Store.verify(at: copy)
+                if !report.problems.contains(where: { $0.kind == .inconsistentCopy }) {
+                    silent.append("\(label): opening refuses it but verify does not report it")
+                }
+                continue
+            }
+            opened += 1
+            let todos = Self.describe(try await reopened.fetch(Query<Todo>(.all)))
+            let pending = try await reopened.pendingCommands().count
+            try await reopened.close()
+            let candidates = whole ? [steps[instant]] : Array(steps[first...last])
+            if !candidates.contains(where: { $0.todos == todos && $0.pending == pending }) {
+                let nearest = candidates.map { step in step.todos.filter { todos[$0.key] != $0.value }.count + todos.filter { step.todos[$0.key] == nil }.count }
+                silent.append("\(label) opened to a state no step had: \(todos.count) todos, \(pending) commands; differences from each step: \(nearest)")
+            }
+        }
+        print("torn copies: \(steps.count) steps, 40 copies, \(opened) opened whole, \(refused) refused, \(sameStep) from one instant, \(silent.count) silent partial (seed \(seed))")
+        #expect(silent.isEmpty, "\(silent.prefix(10).joined(separator: "\n"))")
+    }
+
+    static func describe(_ todos: some Sequence<Todo>) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: todos.map { ($0.id.uuidString, "\($0.title)@\($0.date)") })
+    }
+}
+
+/// A small seeded generator (SplitMix64), so that a seed replays a run.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
