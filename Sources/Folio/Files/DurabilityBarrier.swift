@@ -11,6 +11,10 @@
 /// - `perFile` (no `syncfs`): each file is fsynced fully as it is written, each folder at the
 ///   flush: one sync per file, as without a barrier.
 ///
+/// - warning: `syncfs` flushes everything dirty on the store's file system, other programs'
+///   writes included: on a disk busy with a large copy, a checkpoint waits for it. And before
+///   Linux 5.8 it does not report a failed writeback (later kernels do, like `fsync`).
+///
 /// What is not covered until the flush returns may be lost or torn by a power cut (a kill -9
 /// loses nothing: the page cache survives it): callers write only what something else still
 /// holds until then (the journal), or what is not yet in place (a temp file renamed after the

@@ -1,10 +1,13 @@
 /// The journal syncs that make this process's commits durable (ARCHITECTURE.md, "The path of a
 /// write", step 5): what is known durable, whether a sync runs, and who waits for one.
 ///
-/// A writer alone (no sync running, no other writer of the process holding or awaiting the turn)
-/// syncs the journal itself, on its own thread: one `fdatasync`, no task to start and no hop
-/// back (``canSyncAlone``). Otherwise its sync runs in a task of its own while later writers
-/// append, and they share the next one (group commit).
+/// A writer alone (no sync running, no other writer of the process holding or awaiting the turn,
+/// none on its way) syncs the journal itself, on its own thread: one `fdatasync`, no task to start
+/// and no hop back (``canSyncAlone(othersArriving:)``). Otherwise its sync runs in a task of its
+/// own while later writers append, and they share the next one (group commit). Writers whose
+/// tasks have not started yet (every thread of the pool busy) cannot be counted: a writer about
+/// to sync alone yields once first to let them in (``shouldLookForOthers()``), and after a yield
+/// that found nobody, only once every ``lookInterval`` commits.
 ///
 /// Owned by the ``Store`` actor: plain state, no locking of its own.
 struct GroupCommit {
@@ -15,6 +18,12 @@ struct GroupCommit {
     /// Whether a sync runs in its task.
     private(set) var syncInProgress = false
     private var waiters: [Waiter] = []
+    /// Commits left that sync alone without first yielding to look for other writers.
+    private var yieldsSkipped = 0
+
+    /// How many commits skip the look after one that found no other writer: a writer committing
+    /// in a loop pays for a yield (about one context switch) once in this many commits.
+    static let lookInterval = 64
 
     /// No sync runs and no writer waits for one.
     var isIdle: Bool { !syncInProgress && waiters.isEmpty }
@@ -26,6 +35,22 @@ struct GroupCommit {
     /// other writer is on its way (`othersArriving`), who could share a sync run in a task.
     func canSyncAlone(othersArriving: Bool) -> Bool {
         isIdle && !othersArriving
+    }
+
+    /// Whether a commit about to sync alone should first yield once, so that writers whose tasks
+    /// have not run yet (every thread busy) can reach `write`: yes, unless a recent look found
+    /// nobody (then once every ``lookInterval`` commits).
+    mutating func shouldLookForOthers() -> Bool {
+        guard yieldsSkipped == 0 else {
+            yieldsSkipped -= 1
+            return false
+        }
+        return true
+    }
+
+    /// What the look found: others keep every commit looking; nobody spares the next ones.
+    mutating func lookedForOthers(found: Bool) {
+        yieldsSkipped = found ? 0 : Self.lookInterval - 1
     }
 
     /// Whether the record ending at `end` is known durable.

@@ -168,8 +168,17 @@ extension Store {
     func waitUntilDurable(_ end: Int64) async throws {
         if groupCommit.covers(end) { return }
         if groupCommit.canSyncAlone(othersArriving: writerGate.isHeld || arrivals.count > 0) {
-            try syncAlone()
-            return
+            // Now and then a yield first: writers whose tasks wait for a thread (a busy pool)
+            // reach `write` and are counted, and then share a sync instead of each syncing alone.
+            if groupCommit.shouldLookForOthers() {
+                await Task.yield()
+                if groupCommit.covers(end) { return }
+                groupCommit.lookedForOthers(found: writerGate.isHeld || arrivals.count > 0)
+            }
+            if groupCommit.canSyncAlone(othersArriving: writerGate.isHeld || arrivals.count > 0) {
+                try syncAlone()
+                return
+            }
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             groupCommit.wait(until: end, continuation)
