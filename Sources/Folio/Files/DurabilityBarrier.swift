@@ -26,6 +26,8 @@ final class DurabilityBarrier {
     let kind: Kind
     /// Folders whose entries changed since the last flush (synced by it unless it covers them).
     private var folders: Set<String> = []
+    /// Folders known to exist (made or checked through the barrier): not checked again.
+    private var existing: Set<String> = []
 
     init(fileSystem: FileSystem, kind: Kind = DurabilityBarrier.platformKind) {
         self.fileSystem = fileSystem
@@ -60,7 +62,9 @@ final class DurabilityBarrier {
 
     /// Creates a folder and its missing parents, durable at the flush.
     func makeDirectory(_ relative: String) throws(FolioError) {
+        guard !existing.contains(relative) else { return }
         for parent in try fileSystem.makeDirectories(relative) { noteFolder(parent) }
+        existing.insert(relative)
     }
 
     /// Makes everything written through the barrier since the last flush durable.

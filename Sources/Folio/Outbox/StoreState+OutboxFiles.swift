@@ -56,6 +56,7 @@ extension StoreState {
         // journal (its record says only "fail" or "retry"): the old file goes only once the new
         // one is durable.
         var afterCopies: [(path: String, leftQueue: Bool)] = []
+        let inFailed = Set(try fileSystem.list(Self.failedFolder).map(\.name))
         for sequence in touched {
             let name = OutboxCommand.fileName(sequence)
             let queued = Self.outboxFolder + "/" + name
@@ -65,7 +66,7 @@ extension StoreState {
             switch outbox.commands[sequence] ?? .gone {
             case .pending(let command):
                 try ensure(queued, command)
-                afterCopies += [(failed, false), (reason, false)]
+                for path in [failed, reason] where inFailed.contains(FileSystem.name(of: path)) { afterCopies.append((path, false)) }
             case .failed(let command, let why):
                 // The reason first: a process that lists failed/ meanwhile never finds a command
                 // without its reason.
