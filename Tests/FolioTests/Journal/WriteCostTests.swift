@@ -68,7 +68,8 @@ import Darwin
         #expect(try await store.pendingCommandCount() == transactions)
         try await store.close()
         #expect(commitSyncs == transactions, "one journal sync per durable commit")
-        #expect(perTransaction <= 0.05, "checkpoint syncs per transaction: \(perTransaction)")
+        // Without syncfs (Apple platforms), the barrier syncs each file: this holds on Linux.
+        if Platform.canSyncFileSystem { #expect(perTransaction <= 0.05, "checkpoint syncs per transaction: \(perTransaction)") }
     }
 
     /// A bulk import: 10,000 todos over a year in one transaction, each queuing its command, then
@@ -93,7 +94,7 @@ import Darwin
         print("bulk import: 10,000 todos + 10,000 commands: commit \(commit), checkpoint \(checkpoint), \(syncs) syncs (\(Self.breakdown(steps.steps)))")
         #expect(try await store.pendingCommandCount() == todos.count)
         try await store.close()
-        #expect(syncs <= 10, "syncs of a bulk import: \(syncs)")
+        if Platform.canSyncFileSystem { #expect(syncs <= 10, "syncs of a bulk import: \(syncs)") }
     }
 
     /// Voluntary context switches of 1,000 durable commits by one writer (no one else waits): the
