@@ -23,7 +23,7 @@ import Testing
     @Test func filesCopiedAtDifferentInstantsOpenWholeOrAreRefused() async throws {
         let seed = ProcessInfo.processInfo.environment["FOLIO_TORN_COPY_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        var random = SplitMix(seed: seed)
+        var random = SeededRandom(seed: seed)
         let root = TemporaryFolder("source")
         var store = try await Store.open(at: root.url, configuration: .testing())
         var model: [UUID: Todo] = [:]
@@ -123,18 +123,5 @@ import Testing
 
     static func describe(_ todos: some Sequence<Todo>) -> [String: String] {
         Dictionary(uniqueKeysWithValues: todos.map { ($0.id.uuidString, "\($0.title)@\($0.date)") })
-    }
-}
-
-/// A small seeded generator (SplitMix64), so that a seed replays a run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

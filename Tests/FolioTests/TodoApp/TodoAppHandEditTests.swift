@@ -53,7 +53,7 @@ import Testing
 
     @Test func aKilledAdoptionKeepsContentAndCommandTogether() async throws {
         let seed = UInt64.random(in: 1...UInt64(UInt32.max))
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         let server = try TestServer()
         defer { server.stop() }
         let app = TodoCLI()
@@ -104,18 +104,5 @@ import Testing
         }
         #expect(kills > 0, "no run was killed (seed \(seed))")
         print("hand edit kills: \(kills) SIGKILLs at random instants of the adopting process, content and command together in every round (seed \(seed))")
-    }
-}
-
-/// SplitMix64: a small generator replayable from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -13,6 +13,8 @@ import Darwin
 ///                                                            transactions between syscall markers, prints
 ///                                                            "wall-µs cpu-µs voluntary involuntary" per transaction
 ///     __child rss   folio|grdb|none PATH SEED TODOS COUNT    a whole workload, prints "peak-kB"
+///
+/// and those of row 10 (ChildMain+TenYears.swift).
 enum ChildMain {
     static func run(_ arguments: [String]) async throws {
         guard let command = arguments.first, arguments.count >= 3 else { throw BenchError("bad child arguments \(arguments)") }
@@ -40,7 +42,10 @@ enum ChildMain {
             try await peakMemory(engine: engine, path: path, workload: workload, count: count)
             print("\(PeakMemory.kilobytes())")
         default:
-            throw BenchError("unknown child command \(command)")
+            guard let line = try await tenYears(command, engine: engine, path: path, Array(arguments.dropFirst(3))) else {
+                throw BenchError("unknown child command \(command)")
+            }
+            print(line)
         }
     }
 

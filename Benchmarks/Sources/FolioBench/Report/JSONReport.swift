@@ -1,8 +1,11 @@
 import Foundation
 
-/// The machine-readable result (`--json FILE`).
+/// The machine-readable result (`--json FILE`): every measured row of the table (values per
+/// round, ratios per round, target and whether it is met), the sync counts and commit costs, the
+/// peak memory of a session, the options and the machine.
 struct JSONReport: Encodable {
     struct RowResult: Encodable {
+        var key: String
         var measure: String
         var unit: String
         var contender: String
@@ -14,7 +17,23 @@ struct JSONReport: Encodable {
         var ratios: [Double]
         var medianRatio: Double?
         var target: String?
+        /// The bound itself, and what it bounds: `ratio` (the median ratio) or `value` (the
+        /// contender's median).
+        var targetValue: Double?
+        var targetKind: String?
         var met: Bool?
+        /// "higherIsBetter" or "lowerIsBetter".
+        var direction: String
+    }
+
+    /// The ten-year store of rows 5, 9 and 10.
+    struct TenYearStore: Encodable {
+        var days: Int
+        var todos: Int
+        var today: String
+        var todayTodos: Int
+        var predicate: String
+        var predicateMatches: Int
     }
 
     struct SyncResult: Encodable {
@@ -35,6 +54,7 @@ struct JSONReport: Encodable {
     var syncs: [SyncResult]
     var syncProblem: String?
     var peakRSSKilobytes: [String: Int]
+    var tenYearStore: TenYearStore?
 
     @MainActor
     init(runner: Runner, machine: [String: String]) {
@@ -42,13 +62,16 @@ struct JSONReport: Encodable {
         let options = runner.options
         self.options = ["rounds": "\(options.rounds)", "todos": "\(options.todos)", "transactions": "\(options.transactions)",
                         "reads": "\(options.reads)", "commands": "\(options.commands)", "tenYearDays": "\(options.tenYearDays)",
-                        "seed": "\(options.seed)", "quick": "\(options.quick)"]
+                        "seed": "\(options.seed)", "quick": "\(options.quick)",
+                        "groups": Options.Group.allCases.filter(options.runs).map(\.rawValue).joined(separator: ",")]
         coldCacheMethod = runner.coldMethod.rawValue
         func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
-        rows = Row.Key.allCases.compactMap { runner.rows[$0] }.map { row in
-            RowResult(measure: row.name, unit: row.unit, contender: row.contender, peer: row.peer, values: row.values,
+        rows = Row.Key.allCases.compactMap { key in runner.rows[key].map { (key, $0) } }.filter { $0.1.isMeasured }.map { key, row in
+            RowResult(key: "\(key)", measure: row.name, unit: row.unit, contender: row.contender, peer: row.peer, values: row.values,
                       peerValues: row.peerValues, median: finite(median(row.values)), peerMedian: finite(median(row.peerValues)),
-                      ratios: row.ratios, medianRatio: finite(row.medianRatio), target: row.target == nil ? nil : row.targetText, met: row.met)
+                      ratios: row.ratios, medianRatio: finite(row.medianRatio), target: row.target == nil ? nil : row.targetText,
+                      targetValue: row.target, targetKind: row.target == nil ? nil : row.targetKind.rawValue, met: row.met,
+                      direction: row.direction.rawValue)
         }
         syncs = runner.syncCounts.map {
             SyncResult(engine: $0.engine, transactions: $0.transactions, syncsPerTransaction: $0.perTransaction,
@@ -57,5 +80,11 @@ struct JSONReport: Encodable {
         }
         syncProblem = runner.syncProblem
         peakRSSKilobytes = Dictionary(uniqueKeysWithValues: runner.peakMemory)
+        if runner.tenYears != nil {
+            tenYearStore = TenYearStore(days: options.tenYearDays, todos: runner.tenYearTodos, today: runner.tenYearDay,
+                                        todayTodos: runner.tenYearDayTodos,
+                                        predicate: "title contains \"\(Runner.scanWord)\" and not done",
+                                        predicateMatches: runner.expectedScanMatches)
+        }
     }
 }

@@ -17,21 +17,49 @@ struct Row: Sendable {
     var peer: String?
     var values: [Double] = []
     var peerValues: [Double] = []
-    /// The ratio the target asks for, or nil for a row that only informs.
+    /// The ratio (or, for a ``TargetKind/value`` target, the value) the target asks for, or nil
+    /// for a row that only informs.
     var target: Double?
+    var targetKind = TargetKind.ratio
+
+    /// What a target bounds.
+    enum TargetKind: String, Sendable {
+        /// The median of the per-round ratios contender ÷ peer.
+        case ratio
+        /// The median of the contender's own values (a count or a size that has a bound of its
+        /// own, whatever the peer does).
+        case value
+    }
 
     var ratios: [Double] { zip(values, peerValues).map { $0 / $1 } }
     var medianRatio: Double { median(ratios) }
 
+    /// Whether the row holds anything measured (`--only` leaves other rows empty).
+    var isMeasured: Bool { !values.isEmpty }
+
     var targetText: String {
         guard let target else { return "" }
-        return (direction == .higherIsBetter ? "≥ " : "≤ ") + Format.ratio(target)
+        let bound = direction == .higherIsBetter ? "≥ " : "≤ "
+        switch targetKind {
+        case .ratio: return bound + Format.ratio(target)
+        case .value: return bound + String(format: "%g", target) + (unit == "MiB" ? " MiB" : "")
+        }
     }
 
-    /// Whether the median of the per-round ratios meets the target (nil without one).
+    /// Whether the median meets the target (nil without one): the median of the per-round ratios,
+    /// or of the contender's values for a ``TargetKind/value`` target.
     var met: Bool? {
-        guard let target, !ratios.isEmpty else { return nil }
-        return direction == .higherIsBetter ? medianRatio >= target : medianRatio <= target
+        guard let target else { return nil }
+        let measured: Double
+        switch targetKind {
+        case .ratio:
+            guard !ratios.isEmpty else { return nil }
+            measured = medianRatio
+        case .value:
+            guard !values.isEmpty else { return nil }
+            measured = median(values)
+        }
+        return direction == .higherIsBetter ? measured >= target : measured <= target
     }
 }
 

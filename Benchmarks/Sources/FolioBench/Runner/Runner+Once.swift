@@ -4,7 +4,9 @@ extension Runner {
     /// 8 and the sync count: measured once each, in child processes (they count, not time).
     static let syncEngines = ["folio-full", "folio-relaxed", "grdb-full", "grdb-normal"]
 
-    /// The sync syscalls per transaction of each engine, under strace (SyncCounter.swift).
+    /// The sync syscalls per transaction of each engine, under strace (SyncCounter.swift), and
+    /// the rows made of them: checkpoint syncs per transaction, context switches and CPU time per
+    /// durable commit (Folio full vs GRDB FULL; one value each, measured once).
     func countSyncs() {
         guard options.countSyncs else {
             syncProblem = "not counted (--no-strace)"
@@ -20,6 +22,15 @@ extension Runner {
             }
         } catch {
             syncProblem = "could not count: \(error)"
+        }
+        for (engine, isPeer) in [("folio-full", false), ("grdb-full", true)] {
+            guard let count = syncCounts.first(where: { $0.engine == engine }) else { continue }
+            func add(_ key: Row.Key, _ value: Double) { isPeer ? recordPeer(key, value) : record(key, value) }
+            add(.checkpointSyncs, count.checkpointPerTransaction)
+            if count.cost.count == 4 {
+                add(.commitSwitches, count.cost[2] + count.cost[3])
+                add(.commitCPU, count.cost[1])
+            }
         }
     }
 

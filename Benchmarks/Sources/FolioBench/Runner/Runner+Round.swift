@@ -2,21 +2,36 @@ import Folio
 import Foundation
 
 extension Runner {
-    /// One round of every comparison, each contender in a fresh folder under `folder`.
+    /// One round of every comparison `--only` left in, each contender in a fresh folder under
+    /// `folder`.
     func runRound(_ round: Int, in folder: URL) async throws {
         let flip = round % 2 == 0
-        let edits = workload.edits(count: options.transactions, salt: UInt64(round))
-        let count = Double(edits.count)
+        if options.runs(.disk) { try runDisk(round, in: folder) }
+        if options.runs(.write) { try await runWrites(round, flip: flip, in: folder) }
+        if options.runs(.read) { try await runReads(round, flip: flip, in: folder) }
+        if options.runs(.migrate) { try await runMigration(flip: flip, in: folder) }
+        if options.runs(.tenyear) { try await runTenYears(round, flip: flip) }
+        if options.runs(.drain) { try await runDrain(round, flip: flip, in: folder) }
+    }
 
-        // 7. The disk's limits, first, with nothing else of this benchmark writing.
+    /// 7. The disk's limits, first, with nothing else of this benchmark writing.
+    private func runDisk(_ round: Int, in folder: URL) throws {
+        let count = Double(options.transactions)
         let disk = folder.appendingPathComponent("disk", isDirectory: true)
         try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
-        let appendRate = count / (try DiskLimits.appendAndSync(disk, count: edits.count)).seconds
+        let appendRate = count / (try DiskLimits.appendAndSync(disk, count: options.transactions)).seconds
         record(.diskAppend, appendRate)
-        record(.diskOverwrite, count / (try DiskLimits.overwriteAndSync(disk, count: edits.count)).seconds)
-        record(.diskReplace, count / (try DiskLimits.replaceFile(disk, count: max(edits.count / 4, 8))).seconds)
+        record(.diskOverwrite, count / (try DiskLimits.overwriteAndSync(disk, count: options.transactions)).seconds)
+        record(.diskReplace, Double(max(options.transactions / 4, 8))
+            / (try DiskLimits.replaceFile(disk, count: max(options.transactions / 4, 8))).seconds)
         recordPeer(.folioFraction, appendRate)
         recordPeer(.grdbFraction, appendRate)
+    }
+
+    /// 1–4. Transactions one by one (durable, relaxed), four writers, bulk imports.
+    private func runWrites(_ round: Int, flip: Bool, in folder: URL) async throws {
+        let edits = workload.edits(count: options.transactions, salt: UInt64(round))
+        let count = Double(edits.count)
 
         // 1. Durable transactions: Folio full vs GRDB WAL synchronous=FULL.
         try await pair(flip, {
@@ -69,7 +84,10 @@ extension Runner {
             })
         }
 
-        // 5. Reads: warm in this process, cold in a fresh one after dropping caches.
+    }
+
+    /// 5. Reads: warm in this process, cold in a fresh one after dropping caches.
+    private func runReads(_ round: Int, flip: Bool, in folder: URL) async throws {
         let days = workload.readDays(count: options.reads, salt: UInt64(round))
         try await pair(flip, {
             let (time, read) = try await FolioContender.warmReads(try copy(folioTemplate, "warm-folio", in: folder), days: days)
@@ -94,8 +112,10 @@ extension Runner {
         }, {
             recordPeer(.coldTenYears, try coldRead("grdb", grdbTenYears.path, day: tenYearDay, expected: tenYearDayTodos))
         })
+    }
 
-        // 9. Migrating the 10-year store: a field renamed and one added, in every todo.
+    /// 9. Migrating the 10-year store: a field renamed and one added, in every todo.
+    private func runMigration(flip: Bool, in folder: URL) async throws {
         try await pair(flip, {
             let store = try copy(folioTenYears, "migrate-folio", in: folder)
             record(.migrateTenYears, try await MigrationContender.folio(store).seconds * 1000)
@@ -103,8 +123,10 @@ extension Runner {
             let database = try copy(grdbTenYears, "migrate.sqlite", in: folder)
             recordPeer(.migrateTenYears, try MigrationContender.grdb(database.path).seconds * 1000)
         })
+    }
 
-        // 6. Drain to the test server: raw requests, Folio one by one, Folio batched.
+    /// 6. Drain to the test server: raw requests, Folio one by one, Folio batched.
+    private func runDrain(_ round: Int, flip: Bool, in folder: URL) async throws {
         let commands = options.commands
         let drain = folder.appendingPathComponent("drain", isDirectory: true)
         var runs: [() async throws -> Void] = [

@@ -12,7 +12,7 @@ final class Runner {
     let workload: Workload
     let scratch: URL
     let server: TestServer
-    var rows: [Row.Key: Row] = Row.table
+    var rows: [Row.Key: Row]
     var coldMethod = ColdCache.Method.none
     var syncCounts: [SyncCounter.Count] = []
     var syncProblem: String?
@@ -20,6 +20,7 @@ final class Runner {
 
     init(options: Options) throws {
         self.options = options
+        rows = Row.table(tenYearDays: options.tenYearDays)
         workload = Workload(seed: options.seed, todoCount: options.todos, dayCount: 365)
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-bench-" + UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -33,11 +34,16 @@ final class Runner {
     var folioTenYears: URL { scratch.appendingPathComponent("ten-years-folio", isDirectory: true) }
     var grdbTenYears: URL { scratch.appendingPathComponent("ten-years.sqlite") }
 
-    /// Seeds the templates: the one-year workload, and the ten-year store with the same density
-    /// (todos per day), both as data already synced (no outbox). Not timed.
+    /// Seeds what the chosen groups need: the one-year templates, and the ten-year store with the
+    /// same density (todos per day), both as data already synced (no outbox). Not timed. The
+    /// ten-year store is seeded once per run and shared by every measure that only reads it
+    /// (rows 5 and 10, in child processes); those that change it (9) work on a copy.
     func prepare() async throws {
-        try await FolioContender.seed(folioTemplate, todos: workload.todos)
-        try GRDBContender.seed(grdbTemplate.path, todos: workload.todos)
+        if options.runs(.write) || options.runs(.read) {
+            try await FolioContender.seed(folioTemplate, todos: workload.todos)
+            try GRDBContender.seed(grdbTemplate.path, todos: workload.todos)
+        }
+        guard options.runs(.read) || options.runs(.migrate) || options.runs(.tenyear) else { return }
         let perDay = Double(options.todos) / 365
         let tenYears = Workload(seed: options.seed ^ 0x10, todoCount: Int(perDay * Double(options.tenYearDays)),
                                 dayCount: options.tenYearDays)
@@ -46,8 +52,13 @@ final class Runner {
         tenYearDay = tenYears.days[tenYears.days.count - 1]
         tenYearTodos = tenYears.todos.count
         tenYearDayTodos = tenYears.todosByDay[tenYearDay]?.count ?? 0
+        self.tenYears = tenYears
+        if options.runs(.tenyear) { try warmUpTenYears() }
     }
 
+    /// The ten-year workload (nil until `prepare` seeds it), its last day ("today") and how many
+    /// todos it holds in all and on that day.
+    var tenYears: Workload?
     var tenYearDay = ""
     var tenYearTodos = 0
     var tenYearDayTodos = 0

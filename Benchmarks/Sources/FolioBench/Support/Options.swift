@@ -13,24 +13,48 @@ struct Options: Sendable {
     var countSyncs = true
     var dropCaches = true
     var quick = false
+    /// The groups of rows to run (`--only`); all of them by default.
+    var groups: Set<Group> = Set(Group.allCases)
+
+    /// The groups of rows `--only` chooses from, in print order.
+    enum Group: String, CaseIterable, Sendable {
+        /// 1–4: durable, relaxed and concurrent transactions, bulk imports.
+        case write
+        /// 5: warm and cold one-day reads, the cold one-day read of the ten-year store.
+        case read
+        /// 6: draining the outbox to the test server.
+        case drain
+        /// 7: the disk's own limits.
+        case disk
+        /// 8: sync syscalls, commit costs and a session's peak memory, measured once.
+        case costs
+        /// 9: migrating the ten-year store.
+        case migrate
+        /// 10: scans, reads, a cold get and memory over the ten-year store.
+        case tenyear
+    }
 
     static let usage = """
         usage: folio-bench [--quick] [--rounds R] [--todos N] [--transactions N] [--reads N]
                            [--commands N] [--ten-year-days N] [--seed S] [--json FILE]
-                           [--no-strace] [--no-drop-caches]
+                           [--no-strace] [--no-drop-caches] [--only GROUP,...]
 
-          --quick            2 rounds, 100 transactions, 500 drained commands, a 730-day "ten-year"
-                             store: well under a minute, for a smoke test (ratios are noisier)
+          --quick            2 rounds, 2,000 todos, 100 transactions, 500 drained commands, a 365-day
+                             "ten-year" store: a smoke test of every row (ratios are noisier)
           --rounds R         rounds, contenders interleaved in each (default 5)
           --todos N          todos in the one-year workload (default 10000)
           --transactions N   transactions per write contender and round (default 500)
           --reads N          one-day fetches per warm-read contender and round (default 300)
           --commands N       outbox commands per drain contender and round (default 5000)
-          --ten-year-days N  days of the cold-open store (default 3650)
+          --ten-year-days N  days of the ten-year store (default 3650, 100,000 todos)
           --seed S           the workload's seed (default 0x7E7E2026)
           --json FILE        also write the results as JSON to FILE
           --no-strace        skip counting sync syscalls (needs strace and ptrace)
           --no-drop-caches   make reads cold with posix_fadvise only, never drop_caches
+          --only GROUPS      run only these groups of rows, comma-separated: write (1-4), read (5),
+                             drain (6), disk (7), costs (8: syncs, commit costs, peak memory),
+                             migrate (9), tenyear (10: the ten-year store's scans, reads, cold get
+                             and memory); e.g. --only tenyear
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -63,6 +87,15 @@ struct Options: Sendable {
                 options.json = arguments[index]
             case "--no-strace": options.countSyncs = false
             case "--no-drop-caches": options.dropCaches = false
+            case "--only":
+                index += 1
+                guard index < arguments.count else { throw BenchError("--only needs groups\n\(usage)") }
+                options.groups = try Set(arguments[index].split(separator: ",").map { name in
+                    guard let group = Group(rawValue: String(name)) else {
+                        throw BenchError("--only: unknown group \(name)\n\(usage)")
+                    }
+                    return group
+                })
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -72,7 +105,8 @@ struct Options: Sendable {
             index += 1
         }
         if options.quick {
-            (options.rounds, options.transactions, options.reads, options.commands, options.tenYearDays) = (2, 100, 100, 500, 730)
+            (options.rounds, options.todos, options.transactions, options.reads, options.commands, options.tenYearDays) =
+                (2, 2000, 100, 100, 500, 365)
         }
         // Explicit sizes win over --quick's.
         if given.contains("--rounds") { options.rounds = explicit.rounds }
@@ -84,4 +118,7 @@ struct Options: Sendable {
         if given.contains("--seed") { options.seed = explicit.seed }
         return options
     }
+
+    /// Whether `--only` left `group` in.
+    func runs(_ group: Group) -> Bool { groups.contains(group) }
 }

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Row 10: the ten-year store (3,650 day files, 100,000 todos by default) against the same rows
+/// in SQLite, each measure in a fresh child process (Children/ChildMain+TenYears.swift) on the
+/// store seeded once per run. Every child's result is checked against the workload: the same
+/// matches, the same todos read, the right todo found.
+extension Runner {
+    /// The word of the predicate: in about one title in six, never inside another word of the
+    /// workload, all lower case (so SQLite's case-blind LIKE and Folio's `contains` agree).
+    static let scanWord = "milk"
+
+    /// How many todos of the ten-year store the predicate selects, from the workload itself.
+    var expectedScanMatches: Int {
+        tenYears?.todos.filter { $0.title.contains(Self.scanWord) && !$0.done }.count ?? 0
+    }
+
+    /// Opens and scans the ten-year store once per engine after seeding, not timed: files a store
+    /// derives on first use (indexes) then exist, as in a store in use, and a wrong count stops
+    /// the run before the rounds.
+    func warmUpTenYears() throws {
+        for (engine, path) in [("folio", folioTenYears.path), ("grdb", grdbTenYears.path)] {
+            _ = try scan(engine, path)
+        }
+    }
+
+    func runTenYears(_ round: Int, flip: Bool) async throws {
+        guard let tenYears else { throw BenchError("the ten-year store was not seeded") }
+        let folio = folioTenYears.path
+        let grdb = grdbTenYears.path
+
+        // The predicate over every partition / the whole table, the first query of a fresh process.
+        try await pair(flip, {
+            record(.tenYearScan, try scan("folio", folio))
+        }, {
+            recordPeer(.tenYearScan, try scan("grdb", grdb))
+        })
+
+        // Every day, one query each, oldest first; then the process's peak memory over its baseline.
+        try await pair(flip, {
+            let (time, growth, peak) = try everyDay("folio", folio, tenYears)
+            record(.tenYearEveryDay, time)
+            record(.tenYearPeakMemory, growth)
+            record(.tenYearPeakMemoryTotal, peak)
+        }, {
+            let (time, growth, peak) = try everyDay("grdb", grdb, tenYears)
+            recordPeer(.tenYearEveryDay, time)
+            recordPeer(.tenYearPeakMemory, growth)
+            recordPeer(.tenYearPeakMemoryTotal, peak)
+        })
+
+        // A cold process: caches dropped, open + one todo by id (a different todo each round).
+        var random = SplitMix64(seed: options.seed ^ (0x6E7 &* UInt64(round)))
+        let todo = tenYears.todos[random.index(tenYears.todos.count)]
+        try await pair(flip, {
+            record(.tenYearColdGet, try coldGet("folio", folio, todo))
+        }, {
+            recordPeer(.tenYearColdGet, try coldGet("grdb", grdb, todo))
+        })
+
+        // A widget: open + today's todos, the peak memory over the process's baseline.
+        try await pair(flip, {
+            record(.widgetMemory, try widget("folio", folio))
+        }, {
+            recordPeer(.widgetMemory, try widget("grdb", grdb))
+        })
+    }
+
+    /// Milliseconds of the predicate query in a fresh child, checked against the workload.
+    private func scan(_ engine: String, _ path: String) throws -> Double {
+        let values = try ChildProcess.numbers(ChildProcess.run(["scan", engine, path, Self.scanWord]), expected: 2)
+        guard Int(values[1]) == expectedScanMatches, expectedScanMatches > 0 else {
+            throw BenchError("\(engine)'s predicate matched \(Int(values[1])) todos, expected \(expectedScanMatches)")
+        }
+        return values[0] / 1e6
+    }
+
+    /// Milliseconds of reading every day in a fresh child, the peak memory it added over the
+    /// child's baseline and the child's peak memory (MiB).
+    private func everyDay(_ engine: String, _ path: String, _ tenYears: Workload) throws -> (Double, Double, Double) {
+        let output = try ChildProcess.run(["days", engine, path, tenYears.days[0], String(tenYears.days.count)])
+        let values = try ChildProcess.numbers(output, expected: 4)
+        guard Int(values[1]) == tenYears.todos.count else {
+            throw BenchError("\(engine) read \(Int(values[1])) todos from every day, expected \(tenYears.todos.count)")
+        }
+        return (values[0] / 1e6, (values[3] - values[2]) / 1024, values[3] / 1024)
+    }
+
+    /// Milliseconds of open + get by id in a fresh child, caches dropped first.
+    private func coldGet(_ engine: String, _ path: String, _ todo: Todo) throws -> Double {
+        coldMethod = ColdCache.drop(path, allowDropCaches: options.dropCaches)
+        let values = try ChildProcess.numbers(ChildProcess.run(["get", engine, path, todo.id]), expected: 3)
+        let day = CivilDay(parsing: todo.date)?.daysSinceEpoch ?? -2
+        guard values[1] == 1, Int(values[2]) == day else {
+            throw BenchError("\(engine)'s get of \(todo.id) (on \(todo.date)) returned \(values[1] == 1 ? "a todo of another day" : "nothing")")
+        }
+        return values[0] / 1e6
+    }
+
+    /// The peak memory (MiB) a fresh child added by opening the store and reading today's todos.
+    private func widget(_ engine: String, _ path: String) throws -> Double {
+        let values = try ChildProcess.numbers(ChildProcess.run(["widget", engine, path, tenYearDay]), expected: 3)
+        guard Int(values[0]) == tenYearDayTodos, tenYearDayTodos > 0 else {
+            throw BenchError("\(engine)'s widget read \(Int(values[0])) todos of \(tenYearDay), expected \(tenYearDayTodos)")
+        }
+        return (values[2] - values[1]) / 1024
+    }
+}
