@@ -25,8 +25,15 @@ struct GroupCommit {
     /// in a loop pays for a yield (about one context switch) once in this many commits.
     static let lookInterval = 64
 
-    /// No sync runs and no writer waits for one.
-    var isIdle: Bool { !syncInProgress && waiters.isEmpty }
+    /// A writer about to sync alone yields to look for others: its record awaits a sync.
+    private(set) var isLooking = false
+
+    /// No sync runs, no writer waits for one, none is about to sync alone: no appended record of
+    /// this process awaits its sync (the flock may go).
+    var isIdle: Bool { !syncInProgress && waiters.isEmpty && !isLooking }
+
+    /// Whether a sync runs or writers wait for one.
+    var isSyncing: Bool { syncInProgress || !waiters.isEmpty }
 
     /// Whether a sync is due: writers wait and none runs.
     var needsSync: Bool { !syncInProgress && !waiters.isEmpty }
@@ -45,11 +52,13 @@ struct GroupCommit {
             yieldsSkipped -= 1
             return false
         }
+        isLooking = true
         return true
     }
 
     /// What the look found: others keep every commit looking; nobody spares the next ones.
     mutating func lookedForOthers(found: Bool) {
+        isLooking = false
         yieldsSkipped = found ? 0 : Self.lookInterval - 1
     }
 

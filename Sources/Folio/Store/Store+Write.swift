@@ -171,9 +171,10 @@ extension Store {
             // Now and then a yield first: writers whose tasks wait for a thread (a busy pool)
             // reach `write` and are counted, and then share a sync instead of each syncing alone.
             if groupCommit.shouldLookForOthers() {
+                // Not idle meanwhile: the flock stays, and a checkpoint or another writer joins a sync.
                 await Task.yield()
+                groupCommit.lookedForOthers(found: writerGate.isHeld || arrivals.count > 0 || groupCommit.isSyncing)
                 if groupCommit.covers(end) { return }
-                groupCommit.lookedForOthers(found: writerGate.isHeld || arrivals.count > 0)
             }
             if groupCommit.canSyncAlone(othersArriving: writerGate.isHeld || arrivals.count > 0) {
                 try syncAlone()

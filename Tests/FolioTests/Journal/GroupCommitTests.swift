@@ -18,7 +18,9 @@ import Testing
         var group = GroupCommit()
         let firstLook = group.shouldLookForOthers()
         #expect(firstLook)
+        #expect(!group.isIdle, "a writer looking for others still awaits its sync: the flock stays")
         group.lookedForOthers(found: false)
+        #expect(group.isIdle)
         var looks = 0
         for _ in 0..<(GroupCommit.lookInterval * 2) where group.shouldLookForOthers() {
             looks += 1
