@@ -23,6 +23,7 @@ final class EntityCoder {
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
+            if let date = ISO8601Date.parse(text) { return date }
             // Folio writes fractional seconds; a person may well type a date without them.
             do { return try Self.withFraction.parse(text) } catch {}
             do { return try Date.ISO8601FormatStyle().parse(text) } catch {

@@ -70,7 +70,8 @@ extension Store {
         pollTask = nil
         state.tracksChanges = false
         state.recordedChanges = []
-        for partition in state.partitions.values { partition.announced = nil }
+        for partition in state.partitions.partitions { partition.announced = nil }
+        state.partitions.trim()
     }
 
     /// Ends every change stream (the store is closing).

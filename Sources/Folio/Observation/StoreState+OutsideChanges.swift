@@ -5,7 +5,7 @@ extension StoreState {
     /// are reported once each (a conflict copy as a warning).
     func checkOutsideChanges(_ paths: Set<String>?) throws(FolioError) {
         guard let paths else {
-            for address in partitions.keys.sorted() { try checkPartition(address) }
+            for address in partitions.addresses { try checkPartition(address) }
             return
         }
         for path in paths.sorted() where !path.hasPrefix(StoreLayout.machinery + "/") {
@@ -14,7 +14,7 @@ extension StoreState {
             } else if try fileSystem.identity(path)?.isDirectory != false {
                 // A folder came or went (or a file that is gone): check what was read from it.
                 let prefix = path + "/"
-                for address in partitions.keys.sorted() where address.path.hasPrefix(prefix) { try checkPartition(address) }
+                for address in partitions.addresses where address.path.hasPrefix(prefix) { try checkPartition(address) }
             } else if fileIsInDataFolder(path),
                       let stray = StrayFile.classify(path: path, isData: { partitionAddress(of: $0) != nil }) {
                 reportStray(stray)
@@ -25,7 +25,7 @@ extension StoreState {
     /// Reloads one partition if its file changed; one this process never read is read now, and
     /// its entities announced (as updated, or inserted when the id index knows they are new).
     private func checkPartition(_ address: PartitionAddress) throws(FolioError) {
-        if partitions[address] != nil {
+        if partitions.contains(address) || partitions.departed[address] != nil {
             do { _ = try partition(address) } catch where error.code == .corruptFile {
                 report(.error, "\(error.description); not read", path: address.path)
             }

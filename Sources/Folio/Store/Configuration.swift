@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// What a `write` promises when it returns. Like SQLite's `synchronous` setting.
 public enum Durability: Sendable, Equatable {
     /// `write` returns after the transaction's journal record is on stable storage (fdatasync,
@@ -48,7 +50,30 @@ extension Store {
         /// call the store. If it throws, the error is logged and the edit is adopted without
         /// its changes. Default nil.
         public var onOutsideEdit: OutsideEditHook?
+        /// The most memory, in bytes (estimated from their JSON and decoded values), that the
+        /// partitions a process has read may occupy. Beyond it the least recently used are
+        /// dropped and read again from their files when next needed; a query over years of data
+        /// keeps at most this much of them. Partitions that must stay are never dropped, and may
+        /// exceed the budget alone: those with committed changes not yet checkpointed into their
+        /// files, a person's save not yet adopted or not yet made Folio's version, a broken file
+        /// whose last good state is served, and every partition while the store is observed
+        /// (``Store/changes()``, ``Store/observe(_:)``). 0 keeps only those (and the partition in
+        /// use): the smallest footprint, for a widget or an extension, at the cost of reading a
+        /// file on every access. Default 64 MiB (``defaultPartitionCacheBudget``).
+        public var partitionCacheBudget: Int = initialPartitionCacheBudget
         var ioHook: IOHook?
+
+        /// The default ``partitionCacheBudget``: 64 MiB.
+        public static let defaultPartitionCacheBudget = 64 << 20
+
+        /// In debug builds, `FOLIO_PARTITION_CACHE_BUDGET` overrides the default, so the whole test
+        /// suite can run with a tiny cache.
+        static var initialPartitionCacheBudget: Int {
+            #if DEBUG
+            if let text = ProcessInfo.processInfo.environment["FOLIO_PARTITION_CACHE_BUDGET"], let budget = Int(text) { return budget }
+            #endif
+            return defaultPartitionCacheBudget
+        }
 
         /// The type of ``onOutsideEdit``: the edit's change sets, one per collection, and the
         /// transaction adopting it.

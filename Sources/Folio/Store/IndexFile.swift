@@ -66,23 +66,40 @@ extension StoreState {
     /// Builds the id index of a partitioned collection: from `.folio/index/` where the files are
     /// unchanged, by reading the partition files elsewhere.
     func buildIndex(collection: String, granularity: PartitionGranularity) throws(FolioError) {
-        indexes[collection] = [:]
-        unindexed[collection] = [:]
         let persisted = IndexFile.read(fileSystem, collection: collection)
-        var identities: [PartitionKey: FileIdentity] = [:]
+        unindexed[collection] = [:]
+        // Filled as partitions leave memory during the build too (StoreState+Eviction.swift).
+        indexIdentities[collection] = [:]
+        var persistedCount = 0
         var stale = false
+        // The entries whose files are unchanged go in first, into one dictionary sized at once
+        // (years of ids, added one by one through `index(_:in:)`, cost more than reading them);
+        // an id met twice goes through `index(_:in:)`, which checks both files.
+        var fromEntries = [String: PartitionKey](minimumCapacity: persisted.values.reduce(0) { $0 + $1.ids.count })
+        var twice: [(id: String, address: PartitionAddress)] = []
+        var toRead: [PartitionAddress] = []
         for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
-            if partitions[address] == nil, !touched.contains(address), let entry = persisted[address.key],
+            if !partitions.contains(address), !touched.contains(address), let entry = persisted[address.key],
                try fileSystem.identity(address.path) == entry.identity {
-                for id in entry.ids { index(id, in: address) }
-                identities[address.key] = entry.identity
+                for id in entry.ids {
+                    guard let other = fromEntries.updateValue(address.key, forKey: id) else { continue }
+                    twice.append((id, PartitionAddress(collection: collection, granularity: granularity, key: other)))
+                    twice.append((id, address))
+                }
+                indexIdentities[collection, default: [:]][address.key] = entry.identity
+                persistedCount += 1
             } else {
-                stale = true
-                indexPartition(address)
+                toRead.append(address)
             }
         }
-        indexIdentities[collection] = identities
-        if stale || persisted.count != identities.count { indexDirty.insert(collection) }
+        for (id, _) in twice { fromEntries[id] = nil }
+        indexes[collection] = fromEntries
+        for (id, address) in twice { index(id, in: address) }
+        for address in toRead {
+            stale = true
+            indexPartition(address)
+        }
+        if stale || persisted.count != persistedCount { indexDirty.insert(collection) }
     }
 
     /// Saves the id indexes that changed since they were read (after a checkpoint, when the files
@@ -98,7 +115,7 @@ extension StoreState {
             for (id, key) in index {
                 if entries[key] == nil {
                     let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
-                    guard let identity = partitions[address]?.identity ?? indexIdentities[collection]?[key] else {
+                    guard let identity = partitions.peek(address)?.identity ?? indexIdentities[collection]?[key] else {
                         complete = false
                         break
                     }

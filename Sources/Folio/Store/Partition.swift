@@ -32,10 +32,15 @@ final class Partition {
     /// Set when `base` is not the file but its merge with what Folio wrote since (the file was
     /// saved from an older version): the next checkpoint writes the merge.
     var holdsMerge = false
+    /// Set when the file is a person's save that a journal record adopted: the next checkpoint
+    /// makes it Folio's version (StoreState+HandEdits.swift), so no later read adopts it again.
+    var adoptedSave = false
     /// The file's bytes when they are not among the versions Folio keeps (a person saved them):
     /// kept before Folio next replaces the file, so that a later save made from them is merged
     /// against them.
     var unkeptFile: [UInt8]?
+    /// The estimated bytes `entities` occupies in memory (see ``estimatedBytes``).
+    private(set) var entityBytes = 0
 
     init(address: PartitionAddress, identity: FileIdentity?, contents: PartitionFile.Contents) {
         self.address = address
@@ -45,6 +50,7 @@ final class Partition {
         self.extra = contents.extra
         self.entities = contents.entities
         self.versions = contents.versions
+        self.entityBytes = Self.estimatedSize(of: contents.entities)
     }
 
     static func empty(_ address: PartitionAddress) -> Partition {
@@ -60,9 +66,13 @@ final class Partition {
         entities = base
         versions = baseVersions
         decoded = [:]
+        entityBytes = Self.estimatedSize(of: entities)
+        adoptedSave = false
     }
 
     func apply(_ change: JournalRecord.Change) {
+        entityBytes += (change.entity.map { Self.estimatedSize(of: $0, id: change.id) } ?? 0)
+            - (entities[change.id].map { Self.estimatedSize(of: $0, id: change.id) } ?? 0)
         entities[change.id] = change.entity
         decoded[change.id] = nil
         if change.forgetsVersion {
@@ -79,6 +89,34 @@ final class Partition {
             entities = base
             versions = baseVersions
             decoded = [:]
+            entityBytes = Self.estimatedSize(of: entities)
+        }
+    }
+
+    /// An estimate of the memory this partition holds: its JSON values, their decoded Swift values
+    /// (counted as much again), and a fixed overhead. What ``PartitionCache`` budgets.
+    var estimatedBytes: Int {
+        let decodedBytes = entities.isEmpty ? 0 : entityBytes * min(decoded.count, entities.count) / entities.count
+        return Self.overhead + entityBytes + decodedBytes
+    }
+
+    static let overhead = 512
+
+    static func estimatedSize(of entities: [String: JSONValue]) -> Int {
+        entities.reduce(0) { $0 + estimatedSize(of: $1.value, id: $1.key) }
+    }
+
+    static func estimatedSize(of entity: JSONValue, id: String) -> Int {
+        48 + id.utf8.count + estimatedSize(of: entity)
+    }
+
+    /// A rough size of a JSON value in memory: enum payloads, strings and dictionary entries.
+    static func estimatedSize(of value: JSONValue) -> Int {
+        switch value {
+        case .null, .bool: return 16
+        case .number(let text), .string(let text): return 32 + text.utf8.count
+        case .array(let elements): return elements.reduce(48) { $0 + estimatedSize(of: $1) }
+        case .object(let members): return members.reduce(64) { $0 + 48 + $1.key.utf8.count + estimatedSize(of: $1.value) }
         }
     }
 
@@ -96,6 +134,7 @@ final class Partition {
         baseVersions = versions
         self.identity = identity
         holdsMerge = false
+        adoptedSave = false
         unkeptFile = nil
     }
 
@@ -128,6 +167,15 @@ final class Partition {
             if let value = decoded[id] as? E { result.append(value) }
         }
         return result
+    }
+
+    /// Decoded values fetched with the file (StoreState+Scan.swift), for entities not decoded yet.
+    func prefill<E: Entity>(_ values: [String: E]) {
+        if decodedType != ObjectIdentifier(E.self) {
+            decoded = [:]
+            decodedType = ObjectIdentifier(E.self)
+        }
+        for (id, value) in values where decoded[id] == nil { decoded[id] = value }
     }
 
     func value<E: Entity>(_ type: E.Type, id: String, coder: EntityCoder) throws(FolioError) -> E? {

@@ -55,14 +55,17 @@ public struct Query<E: Entity>: Sendable {
         self.offset = offset
     }
 
-    /// Applies the predicate, order, offset and limit to entities already in partition order.
-    func refine(_ entities: [E]) throws(FolioError) -> [E] {
-        var result = entities
-        if let predicate {
-            do { result = try result.filter { try predicate.evaluate($0) } } catch {
-                throw FolioError(.predicateFailed, "the query's predicate threw: \(error)")
-            }
+    /// The entities the predicate keeps, in their order.
+    func matching(_ entities: [E]) throws(FolioError) -> [E] {
+        guard let predicate else { return entities }
+        do { return try entities.filter { try predicate.evaluate($0) } } catch {
+            throw FolioError(.predicateFailed, "the query's predicate threw: \(error)")
         }
+    }
+
+    /// Applies the order, offset and limit to matching entities in partition order.
+    func ordered(_ entities: [E]) -> [E] {
+        var result = entities
         if !sortDescriptors.isEmpty { result.sort(using: sortDescriptors) }
         guard offset > 0 || limit != nil else { return result }
         let start = min(max(offset, 0), result.count)

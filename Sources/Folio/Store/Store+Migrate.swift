@@ -7,7 +7,7 @@ extension Store {
     static func openState(fileSystem: FileSystem, configuration: Configuration, storeID: String) throws(FolioError) -> StoreState {
         try MigrationCommit.finish(fileSystem, log: configuration.logHandler)
         func fresh() throws(FolioError) -> StoreState {
-            let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler)
+            let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
             state.storeID = storeID
             state.onOutsideEdit = configuration.onOutsideEdit
             try state.removeLeftoverTempFiles()

@@ -13,7 +13,7 @@ extension Store {
         let state: StoreState
         do {
             try checkSchemaReadOnly(fileSystem, configuration: configuration)
-            state = try loadReadOnly(fileSystem, log: configuration.logHandler)
+            state = try loadReadOnly(fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
         } catch {
             lock.close()
             throw error
@@ -22,9 +22,9 @@ extension Store {
         return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, state: state, readOnlyReason: reason)
     }
 
-    private static func loadReadOnly(_ fileSystem: FileSystem, log: LogHandler?) throws(FolioError) -> StoreState {
+    private static func loadReadOnly(_ fileSystem: FileSystem, log: LogHandler?, cacheBudget: Int) throws(FolioError) -> StoreState {
         let storeID = try Marker.ensure(in: fileSystem, create: false)
-        let state = try StoreState(fileSystem: fileSystem, log: log, readOnly: true)
+        let state = try StoreState(fileSystem: fileSystem, log: log, readOnly: true, cacheBudget: cacheBudget)
         state.storeID = storeID
         // A copy of a live folder whose files do not belong with its journal is refused here too.
         _ = try state.checkOrigin()

@@ -198,6 +198,7 @@ public actor Store {
         defer {
             publishChanges()
             state.missedOtherProcessRecords = false
+            state.partitions.trim()
         }
         let result = try await readOnce(body)
         // A person's save this read found is adopted now (a command for push collections, the
@@ -213,7 +214,11 @@ public actor Store {
         }
         try state.refreshJournal()
         let loadsBefore = state.fileLoads
-        let result = try located(body)
+        state.defersFileLoads = true
+        let first: Result<T, FolioError>
+        do throws(FolioError) { first = .success(try located(body)) } catch { first = .failure(error) }
+        state.defersFileLoads = false
+        let result = try first.get()
         if state.fileLoads == loadsBefore { return result }
         try await lock.acquire(exclusive: false)
         defer { lock.release(exclusive: false) }
@@ -236,7 +241,7 @@ public actor Store {
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         state.close()
-        let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler)
+        let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
         fresh.storeID = state.storeID
         fresh.syncModes = state.syncModes
         fresh.onOutsideEdit = configuration.onOutsideEdit

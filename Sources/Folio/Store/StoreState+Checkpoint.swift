@@ -38,7 +38,7 @@ extension StoreState {
         try adoptEditsDuringCheckpoint()
         guard let header else { return outcome }
         let tail = try journal.size - readOffset
-        let merged = partitions.values.filter(\.holdsMerge).map(\.address)
+        let merged = partitions.partitions.filter(\.holdsMerge).map(\.address)
         guard !records.isEmpty || tail > 0 || outbox?.needsQuarantineMove == true || !merged.isEmpty else {
             saveIndexes()
             return outcome
@@ -85,6 +85,7 @@ extension StoreState {
             } else {
                 // Unchanged, but an earlier checkpoint may have renamed it into place and failed
                 // before syncing the folder: sync it again, cheaply, before the journal forgets.
+                if partition.adoptedSave { try keepAdoptedSave(partition, barrier: barrier) }
                 directories.insert(folder)
                 try noteWrite(path, partition.fileHash)
             }

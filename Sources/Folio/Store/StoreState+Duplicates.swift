@@ -73,29 +73,46 @@ extension StoreState {
                           path: paths[0], line: position?.line, column: position?.column, entityID: id)
     }
 
-    /// The ids held by more than one of these partitions (or known to be in another file too),
-    /// noted as duplicates.
-    func duplicateIDs(among partitions: [Partition]) -> Set<String> {
-        guard partitions.count > 1 || !(duplicates[partitions.first?.address.collection ?? ""]?.isEmpty ?? true) else { return [] }
-        var seen: [String: PartitionAddress] = [:]
+    /// The ids a query's scan found in more than one of its partitions (or known to be in another
+    /// file too), noted as duplicates.
+    func duplicateIDs(_ scan: DuplicateScan) -> Set<String> {
         var found: Set<String> = []
-        // With the collection's id index built, every loaded partition's ids went through
-        // `index(_:in:)`, which notes duplicates: only the known ones need checking.
-        let indexed = partitions.first.map { indexes[$0.address.collection] != nil } ?? true
-        for partition in partitions where !indexed {
-            for id in partition.entities.keys {
-                if let other = seen.updateValue(partition.address, forKey: id) {
-                    found.insert(id)
-                    noteDuplicate(id, in: [other, partition.address])
-                }
-            }
+        for (id, first, second) in scan.pairs {
+            found.insert(id)
+            noteDuplicate(id, in: [first, second])
         }
-        if let first = partitions.first?.address, let known = duplicates[first.collection] {
-            for id in known.keys.sorted() where !found.contains(id) && partitions.contains(where: { $0.entities[id] != nil }) {
-                // Known from the index: the other copy is outside this selection.
-                do { try refuseDuplicate(collection: first.collection, granularity: first.granularity, id: id) } catch { found.insert(id) }
-            }
+        guard let known = duplicates[scan.collection], let granularity = scan.granularity else { return found }
+        for id in known.keys.sorted() where !found.contains(id) && !known[id]!.isDisjoint(with: scan.keys) {
+            // Known from the index: the other copy may be outside this selection.
+            do { try refuseDuplicate(collection: scan.collection, granularity: granularity, id: id) } catch { found.insert(id) }
         }
         return found
+    }
+}
+
+/// What a query's scan notes of each partition it reads, to find ids held twice without keeping
+/// the partitions.
+struct DuplicateScan {
+    let collection: String
+    /// Whether the collection's id index is built: then every loaded partition's ids went
+    /// through `index(_:in:)`, which notes duplicates, and only the known ones need checking.
+    let indexed: Bool
+    private(set) var granularity: PartitionGranularity?
+    private(set) var keys: Set<PartitionKey> = []
+    private(set) var pairs: [(id: String, first: PartitionAddress, second: PartitionAddress)] = []
+    private var seen: [String: PartitionAddress] = [:]
+
+    init(collection: String, indexed: Bool) {
+        self.collection = collection
+        self.indexed = indexed
+    }
+
+    mutating func note(_ partition: Partition) {
+        granularity = partition.address.granularity
+        keys.insert(partition.address.key)
+        guard !indexed else { return }
+        for id in partition.entities.keys {
+            if let other = seen.updateValue(partition.address, forKey: id) { pairs.append((id, other, partition.address)) }
+        }
     }
 }

@@ -44,6 +44,10 @@ extension StoreState {
         guard !isReadOnly else { return adoption }
         for address in pendingEdits.keys.sorted() where syncModes[address.collection] != nil {
             let edit = pendingEdits.removeValue(forKey: address)!
+            // The save becomes Folio's version at the next checkpoint even when the journal leaves
+            // it as it is: otherwise the file stays a save, and every later read of it (a reopen,
+            // or a reload after the partition left memory) would adopt it again.
+            partitions.peek(address)?.adoptedSave = true
             var journalTouched = Set<String>()
             for record in records {
                 for change in record.changes where change.address == address { journalTouched.insert(change.id) }
@@ -55,7 +59,7 @@ extension StoreState {
                 let before = edit.folio.entities[id], after = edit.saved.entities[id]
                 guard before != after else { continue }
                 if journalTouched.contains(id) {
-                    if partitions[address]?.entities[id] != after {
+                    if partitions.peek(address)?.entities[id] != after {
                         report(.info, "\(id): a change committed since the file was written is served over the edit of it", path: address.path)
                     }
                     continue
@@ -76,5 +80,20 @@ extension StoreState {
     func adoptEditsDuringCheckpoint() throws(FolioError) {
         guard hasAdoptableEdits else { return }
         if try commit(Transaction(state: self)) != nil { try journal.sync() }
+    }
+
+    /// Keeps the bytes of an adopted save that the checkpoint leaves in place (the journal's state
+    /// equals it) as Folio's newest version, durably, before the journal forgets the adoption:
+    /// later reads then take the file as Folio's, not as a save to adopt again. A file saved again
+    /// since is left alone (it is a new edit). Durable once the checkpoint's `barrier` is flushed
+    /// (before the journal is reset).
+    func keepAdoptedSave(_ partition: Partition, barrier: DurabilityBarrier) throws(FolioError) {
+        let path = partition.address.path
+        guard let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
+        guard !isReadOnly else { return }
+        // As for a file the checkpoint writes: it holds every record so far (`.folio/written`).
+        try noteWrite(path, ContentHash(bytes))
+        try keptVersions.keep(bytes, of: path, barrier: barrier)
+        partition.adoptedSave = false
     }
 }

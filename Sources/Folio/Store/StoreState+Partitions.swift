@@ -44,34 +44,58 @@ extension StoreState {
                 return cached
             }
             try reload(cached)
+            partitions.recharge(cached)
             if cached.neverRead, let problem = cached.unreadable { throw problem }
             return cached
         }
+        return try firstLoad(address, from: try FetchedFile.fetch(address.path, fileSystem: fileSystem), verify: verify)
+    }
+
+    /// Caches a partition not in memory, from its file as just read (nil: there is none).
+    func firstLoad(_ address: PartitionAddress, from file: FetchedFile?, verify: Bool = true) throws(FolioError) -> Partition {
         let partition: Partition
         fileLoads += 1
-        if let (bytes, identity) = try fileSystem.read(address.path) {
+        // What this process served before the partition left memory, if it can be had again.
+        let departed = partitions.departed[address]
+        if let file {
+            let (bytes, identity) = (file.bytes, file.identity)
             let contents: PartitionFile.Contents
             do {
-                contents = try PartitionFile.decode(bytes, path: address.path)
+                contents = try file.contents.get()
             } catch {
+                if let hash = departed, let lastGood = keptState(hash, of: address.path) {
+                    report(.error, "\(error.description); serving the last good state and leaving the file untouched", path: address.path)
+                    let served = Partition(address: address, identity: nil, contents: lastGood)
+                    served.fileHash = hash
+                    served.unreadable = error
+                    served.unreadableIdentity = identity
+                    applyRecords(to: served)
+                    partitions.insert(served)
+                    return served
+                }
                 report(.error, "\(error.description); changes to it wait in the journal until it is fixed", path: address.path)
                 let placeholder = Partition.empty(address)
                 placeholder.unreadable = error
                 placeholder.unreadableIdentity = identity
                 placeholder.neverRead = true
                 applyRecords(to: placeholder)
-                partitions[address] = placeholder
+                partitions.insert(placeholder)
                 if verify { throw error }
                 return placeholder
             }
-            let reconciled = reconcile(contents, bytes: bytes, path: address.path)
+            // The common case, Folio's own newest version, needs no reconciling.
+            let reconciled = file.isNewestKept ? Reconciled(contents: contents, merged: false, kept: true)
+                : reconcile(contents, bytes: bytes, path: address.path)
             partition = Partition(address: address, identity: identity, contents: reconciled.contents)
             noteFile(bytes, of: partition, reconciled)
+            if tracksChanges, let hash = departed, hash != partition.fileHash, let before = keptState(hash, of: address.path) {
+                noteReload(of: partition, before: before.entities)
+            }
         } else {
             partition = Partition.empty(address)
         }
         applyRecords(to: partition)
-        partitions[address] = partition
+        partitions.insert(partition)
         updateIndex(for: partition, previousIDs: [])
         return partition
     }
@@ -232,6 +256,17 @@ extension StoreState {
                 report(.error, "\(error.message); its entities cannot be found by id until it is fixed", path: error.path)
             }
             unindexed[address.collection]?[address] = error
+        }
+    }
+
+    /// A version of a partition file Folio keeps, by the hash of its bytes; nil when it is gone.
+    func keptState(_ hash: ContentHash, of path: String) -> PartitionFile.Contents? {
+        do {
+            guard let version = try keptVersions.versions(of: path).last(where: { $0.hash == hash }),
+                  let bytes = try keptVersions.bytes(of: version, path: path) else { return nil }
+            return try PartitionFile.decode(bytes, path: path)
+        } catch {
+            return nil
         }
     }
 }

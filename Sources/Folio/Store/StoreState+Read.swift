@@ -6,6 +6,7 @@ extension StoreState {
         try Names.validateID(key)
         guard let address = try locate(collection: E.collection, granularity: granularity, id: key, strict: true) else { return nil }
         let partition = try partition(address, verify: false)
+        defer { partitions.recharge(partition) }
         do { return try partition.value(E.self, id: key, coder: coder) } catch {
             throw undecodable(E.self, in: partition, id: key)?.error ?? error
         }
@@ -22,25 +23,42 @@ extension StoreState {
             }
             if !extra.isEmpty { addresses = (addresses + extra).sorted() }
         }
+        if defersFileLoads, addresses.count(where: { !partitions.contains($0) }) > Self.scanDeferral {
+            // Loading files makes this read run again under the shared lock (Store.read): load
+            // them there once, not twice.
+            fileLoads += 1
+            return []
+        }
         var result: [E] = []
-        var loaded: [Partition] = []
-        for address in addresses { loaded.append(try partition(address)) }
-        let twice = duplicateIDs(among: loaded)
-        for partition in loaded {
-            if let changes = overlay?.staged[partition.address], !changes.isEmpty {
+        var scan = DuplicateScan(collection: E.collection, indexed: indexes[E.collection] != nil)
+        try forEachPartition(addresses, decoding: E.self, matching: query.predicate) { partition, matches throws(FolioError) in
+            scan.note(partition)
+            var values: [E] = []
+            let changes = overlay?.staged[partition.address] ?? [:]
+            if changes.isEmpty, let matches {
+                // Decoded and filtered while the file was fetched.
+                partitions.recharge(partition)
+                result.append(contentsOf: matches)
+                return
+            }
+            if !changes.isEmpty {
                 var entities = partition.entities
                 for (id, entity) in changes { entities[id] = entity }
                 for id in entities.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
                     // An entity that does not decode is skipped, as in a plain read.
                     if case .success(let value) = coder.decodeOne(E.self, from: entities[id]!),
-                       Partition.keyMismatch(id: id, in: entities[id]!, path: partition.address.path) == nil { result.append(value) }
+                       Partition.keyMismatch(id: id, in: entities[id]!, path: partition.address.path) == nil { values.append(value) }
                 }
             } else {
-                result.append(contentsOf: partition.values(E.self, coder: coder) { reportUndecodable(E.self, in: partition, error: $0) })
+                values = partition.values(E.self, coder: coder) { reportUndecodable(E.self, in: partition, error: $0) }
+                partitions.recharge(partition)
             }
+            // Only what matches is kept: the partition's decoded values go with it.
+            result.append(contentsOf: try query.matching(values))
         }
+        let twice = duplicateIDs(scan)
         if !twice.isEmpty { result.removeAll { twice.contains($0.id.storageKey) } }
-        return try query.refine(result)
+        return query.ordered(result)
     }
 
     private func addressMatches(_ address: PartitionAddress, _ selection: PartitionSelection) -> Bool {

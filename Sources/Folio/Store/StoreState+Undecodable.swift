@@ -35,6 +35,8 @@ extension StoreState {
     /// Logs an entity a read skipped because it does not decode (once per stored value).
     func reportUndecodable<E: Entity>(_ type: E.Type, in partition: Partition, error: FolioError) {
         guard let id = error.entityID else { return }
+        let stored = partition.entities[id].map { String(decoding: JSONWriter.compact($0), as: UTF8.self) } ?? ""
+        guard reportedUndecodable.insert("\(E.self)\u{0}\(partition.address.path)\u{0}\(id)\u{0}\(stored)").inserted else { return }
         let located = undecodable(E.self, in: partition, id: id)?.error ?? error
         report(.error, "\(located.message); skipped by reads of \(E.self) until migrated or fixed (its fields are kept)",
                path: located.path.map { path in located.line.map { "\(path):\($0):\(located.column ?? 1)" } ?? path })

@@ -22,7 +22,8 @@ final class StoreState {
     var nextTransaction: UInt64 = 1
     /// Partitions touched by `records`: what the next checkpoint must write.
     var touched: Set<PartitionAddress> = []
-    var partitions: [PartitionAddress: Partition] = [:]
+    /// The partitions read, within the configured byte budget (PartitionCache.swift).
+    let partitions: PartitionCache
     /// Counts partition files read (first loads and reloads), so a reader can tell whether it
     /// touched the disk and must redo its read under the shared lock.
     var fileLoads = 0
@@ -49,6 +50,9 @@ final class StoreState {
     var indexIdentities: [String: [PartitionKey: FileIdentity]] = [:]
     /// Collections whose id index changed since it was last saved.
     var indexDirty: Set<String> = []
+    /// Set by ``Store`` during a read's first, unlocked pass: a query that must load many files
+    /// leaves them for the locked pass that loading any file causes (StoreState+Scan.swift).
+    var defersFileLoads = false
     /// Whether to note what changes (someone observes the store); see StoreState+Changes.swift.
     var tracksChanges = false
     /// The changes noted and not yet delivered to observers.
@@ -68,15 +72,23 @@ final class StoreState {
     var writtenAppender: WrittenLog.Appender?
     /// Files that are not data, already reported to the log.
     var reportedStrays: Set<String> = []
+    /// Entities that do not decode, already reported (type, path, id and stored JSON), so that
+    /// reading a partition again after it left memory does not report them again.
+    var reportedUndecodable: Set<String> = []
 
     /// Opened read-only: nothing is written, kept versions included (StoreState+KeptVersions).
     let isReadOnly: Bool
 
-    init(fileSystem: FileSystem, log: LogHandler?, readOnly: Bool = false) throws(FolioError) {
+    init(fileSystem: FileSystem, log: LogHandler?, readOnly: Bool = false,
+         cacheBudget: Int = Store.Configuration.initialPartitionCacheBudget) throws(FolioError) {
         self.fileSystem = fileSystem
         self.log = log
         self.isReadOnly = readOnly
         self.journal = try Journal(fileSystem: fileSystem, readOnly: readOnly)
+        self.partitions = PartitionCache(budget: cacheBudget)
+        partitions.mustStay = { [unowned self] in mustStayInMemory($0) }
+        partitions.onEvict = { [unowned self] in forgetEvicted($0) }
+        partitions.holdsEverything = { [unowned self] in tracksChanges }
     }
 
     func close() {
@@ -118,7 +130,7 @@ final class StoreState {
             indexIdentities = [:]
         }
         for address in touched {
-            guard let partition = partitions[address] else { continue }
+            guard let partition = partitions.peek(address) else { continue }
             // What observers were told is the committed state; the file may catch up later.
             if tracksChanges && partition.announced == nil { partition.announced = partition.entities }
             partition.resetToBase()
@@ -136,7 +148,7 @@ final class StoreState {
         for change in record.changes {
             let address = change.address
             touched.insert(address)
-            partitions[address]?.apply(change)
+            partitions.peek(address)?.apply(change)
             if indexes[address.collection] != nil {
                 indexDirty.insert(address.collection)
                 if change.entity != nil {

@@ -48,3 +48,31 @@ import Testing
         #expect(missing.isEmpty, "\(missing.count) dates changed: \(missing.prefix(5))")
     }
 }
+
+/// Folio's own date form is parsed by hand (ISO8601Date.swift): the same instant, to the
+/// millisecond, as Foundation's ISO 8601 format style, for random dates from year 1600 to 9999;
+/// and anything it does not handle (earlier years, which the format style counts in the Julian
+/// calendar, other forms) is left to the format style.
+@Suite struct ISO8601DateTests {
+    @Test func parsesAsTheFormatStyleDoes() throws {
+        let seed = ProcessInfo.processInfo.environment["FOLIO_DATE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SeededRandom(seed: seed)
+        let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        for _ in 0..<2_000 {
+            let milliseconds = Int64(random.next() % 265_046_774_399_000) - 11_676_096_000_000   // 1600-01-01 ... 9999-12-31
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            let text = try #require(EntityCoder.format(date))
+            let fast = try #require(ISO8601Date.parse(text), "seed \(seed): \(text)")
+            let slow = try withFraction.parse(text)
+            #expect(abs(fast.timeIntervalSince1970 - slow.timeIntervalSince1970) < 0.0005, "seed \(seed): \(text)")
+            #expect(EntityCoder.format(fast) == text, "seed \(seed): \(text)")
+            let whole = String(text.dropLast(5)) + "Z"
+            #expect(ISO8601Date.parse(whole) == (try Date.ISO8601FormatStyle().parse(whole)), "seed \(seed): \(whole)")
+        }
+        for text in ["2026-02-29T00:00:00.000Z", "2026-13-01T00:00:00Z", "2026-11-22T24:00:00Z", "2026-11-22T09:30:00+01:00",
+                     "2026-11-22T09:30:00.5Z", "2026-11-22 09:30:00Z", "0000-01-01T00:00:00Z", "２０２６-11-22T09:30:00Z", "1582-10-15T00:00:00Z", "1599-12-31T23:59:59.999Z"] {
+            #expect(ISO8601Date.parse(text) == nil, "\(text)")
+        }
+        print("ISO 8601 dates: seed \(seed), 2000 dates parsed as the format style parses them")
+    }
+}

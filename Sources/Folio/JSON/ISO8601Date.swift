@@ -1,0 +1,54 @@
+internal import Foundation
+
+/// The dates Folio writes (`2026-11-22T09:30:00.828Z`, UTC, milliseconds; also without the
+/// fraction), parsed by hand. `Date.ISO8601FormatStyle` costs microseconds per date, and a query
+/// over years of data decodes hundreds of thousands of them. Anything else (another time zone, more
+/// digits, an impossible day, a year before 1600, where the format style counts in the Julian
+/// calendar) is not handled here: `nil` sends it to the format style.
+enum ISO8601Date {
+    static func parse(_ text: String) -> Date? {
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard bytes.count == 20 || bytes.count == 24, bytes[bytes.count - 1] == UInt8(ascii: "Z"),
+              bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return nil }
+        func number(_ start: Int, _ count: Int) -> Int? {
+            var value = 0
+            for index in start..<(start + count) {
+                let digit = Int(bytes[index]) - 48
+                guard digit >= 0 && digit <= 9 else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              year >= 1600, (1...12).contains(month), day >= 1, day <= daysIn(month, of: year),
+              hour < 24, minute < 60, second < 60 else { return nil }
+        var milliseconds = 0
+        if bytes.count == 24 {
+            guard bytes[19] == UInt8(ascii: "."), let fraction = number(20, 3) else { return nil }
+            milliseconds = fraction
+        }
+        // Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+        let shifted = month <= 2 ? year - 1 : year
+        let era = shifted / 400
+        let yearOfEra = shifted - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
+        return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+    }
+
+    private static func daysIn(_ month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/// What the partition cache holds, for tests and diagnostics.
+extension Store {
+    struct CacheFootprint: Sendable {
+        /// Estimated bytes of every cached partition.
+        var estimatedBytes: Int
+        /// Estimated bytes of the cached partitions that must stay.
+        var mustStayBytes: Int
+        /// The paths of the cached partitions.
+        var paths: Set<String>
+        var evictions: Int
+    }
+
+    func cacheFootprint() -> CacheFootprint {
+        let cache = state.partitions
+        return CacheFootprint(estimatedBytes: cache.estimatedBytes, mustStayBytes: cache.mustStayBytes,
+                              paths: Set(cache.addresses.map(\.path)), evictions: cache.evictions)
+    }
+}

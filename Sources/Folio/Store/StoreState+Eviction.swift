@@ -1,0 +1,31 @@
+/// Which partitions may leave memory (PartitionCache.swift), and what the store keeps of one
+/// that leaves.
+extension StoreState {
+    /// Whether a partition must stay in memory whatever the cache's budget: dropping it would lose
+    /// state that its file does not hold, or that observers and hand-edit adoption rely on.
+    ///
+    /// - records of the journal's current generation touch it (the file does not hold them yet),
+    ///   or its state differs from the file in any other way (a merge to write; a partition differs
+    ///   from its file only so);
+    /// - its file is broken and the last good state read from it is served (FORMAT.md, "Editing
+    ///   by hand"), or it never parsed and holds only the journal's changes;
+    /// - a person's save of it waits to be adopted, was absorbed during a compare-and-swap, or was
+    ///   adopted and the checkpoint has yet to make it Folio's version;
+    /// - the store is observed: a change to a partition is announced by comparing it with what
+    ///   was served, so every partition read stays while anyone observes (the budget applies
+    ///   again when the last observer leaves), and one whose announcement is pending stays.
+    func mustStayInMemory(_ partition: Partition) -> Bool {
+        let address = partition.address
+        return tracksChanges || touched.contains(address) || partition.holdsMerge || partition.adoptedSave
+            || partition.unreadable != nil || partition.neverRead || partition.announced != nil
+            || pendingEdits[address] != nil || absorbedEdits[address] != nil
+    }
+
+    /// Keeps what the id index needs of an evicted partition: the identity of the file its ids
+    /// were read from, so the index can still be saved without reading the file again.
+    func forgetEvicted(_ partition: Partition) {
+        let address = partition.address
+        guard address.granularity != .none, indexes[address.collection] != nil, let identity = partition.identity else { return }
+        indexIdentities[address.collection, default: [:]][address.key] = identity
+    }
+}
