@@ -36,7 +36,50 @@ extension AtomicFile {
     /// empty, so that a crash during the swap back leaves the person's save there, never deleted
     /// (the caller looks for such leftovers, ``isSwapLeftover(_:)``).
     func replace(_ relative: String, with bytes: [UInt8], ifStill expected: ContentHash?, swapFolder: String) throws(FolioError) -> SwapOutcome {
-        let (temp, written) = try writeTemp(for: relative, bytes, at: swapFolder + "/" + Self.counter.nextName(for: "swap"))
+        let staged = try stage(relative, bytes, swapFolder: swapFolder, sync: .all)
+        return try swapIn(staged, ifStill: expected)
+    }
+
+    /// A new version of a file written beside it, ready for ``swapIn(_:ifStill:)``.
+    struct Staged {
+        var relative: String
+        var bytes: [UInt8]
+        /// The temp file (`swapFolder/<pid>-<n>-staged`) and its identity.
+        var temp: String
+        var identity: FileIdentity
+    }
+
+    /// Writes the temp file of a compare-and-swap, synced as `sync` says: the caller makes it
+    /// durable (a ``DurabilityBarrier``) before ``swapIn(_:ifStill:)`` puts it in place.
+    ///
+    /// Its name ends in `-staged` until the swap: a crash before then leaves Folio's own content
+    /// there (``isStagedLeftover(_:)``), which is removed, never taken for a person's save (its
+    /// kept version may not have reached the disk yet). Only ``swapIn(_:ifStill:)`` renames it to
+    /// `-swap`, once the caller's barrier made the version kept of it durable.
+    func stage(_ relative: String, _ bytes: [UInt8], swapFolder: String, sync: FileSystem.NewFileSync) throws(FolioError) -> Staged {
+        let temp = swapFolder + "/" + Self.counter.nextName(for: "staged")
+        let identity = try fileSystem.writeNewFile(temp, bytes, sync: sync, for: relative)
+        return Staged(relative: relative, bytes: bytes, temp: temp, identity: identity)
+    }
+
+    /// Removes a staged temp file that will not be used (best effort: the next checkpoint of the
+    /// file removes a leftover).
+    func discard(_ staged: Staged) {
+        _ = Platform.unlink(fileSystem.absolute(staged.temp))
+    }
+
+    /// Puts a staged file in place if the target still holds bytes whose hash is `expected` (or,
+    /// with `expected` nil, still does not exist); see ``replace(_:with:ifStill:swapFolder:)``.
+    /// The temp file is gone when this returns, whatever the outcome.
+    func swapIn(_ staged: Staged, ifStill expected: ContentHash?) throws(FolioError) -> SwapOutcome {
+        let (relative, bytes, written) = (staged.relative, staged.bytes, staged.identity)
+        let temp = String(staged.temp.dropLast("staged".count)) + "swap"
+        do throws(FolioError) {
+            try fileSystem.rename(staged.temp, to: temp)
+        } catch {
+            discard(staged)
+            throw error
+        }
         var tempHoldsOurs = true
         defer {
             // Best effort: a temp file left behind is removed by the next open.
@@ -99,10 +142,12 @@ extension AtomicFile {
         name.hasSuffix("-swap")
     }
 
-    /// Writes and fsyncs a temp file for `relative` at `temp`; returns its path and identity.
-    func writeTemp(for relative: String, _ bytes: [UInt8], at temp: String) throws(FolioError) -> (path: String, identity: FileIdentity) {
-        (temp, try fileSystem.writeNewFile(temp, bytes, sync: .all, for: relative))
+    /// Whether a file name is a temp file ``stage(_:_:swapFolder:sync:)`` wrote and no swap used
+    /// yet: Folio's own content, safe to remove.
+    static func isStagedLeftover(_ name: String) -> Bool {
+        name.hasSuffix("-staged")
     }
+
 }
 
 extension FileIdentity {

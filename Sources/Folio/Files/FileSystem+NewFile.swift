@@ -3,6 +3,9 @@ extension FileSystem {
     /// How much of a new file is synced before it is closed.
     enum NewFileSync {
         case none, data, all
+        /// `fsync` without flushing the drive's cache (Apple platforms): durable only after a
+        /// ``DurabilityBarrier`` flushes it.
+        case toDrive
     }
 
     /// Creates `relative` (it must not exist), writes `bytes`, syncs as asked and closes it; on
@@ -16,7 +19,7 @@ extension FileSystem {
         let identity: FileIdentity
         do throws(FolioError) {
             try write(fd, bytes, at: 0, path: relative)
-            if sync != .none { try self.sync(fd, path: relative, dataOnly: sync == .data) }
+            try self.sync(fd, path: relative, sync)
             let (stat, code) = Platform.identity(ofOpen: fd)
             guard let stat else { throw .system("fstat", path: relative, errno: code) }
             identity = stat
@@ -31,5 +34,36 @@ extension FileSystem {
             throw .system("close", path: relative, errno: code)
         }
         return identity
+    }
+
+    /// Syncs an open file as `sync` says (nothing for `.none`).
+    func sync(_ fd: Int32, path: String, _ sync: NewFileSync) throws(FolioError) {
+        switch sync {
+        case .none: return
+        case .data, .all: try self.sync(fd, path: path, dataOnly: sync == .data)
+        case .toDrive:
+            try step(.sync(path))
+            let code = Platform.syncToDrive(fd)
+            if code != 0 { throw .system("fsync", path: path, errno: code) }
+        }
+    }
+
+    /// Writes a whole file in place: creates it, or empties and rewrites one that exists (what a
+    /// crash left of an earlier attempt), then syncs as asked. For files whose every byte is also
+    /// in the journal until a barrier makes them durable (outbox command files): a reader that
+    /// finds one cut short takes the journal's copy (FORMAT.md, "The outbox").
+    func writeInPlace(_ relative: String, _ bytes: [UInt8], sync: NewFileSync) throws(FolioError) {
+        let exists = try identity(relative) != nil
+        try step(exists ? .truncate(relative) : .create(relative))
+        let fd = Platform.open(absolute(relative), flags: Platform.createTruncateWriteOnly)
+        if fd < 0 { throw .system("open", path: relative, errno: Platform.lastError) }
+        do throws(FolioError) {
+            try write(fd, bytes, at: 0, path: relative)
+            try self.sync(fd, path: relative, sync)
+        } catch {
+            _ = Platform.close(fd)
+            throw error
+        }
+        if Platform.close(fd) != 0 { throw .system("close", path: relative, errno: Platform.lastError) }
     }
 }

@@ -113,11 +113,13 @@ struct FileSystem: Sendable {
     }
 
     /// Flushes a directory, making the renames, creations and removals in it durable.
-    func syncDirectory(_ relative: String) throws(FolioError) {
+    /// - Parameter toDriveOnly: Only as far as the drive's cache (Apple platforms), for a
+    ///   ``DurabilityBarrier`` that flushes that cache afterwards.
+    func syncDirectory(_ relative: String, toDriveOnly: Bool = false) throws(FolioError) {
         let fd = Platform.open(absolute(relative), flags: Platform.directoryOnly)
         if fd < 0 { throw .system("open directory", path: relative.isEmpty ? "." : relative, errno: Platform.lastError) }
         defer { _ = Platform.close(fd) }
-        try sync(fd, path: relative.isEmpty ? "." : relative)
+        try sync(fd, path: relative.isEmpty ? "." : relative, toDriveOnly ? .toDrive : .all)
     }
 
     func rename(_ from: String, to: String) throws(FolioError) {
@@ -166,20 +168,25 @@ struct FileSystem: Sendable {
 
     /// Creates a directory and any missing parents, each made durable by syncing its parent.
     func makeDirectoryDurably(_ relative: String) throws(FolioError) {
-        if relative.isEmpty {
-            try makeRootDurably(root)
-            return
-        }
-        guard try identity(relative) == nil else { return }
+        try makeRootDurably(root)
+        for parent in try makeDirectories(relative) { try syncDirectory(parent) }
+    }
+
+    /// Creates a directory and any missing parents (inside the store) without syncing anything.
+    /// - Returns: The folders whose entries changed (the parents of those created), parents first:
+    ///   syncing them, or a barrier, makes the new folders durable.
+    func makeDirectories(_ relative: String) throws(FolioError) -> [String] {
+        guard !relative.isEmpty, try identity(relative) == nil else { return [] }
         let parent = Self.parent(of: relative)
-        try makeDirectoryDurably(parent)
+        var changed = try makeDirectories(parent)
         try step(.makeDirectory(relative))
         let code = Platform.makeDirectory(absolute(relative))
         if code != 0 {
-            if Platform.isExisting(code) { return }
+            if Platform.isExisting(code) { return changed }
             throw .system("mkdir", path: relative, errno: code)
         }
-        try syncDirectory(parent)
+        changed.append(parent)
+        return changed
     }
 
     /// Creates the store's folder itself (and its missing parents) if needed.

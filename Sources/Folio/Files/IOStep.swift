@@ -7,6 +7,9 @@ enum IOStep: Sendable, Equatable, CustomStringConvertible {
     case create(String)
     case write(String)
     case sync(String)
+    /// One barrier that makes everything written to the store's file system before it durable,
+    /// files and folders alike (Linux `syncfs`).
+    case syncFileSystem
     case rename(String, String)
     case unlink(String)
     case makeDirectory(String)
@@ -18,6 +21,7 @@ enum IOStep: Sendable, Equatable, CustomStringConvertible {
         case .create(let path): "create \(path)"
         case .write(let path): "write \(path)"
         case .sync(let path): "sync \(path)"
+        case .syncFileSystem: "sync the file system"
         case .rename(let from, let to): "rename \(from) -> \(to)"
         case .unlink(let path): "unlink \(path)"
         case .makeDirectory(let path): "mkdir \(path)"

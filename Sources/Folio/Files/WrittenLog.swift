@@ -141,13 +141,13 @@ struct WrittenLog {
             offset += Int64(bytes.count)
         }
 
-        /// Syncs what was added, and closes the log.
-        func finish() throws(FolioError) {
+        /// Syncs what was added (unless a barrier that follows covers it), and closes the log.
+        func finish(sync: Bool = true) throws(FolioError) {
             defer {
                 closed = true
                 _ = Platform.close(fd)
             }
-            try fileSystem.sync(fd, path: WrittenLog.path, dataOnly: true)
+            if sync { try fileSystem.sync(fd, path: WrittenLog.path, dataOnly: true) }
         }
     }
 

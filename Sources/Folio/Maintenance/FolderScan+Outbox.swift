@@ -18,12 +18,12 @@ extension FolderScan {
             }
             guard let sequence = commandSequence(path, name: entry.name) else { continue }
             places[sequence, default: []].append(path)
-            if let command = checkCommand(path, sequence: sequence, severity: .error) {
+            if let command = checkCommand(path, sequence: sequence, severity: .error, heldByJournal: journalSequences.contains(sequence)) {
                 outbox.set(sequence, .pending(command))
                 commandFiles[sequence] = path
             }
         }
-        let touchedByJournal = Set(records.flatMap { $0.outbox.map(\.sequence) })
+        let touchedByJournal = journalSequences
         for (sequence, paths) in places.sorted(by: { $0.key < $1.key }) where paths.count > 1 {
             let explained = touchedByJournal.contains(sequence)
             report(explained ? .note : .error, .outboxNumbering, paths[0],
@@ -47,9 +47,22 @@ extension FolderScan {
         return nil
     }
 
+    /// The commands that records of the journal's current generation change: their files may be
+    /// ones a checkpoint was writing when a crash cut it short (the journal holds their bytes).
+    var journalSequences: Set<UInt64> {
+        Set(records.flatMap { $0.outbox.map(\.sequence) })
+    }
+
     /// Parses one command file and checks its shape, its number and its id.
-    func checkCommand(_ path: String, sequence: UInt64, severity: StoreProblem.Severity) -> JSONValue? {
+    /// - Parameter heldByJournal: The journal holds this command: a file that is not a whole
+    ///   command is one a checkpoint was writing when it was cut short, a note, not damage.
+    func checkCommand(_ path: String, sequence: UInt64, severity: StoreProblem.Severity, heldByJournal: Bool = false) -> JSONValue? {
         guard let bytes = readFile(path) else { return nil }
+        if heldByJournal && !Self.isWholeCommand(bytes, sequence: sequence, path: path) {
+            report(.note, .outboxCommand, path,
+                   "cut short by a checkpoint a crash interrupted: the journal holds command \(sequence), and the next open writes this file again")
+            return nil
+        }
         let quarantine = severity == .error
             ? "; Folio moves it to outbox/quarantine/ and sends nothing until it is repaired" : ""
         guard let json = parseJSON(path, bytes, severity: severity, what: "not a command" + quarantine) else { return nil }
@@ -73,6 +86,15 @@ extension FolderScan {
         return json
     }
 
+    /// Whether `bytes` are a command file of this number that parses (nothing is reported).
+    private static func isWholeCommand(_ bytes: [UInt8], sequence: UInt64, path: String) -> Bool {
+        do {
+            return try OutboxCommand(json: try JSONParser.parse(bytes), path: path).sequence == sequence
+        } catch {
+            return false
+        }
+    }
+
     private func checkFailedFolder(_ places: inout [UInt64: [String]]) {
         let folder = StoreState.failedFolder
         let entries = list(folder)
@@ -92,11 +114,13 @@ extension FolderScan {
             }
             guard let sequence = commandSequence(path, name: entry.name) else { continue }
             places[sequence, default: []].append(path)
-            guard let command = checkCommand(path, sequence: sequence, severity: .error) else { continue }
+            guard let command = checkCommand(path, sequence: sequence, severity: .error, heldByJournal: journalSequences.contains(sequence)) else { continue }
             let reasonPath = folder + "/" + entry.name.dropLast(5) + ".reason.json"
             var reason: JSONValue = .object(["reason": .string("unknown (no reason file)")])
             if let bytes = readFile(reasonPath) {
-                if let value = parseJSON(reasonPath, bytes, severity: .warning, what: "the reason of command \(sequence) is lost (the command itself is intact)") {
+                // A reason cut short with its command's "fail" still in the journal: a note.
+                let severity: StoreProblem.Severity = journalSequences.contains(sequence) ? .note : .warning
+                if let value = parseJSON(reasonPath, bytes, severity: severity, what: "the reason of command \(sequence) is lost (the command itself is intact)") {
                     if value["reason"]?.stringValue == nil {
                         report(.warning, .outboxCommand, reasonPath, at: .init(line: 1, column: 1),
                                "expected an object with a \"reason\" string: {\"reason\": \"…\", \"status\": 422, \"failedAt\": \"…\"}")

@@ -4,14 +4,7 @@ extension FileSystem {
     /// - Returns: False where the platform has no such call: the caller must sync each file and
     ///   folder itself.
     func syncEverything() throws(FolioError) -> Bool {
-        try step(.sync("."))
-        let fd = Platform.open(absolute(""), flags: Platform.directoryOnly)
-        if fd < 0 { throw .system("open directory", path: ".", errno: Platform.lastError) }
-        defer { _ = Platform.close(fd) }
-        let code = Platform.syncFileSystem(fd)
-        if code == Platform.notSupported { return false }
-        if code != 0 { throw .system("syncfs", path: ".", errno: code) }
-        return true
+        try syncFileSystem()
     }
 
     /// Writes a new file whole (replacing one left by an interrupted attempt) without syncing it.

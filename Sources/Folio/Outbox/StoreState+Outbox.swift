@@ -41,6 +41,9 @@ extension StoreState {
                         state.set(sequence, .pending(command))
                     }
                 } catch {
+                    // A file a checkpoint is writing, or one a crash cut short: the journal holds
+                    // its command, and the checkpoint writes it again.
+                    if try journalHolds(sequence) { continue }
                     state.quarantined[path] = error
                     report(.error, "\(error.message); the command is quarantined and the queue stops before it until it is fixed or dropped", path: path)
                 }
@@ -64,6 +67,20 @@ extension StoreState {
         }
         outbox = state
         return state
+    }
+
+    /// Whether a record of the journal's current generation changes this command: then its
+    /// files may be ones a checkpoint is writing in place, or a crash cut short, and the records
+    /// (applied on top of the files) say what they hold. Looks at records committed since this
+    /// process last read the journal too (another process may be checkpointing them now); if
+    /// the journal started a new generation meanwhile, the files were complete before it did,
+    /// and the next read, which starts from that generation, loads them again.
+    func journalHolds(_ sequence: UInt64) throws(FolioError) -> Bool {
+        if records.contains(where: { $0.outbox.contains { $0.sequence == sequence } }) { return true }
+        guard let header else { return false }
+        guard try journal.readHeader() == header else { return true }
+        let newer = try journal.readRecords(from: readOffset, generation: header.generation, expectedTransaction: nextTransaction)
+        return newer.records.contains { $0.outbox.contains { $0.sequence == sequence } }
     }
 
     private func readJSON(_ path: String) throws(FolioError) -> JSONValue? {

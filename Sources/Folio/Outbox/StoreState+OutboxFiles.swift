@@ -6,22 +6,28 @@ extension StoreState {
     /// cut short by a crash is simply done again.
     ///
     /// Command files are written once, with their final bytes, and never rewritten: a failed
-    /// command's file in `failed/` has the same bytes as it had in `outbox/`.
+    /// command's file in `failed/` has the same bytes as it had in `outbox/`. They are written in
+    /// place, without temp file and rename, and made durable by `barrier` (the caller flushes
+    /// it before the journal is reset): until then the journal's records hold every byte of
+    /// them, so a file a crash cut short is read from the journal (``loadedOutbox()``) and
+    /// written again by the next checkpoint.
     /// - Returns: How many files were written or removed.
-    func writeOutboxFiles(folders: inout Set<String>) throws(FolioError) -> Int {
+    func writeOutboxFiles(folders: inout Set<String>, barrier: DurabilityBarrier) throws(FolioError) -> Int {
         let needed = records.contains { !$0.outbox.isEmpty } || outbox?.needsQuarantineMove == true
         guard needed else { return 0 }
         let outbox = try loadedOutbox()
         var written = 0
-        let atomic = AtomicFile(fileSystem: fileSystem)
 
         let archive = Self.sentFolder + "/"
         func ensure(_ path: String, _ value: JSONValue) throws(FolioError) {
             let bytes = JSONWriter.pretty(value)
             if !path.hasPrefix(archive) { try noteWrite(path, ContentHash(bytes)) }
-            guard try fileSystem.identity(path) == nil else { return }
-            try fileSystem.makeDirectoryDurably(FileSystem.parent(of: path))
-            try atomic.replace(path, with: bytes)
+            if let existing = try fileSystem.identity(path) {
+                // Left by a checkpoint a crash cut short: kept if whole, else written again.
+                if existing.size == Int64(bytes.count), try fileSystem.read(path)?.bytes == bytes { return }
+            }
+            try barrier.makeDirectory(FileSystem.parent(of: path))
+            try fileSystem.writeInPlace(path, bytes, sync: barrier.fileSync)
             folders.insert(FileSystem.parent(of: path))
             written += 1
         }
@@ -46,6 +52,11 @@ extension StoreState {
         }
         let kept = Set((archived + sentNow).sorted().suffix(Self.sentArchiveLimit))
 
+        // A command that moves (failed, or retried) has its bytes in its old file, not in the
+        // journal (its record says only "fail" or "retry"): the old file goes only once the new
+        // one is durable.
+        var afterCopies: [(path: String, leftQueue: Bool)] = []
+        let inFailed = Set(try fileSystem.list(Self.failedFolder).map(\.name))
         for sequence in touched {
             let name = OutboxCommand.fileName(sequence)
             let queued = Self.outboxFolder + "/" + name
@@ -55,14 +66,13 @@ extension StoreState {
             switch outbox.commands[sequence] ?? .gone {
             case .pending(let command):
                 try ensure(queued, command)
-                try remove(failed)
-                try remove(reason)
+                for path in [failed, reason] where inFailed.contains(FileSystem.name(of: path)) { afterCopies.append((path, false)) }
             case .failed(let command, let why):
                 // The reason first: a process that lists failed/ meanwhile never finds a command
                 // without its reason.
                 try ensure(reason, why)
                 try ensure(failed, command)
-                try remove(queued, leftQueue: true)
+                afterCopies.append((queued, true))
             case .sent(let command):
                 if command != .null && kept.contains(sequence) { try ensure(sent, command) }
                 try remove(queued, leftQueue: true)
@@ -72,6 +82,13 @@ extension StoreState {
                 try remove(reason)
             }
         }
+        var hasOriginals = false
+        for original in afterCopies where try fileSystem.identity(original.path) != nil { hasOriginals = true }
+        if hasOriginals {
+            for folder in folders { barrier.noteFolder(folder) }
+            try barrier.flush()
+        }
+        for original in afterCopies { try remove(original.path, leftQueue: original.leftQueue) }
         // Keep only the newest sent commands.
         for sequence in archived where !kept.contains(sequence) {
             try remove(Self.sentFolder + "/" + OutboxCommand.fileName(sequence))
@@ -80,7 +97,7 @@ extension StoreState {
         for (path, problem) in outbox.quarantined.sorted(by: { $0.key < $1.key }) where !path.hasPrefix(Self.quarantineFolder) {
             guard try fileSystem.identity(path) != nil else { continue }
             let target = Self.quarantineFolder + "/" + FileSystem.name(of: path)
-            try fileSystem.makeDirectoryDurably(Self.quarantineFolder)
+            try barrier.makeDirectory(Self.quarantineFolder)
             try noteWrite(path, nil)
             try fileSystem.rename(path, to: target)
             folders.insert(FileSystem.parent(of: path))

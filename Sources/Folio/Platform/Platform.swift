@@ -24,6 +24,7 @@ enum Platform {
     static let readWrite = O_RDWR
     static let createExclusiveWriteOnly = O_WRONLY | O_CREAT | O_EXCL
     static let createReadWrite = O_RDWR | O_CREAT
+    static let createTruncateWriteOnly = O_WRONLY | O_CREAT | O_TRUNC
     static let directoryOnly = O_RDONLY | O_DIRECTORY
 
     static func close(_ fd: Int32) -> Int32 {
@@ -78,18 +79,52 @@ enum Platform {
     }
 
     /// Flushes every file of the file system that holds `fd` to stable storage in one call (Linux
-    /// `syncfs`), for bulk writes of thousands of files (a migration) instead of one fsync each.
-    /// `ENOSYS` where there is no such call (Apple platforms): the caller then syncs file by file.
+    /// `syncfs`): data, metadata and the entries of every folder, for bulk writes of thousands of
+    /// files (a checkpoint, a migration) instead of one fsync each. `ENOSYS` where there is no such
+    /// call (Apple platforms, a C library without it, a sandbox that refuses it).
     static func syncFileSystem(_ fd: Int32) -> Int32 {
         #if os(Linux)
-        typealias SyncFS = @convention(c) (Int32) -> Int32
-        // Looked up at run time: Glibc's Swift module does not export syncfs (a GNU extension).
-        guard let symbol = dlsym(nil, "syncfs") else { return ENOSYS }
-        let syncfs = unsafeBitCast(symbol, to: SyncFS.self)
+        guard let syncfs = LinuxSyncFS.function else { return ENOSYS }
         return retryOnInterrupt { syncfs(fd) } == 0 ? 0 : errno
         #else
         return ENOSYS
         #endif
+    }
+
+    /// Whether ``syncFileSystem(_:)`` exists here (it may still fail at run time with `ENOSYS`).
+    static var canSyncFileSystem: Bool {
+        #if os(Linux)
+        return LinuxSyncFS.function != nil
+        #else
+        return false
+        #endif
+    }
+
+    /// Flushes every file system's dirty data and metadata and waits for it (`sync(2)`, which
+    /// waits on Linux): the barrier of last resort when `syncfs` is refused at run time.
+    static func syncEverything() {
+        sync()
+    }
+
+    #if os(Linux)
+    private enum LinuxSyncFS {
+        typealias Function = @convention(c) (Int32) -> Int32
+        // Looked up at run time: Glibc's Swift module does not export syncfs (a GNU extension).
+        static let function: Function? = dlsym(nil, "syncfs").map { unsafeBitCast($0, to: Function.self) }
+    }
+    #endif
+
+    /// Flushes a file to the drive, not through its cache: `fsync` (on Apple platforms the data
+    /// then sits in the drive's cache until ``flushDriveCache(_:)``; on Linux `fsync` already
+    /// reaches stable storage).
+    static func syncToDrive(_ fd: Int32) -> Int32 {
+        retryOnInterrupt { fsync(fd) } == 0 ? 0 : errno
+    }
+
+    /// Flushes the drive's cache, making everything ``syncToDrive(_:)`` wrote before durable:
+    /// `F_FULLFSYNC` on Apple platforms (falling back to `fsync`), `fsync` elsewhere.
+    static func flushDriveCache(_ fd: Int32) -> Int32 {
+        fullSync(fd)
     }
 
     /// Flushes a file's data (and the metadata needed to read it back) to stable storage.

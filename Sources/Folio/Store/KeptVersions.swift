@@ -7,7 +7,9 @@
 /// version kept, `hash` is the ``ContentHash`` of the bytes, which are exactly the file's. Folio
 /// keeps every version it writes (before renaming it into place), every merge it makes and every
 /// saved version it reads, at most ``limit`` per file. They are written by temp file and rename,
-/// without fsync: a version damaged by a power cut fails its hash and is ignored. They are derived
+/// without fsync of their own (the version of a file a checkpoint is about to replace is made
+/// durable by the checkpoint's barrier, before the replace): a version damaged by a power cut
+/// fails its hash and is ignored. They are derived
 /// data: deleting the folder only makes
 /// Folio unable to merge a save made from an older buffer (it then takes the save as it is).
 struct KeptVersions {
@@ -52,20 +54,21 @@ struct KeptVersions {
     /// Keeps `bytes` as the newest version of `path`, removing an older copy of the same bytes and
     /// the versions beyond ``limit``. A person's save (`edit`)
     /// already kept, under either kind, is not kept again.
-    /// - Parameter durable: Synced (file and folder) before this returns: Folio's version of a
-    ///   file about to be replaced must survive a power cut that the new file survives, or the
-    ///   file would read as a person's save.
-    func keep(_ bytes: [UInt8], of path: String, edit: Bool = false, durable: Bool = false) throws(FolioError) {
+    /// - Parameter barrier: Durable once this barrier is flushed (file and folder): Folio's
+    ///   version of a file about to be replaced must survive a power cut that the new file
+    ///   survives, or the file would read as a person's save. The caller flushes it before it
+    ///   replaces the file. Nil: not synced.
+    func keep(_ bytes: [UInt8], of path: String, edit: Bool = false, barrier: DurabilityBarrier? = nil) throws(FolioError) {
         let hash = ContentHash(bytes)
         var versions = try versions(of: path)
         if let newest = versions.last, newest.hash == hash, newest.isEdit == edit { return }
         if edit, versions.contains(where: { $0.hash == hash }) { return }
         let folder = Self.folder(of: path)
-        try fileSystem.makeDirectoryDurably(folder)
+        if let barrier { try barrier.makeDirectory(folder) } else { try fileSystem.makeDirectoryDurably(folder) }
         // Written to a temp file and renamed, so a kill never leaves half a version; another
         // process may keep one under the same number at the same instant: take the next then.
         let temp = StoreLayout.tempFolder + "/" + AtomicFile.counter.nextName(for: "version")
-        _ = try fileSystem.writeNewFile(temp, bytes, sync: durable ? .data : .none, for: folder)
+        _ = try fileSystem.writeNewFile(temp, bytes, sync: barrier?.fileSync ?? .none, for: folder)
         var order = (versions.last?.order ?? 0) + 1
         var placed = false
         for _ in 0..<4 where !placed {
@@ -83,7 +86,7 @@ struct KeptVersions {
             _ = Platform.unlink(fileSystem.absolute(temp))
             return
         }
-        if durable { try fileSystem.syncDirectory(folder) }
+        barrier?.noteFolder(folder)
         versions.removeAll { version in
             guard version.hash == hash else { return false }
             _ = Platform.unlink(fileSystem.absolute(folder + "/" + version.name))

@@ -14,7 +14,7 @@
 /// `versions` is present only once the sync engine has learnt a version. Other top-level keys are
 /// kept as they are when Folio rewrites the file.
 enum PartitionFile {
-    struct Contents {
+    struct Contents: Equatable {
         var entities: [String: JSONValue]
         var versions: [String: String] = [:]
         var extra: [String: JSONValue]

@@ -22,8 +22,15 @@ extension Store {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or a ``FolioError`` if the commit failed.
     @discardableResult
-    public func write<R: Sendable>(_ body: @Sendable (Transaction) throws -> R) async throws -> R {
-        try await commitWrite { state in
+    public nonisolated func write<R: Sendable>(_ body: @Sendable (Transaction) throws -> R) async throws -> R {
+        // Counted before the hop onto the actor: a writer about to sync sees that another is on
+        // its way and lets it share the sync (group commit).
+        arrivals.arrive()
+        return try await writeArrived(body)
+    }
+
+    private func writeArrived<R: Sendable>(_ body: @Sendable (Transaction) throws -> R) async throws -> R {
+        try await commitWrite(arrived: true) { state in
             let transaction = Transaction(state: state)
             let result = try body(transaction)
             return (result, try state.commit(transaction))
@@ -34,10 +41,15 @@ extension Store {
     /// dead letters, retries): `body` runs with the writer turn and the flock held and the journal
     /// refreshed, stages its changes and appends them (returning the journal's new end, or nil
     /// if it changed nothing); this then waits for durability and schedules the checkpoint.
-    /// - Parameter durability: Overrides the store's durability for this commit (the sync
-    ///   engine's acknowledgements are relaxed: losing one to a power cut only means sending the
-    ///   command again, which the server recognizes by its idempotency key).
-    func commitWrite<R>(durability: Durability? = nil, _ body: (StoreState) throws -> (R, Int64?)) async throws -> R {
+    /// - Parameters:
+    ///   - durability: Overrides the store's durability for this commit (the sync engine's
+    ///     acknowledgements are relaxed: losing one to a power cut only means sending the command
+    ///     again, which the server recognizes by its idempotency key).
+    ///   - arrived: The caller counted itself in ``arrivals``; it is counted out once its record
+    ///     is appended (or it failed).
+    func commitWrite<R>(durability: Durability? = nil, arrived: Bool = false, _ body: (StoreState) throws -> (R, Int64?)) async throws -> R {
+        var arrived = arrived
+        defer { if arrived { arrivals.depart() } }
         try refuseIfReadOnly()
         try await prepare()
         try await acquireWriterLock()
@@ -46,7 +58,7 @@ extension Store {
         let queuedBefore = state.queuedCommands
         do {
             try state.refreshJournal()
-            if !syncInProgress && syncWaiters.isEmpty { durableEnd = state.readOffset }
+            if groupCommit.isIdle { groupCommit.markDurable(through: state.readOffset) }
             (result, end) = try body(state)
         } catch {
             // After an I/O failure, reloading from disk is always safe; it matters if the journal
@@ -56,6 +68,10 @@ extension Store {
             throw error
         }
         writerGate.leave()
+        if arrived {
+            arrivals.depart()
+            arrived = false
+        }
         // This commit's changes are announced once it is committed (durable, if it must be).
         let changes = state.takeChanges()
         guard let end else {
@@ -100,7 +116,7 @@ extension Store {
     /// The checkpoint itself; the caller holds the writer turn and the flock.
     func checkpointHoldingWriterLock() async throws {
         // Let syncs in flight finish first: the reset must not pull the journal from under them.
-        if syncInProgress || !syncWaiters.isEmpty { try await waitUntilDurable(state.readOffset) }
+        if !groupCommit.isIdle { try await waitUntilDurable(state.readOffset) }
         let outcome: StoreState.CheckpointOutcome
         do {
             outcome = try state.checkpoint()
@@ -108,7 +124,7 @@ extension Store {
             needsReload = true
             throw error
         }
-        durableEnd = state.readOffset
+        groupCommit.markDurable(through: state.readOffset)
         lastSeenJournalPosition = journalPosition
         publishChanges()
         if let blocked = outcome.blocked.first { throw blocked }
@@ -140,28 +156,58 @@ extension Store {
     /// Releases the flock when no writer of this process holds or awaits the turn and no append
     /// awaits its sync.
     func releaseExclusiveLockIfIdle() {
-        guard holdsExclusiveLock, !writerGate.isHeld, !syncInProgress, syncWaiters.isEmpty else { return }
+        guard holdsExclusiveLock, !writerGate.isHeld, groupCommit.isIdle else { return }
         lock.release(exclusive: true)
         holdsExclusiveLock = false
     }
 
     // MARK: Group commit
 
+    /// Returns once the journal is durable up to `end`. A writer alone syncs on its own thread;
+    /// otherwise the sync runs in a task and writers that append meanwhile share the next one.
     func waitUntilDurable(_ end: Int64) async throws {
-        if durableEnd >= end { return }
+        if groupCommit.covers(end) { return }
+        if groupCommit.canSyncAlone(othersArriving: writerGate.isHeld || arrivals.count > 0) {
+            // Now and then a yield first: writers whose tasks wait for a thread (a busy pool)
+            // reach `write` and are counted, and then share a sync instead of each syncing alone.
+            if groupCommit.shouldLookForOthers() {
+                // Not idle meanwhile: the flock stays, and a checkpoint or another writer joins a sync.
+                await Task.yield()
+                groupCommit.lookedForOthers(found: writerGate.isHeld || arrivals.count > 0 || groupCommit.isSyncing)
+                if groupCommit.covers(end) { return }
+            }
+            if groupCommit.canSyncAlone(othersArriving: writerGate.isHeld || arrivals.count > 0) {
+                try syncAlone()
+                return
+            }
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            syncWaiters.append((end, continuation))
+            groupCommit.wait(until: end, continuation)
             startSyncIfNeeded()
         }
     }
 
+    /// Syncs the journal on the actor's thread: nobody could share the sync, so it needs no task
+    /// of its own and no hop back (one `fdatasync`, and the context switch of waiting for it).
+    private func syncAlone() throws {
+        let target = state.readOffset
+        do throws(FolioError) {
+            try state.journal.sync()
+        } catch {
+            syncFailed(error)
+            releaseExclusiveLockIfIdle()
+            throw error
+        }
+        _ = groupCommit.synced(through: target)
+        releaseExclusiveLockIfIdle()
+    }
+
     private func startSyncIfNeeded() {
-        guard !syncInProgress else { return }
-        guard !syncWaiters.isEmpty else {
+        guard groupCommit.needsSync else {
             releaseExclusiveLockIfIdle()
             return
         }
-        syncInProgress = true
+        groupCommit.begin()
         let target = state.readOffset
         let syncer = state.journal.syncer
         Task.detached { [weak self] in
@@ -177,30 +223,29 @@ extension Store {
     }
 
     private func finishSync(target: Int64, outcome: Result<Void, FolioError>) {
-        syncInProgress = false
         switch outcome {
         case .success:
-            durableEnd = max(durableEnd, target)
-            let ready = syncWaiters.filter { $0.end <= target }
-            syncWaiters.removeAll { $0.end <= target }
-            for waiter in ready { waiter.continuation.resume() }
+            for waiter in groupCommit.synced(through: target) { waiter.continuation.resume() }
         case .failure(let error):
-            // A failed sync is never retried: what reached the disk is unknown. Cut the journal
-            // back to what is known durable (this process holds the flock, so every record after
-            // that point is one of its own waiting writers'), and reload from disk. Every waiting
-            // writer gets the error: its transaction did not happen.
-            let waiters = syncWaiters
-            syncWaiters = []
-            do {
-                try state.journal.truncate(to: max(durableEnd, Int64(Journal.headerSize)))
-                try state.journal.sync()
-            } catch {
-                state.report(.error, "could not cut back the journal after a failed sync: \(error)", path: StoreLayout.journal)
-            }
-            needsReload = true
-            for waiter in waiters { waiter.continuation.resume(throwing: error) }
+            syncFailed(error)
         }
         startSyncIfNeeded()
+    }
+
+    /// A failed sync is never retried: what reached the disk is unknown. Cuts the journal back
+    /// to what is known durable (this process holds the flock, so every record after that point
+    /// is one of its own waiting writers'), and reloads from disk before the next operation.
+    /// Every waiting writer gets the error: its transaction did not happen.
+    private func syncFailed(_ error: FolioError) {
+        let waiters = groupCommit.failed()
+        do {
+            try state.journal.truncate(to: max(groupCommit.durableEnd, Int64(Journal.headerSize)))
+            try state.journal.sync()
+        } catch {
+            state.report(.error, "could not cut back the journal after a failed sync: \(error)", path: StoreLayout.journal)
+        }
+        needsReload = true
+        for waiter in waiters { waiter.continuation.resume(throwing: error) }
     }
 
     // MARK: Checkpoint scheduling

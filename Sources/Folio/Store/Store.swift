@@ -40,9 +40,10 @@ public actor Store {
     // append of a group until its sync is done (see Store+Write.swift).
     var writerGate = AsyncGate()
     var holdsExclusiveLock = false
-    var durableEnd: Int64 = 0
-    var syncInProgress = false
-    var syncWaiters: [(end: Int64, continuation: CheckedContinuation<Void, any Error>)] = []
+    var groupCommit = GroupCommit()
+    /// Writers that called `write` and have not appended yet (counted before they reach the
+    /// actor, so that a writer about to sync knows whether anyone could share its sync).
+    nonisolated let arrivals = WriterArrivals()
     var lastCommit = ContinuousClock.now
     var lastSeenJournalPosition = JournalPosition(generation: nil, offset: 0)
     var checkpointTask: Task<Void, Never>?
@@ -143,7 +144,7 @@ public actor Store {
         finishChangeStreams()
         checkpointTask?.cancel()
         checkpointTask = nil
-        if syncInProgress || !syncWaiters.isEmpty {
+        if !groupCommit.isIdle {
             do { try await waitUntilDurable(state.readOffset) } catch { needsReload = true }
         }
         defer {

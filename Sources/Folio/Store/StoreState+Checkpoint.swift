@@ -12,13 +12,21 @@ extension StoreState {
     /// Must run with the writers' lock held. The steps, and what a crash after each leaves:
     /// 1. Sync the journal: every record about to be applied is durable (in relaxed durability
     ///    this is where they become so). A crash before this loses only unsynced records, whole.
-    /// 2. Replace each touched partition file atomically (temp, fsync, rename) and sync its
-    ///    directory. A crash here leaves some files new and some old, and the journal intact:
-    ///    recovery replays every record onto the files, which is idempotent, so the result is the
-    ///    same either way.
-    /// 3. Reset the journal (new header, truncate, sync). A crash here is harmless: the records
+    ///    Then stage: write each touched partition's new version to a temp file beside it and
+    ///    keep it as Folio's newest version, nothing in place yet.
+    /// 2. One barrier (``DurabilityBarrier``: `syncfs` on Linux) makes the staged files and the
+    ///    kept versions durable: every byte about to be put in place. A crash before it leaves
+    ///    temp files, which the next checkpoint of their file removes.
+    /// 3. Swap each staged file in by compare-and-swap; write the outbox's new files in place
+    ///    (their bytes are in the journal's records until the reset); a second barrier makes the
+    ///    names durable. A crash here leaves some files new and some old (never torn: their
+    ///    bytes were durable before their names), possibly a command file cut short, and the
+    ///    journal intact: recovery replays every record onto the files, which is idempotent, and
+    ///    writes the command files again, so the result is the same either way.
+    /// 4. Reset the journal (new header, truncate, sync). A crash here is harmless: the records
     ///    are already in the files (see ``Journal/reset(to:)``).
     ///
+    /// So a checkpoint costs four syncs where `syncfs` exists, however many files it writes.
     /// A partition whose file cannot be read is never written; its records stay in the journal
     /// (and the journal is not reset) until the file is fixed.
     @discardableResult
@@ -35,9 +43,14 @@ extension StoreState {
             saveIndexes()
             return outcome
         }
+        // The journal first: no file, not even a kept version, may show a record that a power
+        // cut could still take away.
         try journal.sync()
+        let barrier = DurabilityBarrier(fileSystem: fileSystem)
 
         var directories = Set<String>()
+        var staged: [(Partition, StagedPartition)] = []
+        var removed: [Partition] = []
         // Every version written is noted in `.folio/written` first (the copy check).
         try beginWrittenLog()
         defer { writtenAppender = nil }
@@ -64,32 +77,58 @@ extension StoreState {
             if isEmpty && partition.identity == nil {
                 partition.markWritten(identity: nil)
                 try noteWrite(path, nil)
-            } else if isEmpty || partition.isDirty || partition.identity == nil {
-                // Only if the file is still the one read: an editor's save is never overwritten.
-                if !isEmpty { try fileSystem.makeDirectoryDurably(folder) }
-                if let problem = try writeUnlessChanged(partition) {
-                    outcome.blocked.append(problem)
-                    continue
-                }
-                outcome.filesWritten += 1
-                directories.insert(folder)
+            } else if isEmpty {
+                removed.append(partition)
+            } else if partition.isDirty || partition.identity == nil {
+                try barrier.makeDirectory(folder)
+                staged.append((partition, try stage(partition, barrier: barrier)))
             } else {
                 // Unchanged, but an earlier checkpoint may have renamed it into place and failed
                 // before syncing the folder: sync it again, cheaply, before the journal forgets.
-                if partition.adoptedSave { try keepAdoptedSave(partition) }
+                if partition.adoptedSave { try keepAdoptedSave(partition, barrier: barrier) }
                 directories.insert(folder)
                 try noteWrite(path, partition.fileHash)
             }
         }
-        outcome.filesWritten += try writeOutboxFiles(folders: &directories)
-        for folder in directories.sorted() { try fileSystem.syncDirectory(folder) }
-        // Before the journal forgets: a copy of the folder can then match its files to its journal.
-        try finishWrittenLog(checkpoint: outcome.blocked.isEmpty)
+        // The first barrier: every byte about to be put in place, and the versions kept of it.
+        if !staged.isEmpty { try barrier.flush() }
+        // Only if each file is still the one read: an editor's save is never overwritten.
+        for (partition, file) in staged {
+            if let problem = try writeUnlessChanged(partition, staged: file) {
+                outcome.blocked.append(problem)
+                continue
+            }
+            outcome.filesWritten += 1
+            directories.insert(FileSystem.parent(of: partition.address.path))
+        }
+        for partition in removed {
+            if let problem = try writeUnlessChanged(partition) {
+                outcome.blocked.append(problem)
+                continue
+            }
+            outcome.filesWritten += 1
+            directories.insert(FileSystem.parent(of: partition.address.path))
+        }
+        outcome.filesWritten += try writeOutboxFiles(folders: &directories, barrier: barrier)
+        // A record appended meanwhile (an edit adopted while a file was swapped) may touch a
+        // partition already written: the journal then keeps everything for the next checkpoint.
+        let late = touched.first { partitions[$0]?.isDirty ?? true }
+        let emptiesJournal = outcome.blocked.isEmpty && late == nil
+        // Before the journal forgets: a copy of the folder can then match its files to its
+        // journal. The second barrier makes the log's lines durable with everything else.
+        try finishWrittenLog(checkpoint: emptiesJournal, sync: !barrier.coversEverything)
+        // The second barrier: every name put in place, and the outbox's new files.
+        for folder in directories { barrier.noteFolder(folder) }
+        try barrier.flush()
 
         for problem in outcome.blocked {
             report(.error, "changes to this file wait in the journal until it is fixed: \(problem.message)", path: problem.path)
         }
         guard outcome.blocked.isEmpty else { return outcome }
+        if let late {
+            report(.info, "changed again while the checkpoint wrote it; the journal keeps the change for the next checkpoint", path: late.path)
+            return outcome
+        }
         let fresh = Journal.Header(generation: header.generation &+ 1, firstTransaction: nextTransaction,
                                    nextSequence: try nextSequence())
         try journal.reset(to: fresh)

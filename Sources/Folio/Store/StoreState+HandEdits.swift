@@ -85,14 +85,15 @@ extension StoreState {
     /// Keeps the bytes of an adopted save that the checkpoint leaves in place (the journal's state
     /// equals it) as Folio's newest version, durably, before the journal forgets the adoption:
     /// later reads then take the file as Folio's, not as a save to adopt again. A file saved again
-    /// since is left alone (it is a new edit).
-    func keepAdoptedSave(_ partition: Partition) throws(FolioError) {
+    /// since is left alone (it is a new edit). Durable once the checkpoint's `barrier` is flushed
+    /// (before the journal is reset).
+    func keepAdoptedSave(_ partition: Partition, barrier: DurabilityBarrier) throws(FolioError) {
         let path = partition.address.path
         guard let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
         guard !isReadOnly else { return }
         // As for a file the checkpoint writes: it holds every record so far (`.folio/written`).
         try noteWrite(path, ContentHash(bytes))
-        try keptVersions.keep(bytes, of: path, durable: true)
+        try keptVersions.keep(bytes, of: path, barrier: barrier)
         partition.adoptedSave = false
     }
 }

@@ -111,8 +111,14 @@ extension StoreState {
     /// only if it still holds what Folio read; otherwise reads it again (merging the person's
     /// save) and retries, a few times. Returns nil when done, or the problem that leaves the
     /// partition's changes in the journal (the file is unreadable, or kept changing).
-    func writeUnlessChanged(_ partition: Partition) throws(FolioError) -> FolioError? {
+    /// - Parameter staged: The new version, staged and made durable by the checkpoint's barrier
+    ///   (``stage(_:barrier:)``), for the first attempt; used only if the partition still holds
+    ///   what was staged. Later attempts stage and sync their own.
+    func writeUnlessChanged(_ partition: Partition, staged: StagedPartition? = nil) throws(FolioError) -> FolioError? {
         let path = partition.address.path
+        let atomic = AtomicFile(fileSystem: fileSystem)
+        var staged = staged
+        defer { if let staged { atomic.discard(staged.file) } }
         for _ in 0..<Self.swapAttempts {
             if let problem = partition.unreadable { return problem }
             let outcome: AtomicFile.SwapOutcome
@@ -120,16 +126,22 @@ extension StoreState {
                 try noteWrite(path, nil)
                 outcome = try removeUnlessChanged(partition)
             } else {
-                let bytes = PartitionFile.encode(partition.contents)
-                try fileSystem.makeDirectoryDurably(KeptVersions.folder(of: path))
-                keep(partition.unkeptFile, of: path, edit: true)
-                // Must be kept before the file is replaced: a file whose bytes are not Folio's
-                // newest version reads as a person's save, whose changes would be sent again.
-                if !isReadOnly { try keptVersions.keep(bytes, of: path, durable: true) }
-                try noteWrite(path, ContentHash(bytes))
-                outcome = try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, ifStill: partition.identity == nil ? nil : partition.fileHash,
-                                                                         swapFolder: KeptVersions.folder(of: path))
-                if case .replaced = outcome { partition.fileHash = ContentHash(bytes) }
+                let file: AtomicFile.Staged
+                if let ready = staged, ready.contents == partition.contents {
+                    file = ready.file
+                    staged = nil
+                } else {
+                    if let stale = staged { atomic.discard(stale.file) }
+                    staged = nil
+                    // A barrier of its own, flushed at once: the kept version and the new content
+                    // are durable before the file is replaced.
+                    let barrier = DurabilityBarrier(fileSystem: fileSystem, kind: .perFile)
+                    file = try stage(partition, barrier: barrier).file
+                    try barrier.flush()
+                }
+                try noteWrite(path, ContentHash(file.bytes))
+                outcome = try atomic.swapIn(file, ifStill: partition.identity == nil ? nil : partition.fileHash)
+                if case .replaced = outcome { partition.fileHash = ContentHash(file.bytes) }
             }
             switch outcome {
             case .replaced(let identity):
@@ -147,6 +159,29 @@ extension StoreState {
             }
         }
         return FolioError(.io, "the file kept changing while Folio tried to replace it \(Self.swapAttempts) times; its changes wait in the journal", path: path)
+    }
+
+    /// A partition's new version written beside its file, with the content it was made from.
+    struct StagedPartition {
+        let contents: PartitionFile.Contents
+        let file: AtomicFile.Staged
+    }
+
+    /// Writes a partition's committed state to a temp file in its versions folder and keeps it
+    /// as Folio's newest version, both durable once `barrier` is flushed; nothing is in place yet
+    /// (``writeUnlessChanged(_:staged:)`` swaps it in).
+    func stage(_ partition: Partition, barrier: DurabilityBarrier) throws(FolioError) -> StagedPartition {
+        let path = partition.address.path
+        let contents = partition.contents
+        let bytes = PartitionFile.encode(contents)
+        let folder = KeptVersions.folder(of: path)
+        try barrier.makeDirectory(folder)
+        keep(partition.unkeptFile, of: path, edit: true)
+        // Must be kept before the file is replaced: a file whose bytes are not Folio's newest
+        // version reads as a person's save, whose changes would be sent again.
+        if !isReadOnly { try keptVersions.keep(bytes, of: path, barrier: barrier) }
+        let file = try AtomicFile(fileSystem: fileSystem).stage(path, bytes, swapFolder: folder, sync: barrier.fileSync)
+        return StagedPartition(contents: contents, file: file)
     }
 
     /// A save found while Folio swapped its file: merged into Folio's newest version at once, so
@@ -173,7 +208,10 @@ extension StoreState {
     func absorbSwapLeftovers(of partition: Partition) throws(FolioError) {
         let path = partition.address.path
         let folder = KeptVersions.folder(of: path)
-        let leftovers = try fileSystem.list(folder).filter { !$0.isDirectory && AtomicFile.isSwapLeftover($0.name) }
+        let entries = try fileSystem.list(folder).filter { !$0.isDirectory }
+        // Staged and never swapped in: Folio's content, whose records the journal still holds.
+        for entry in entries where AtomicFile.isStagedLeftover(entry.name) { try fileSystem.unlink(folder + "/" + entry.name) }
+        let leftovers = entries.filter { AtomicFile.isSwapLeftover($0.name) }
         guard !leftovers.isEmpty else { return }
         let folioVersions = Set(try keptVersions.versions(of: path).filter { !$0.isEdit }.map(\.hash))
         var merged = false

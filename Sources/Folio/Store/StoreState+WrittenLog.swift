@@ -88,12 +88,13 @@ extension StoreState {
     }
 
     /// Ends a checkpoint's lines: `C t` when the journal is about to be emptied at `t`, then one
-    /// sync. Compacts a large log.
-    func finishWrittenLog(checkpoint: Bool) throws(FolioError) {
+    /// sync (unless `sync` is false: the checkpoint's barrier makes them durable). Compacts a
+    /// large log.
+    func finishWrittenLog(checkpoint: Bool, sync: Bool = true) throws(FolioError) {
         guard let appender = writtenAppender else { return }
         writtenAppender = nil
         if checkpoint { try appender.add("C \(nextTransaction)\n") }
-        try appender.finish()
+        try appender.finish(sync: sync)
         if try writtenLog.size() > WrittenLog.compactionSize {
             try rewriteWrittenLog(fromFiles: false, since: checkpoint ? nextTransaction : nil)
         }

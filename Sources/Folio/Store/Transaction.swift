@@ -20,6 +20,9 @@ public final class Transaction {
     /// commands (a parent created before its child is sent before it).
     var stagingOrder: [(collection: String, id: String)] = []
     private var firstStaged: Set<String> = []
+    /// The partitions where each staged id (`collection/id`) is staged as removed: where a move
+    /// takes it from (``versionMoving(_:collection:into:)`` looks there, not in every partition).
+    private var removals: [String: Set<PartitionAddress>] = [:]
     /// App-defined commands to enqueue with this transaction.
     var customCommands: [CustomCommand] = []
     /// Set by the sync engine: the changes are the server's, so they enqueue no commands.
@@ -201,8 +204,7 @@ public final class Transaction {
     /// The server version of an entity this transaction moves into `target`: the version of the
     /// partition it leaves, so the next command of the entity is made on it.
     func versionMoving(_ id: String, collection: String, into target: PartitionAddress) throws(FolioError) -> String? {
-        for (address, changes) in staged where address.collection == collection && address != target {
-            guard case .some(nil) = changes[id] else { continue }
+        for address in removals[collection + "/" + id] ?? [] where address != target {
             if let version = try state.partition(address, verify: false).versions[id] { return version }
         }
         return nil
@@ -211,6 +213,11 @@ public final class Transaction {
     private func stage(_ address: PartitionAddress, id: String, entity: JSONValue?) {
         if firstStaged.insert(address.collection + "/" + id).inserted { stagingOrder.append((address.collection, id)) }
         staged[address, default: [:]][id] = .some(entity)
+        if entity == nil {
+            removals[address.collection + "/" + id, default: []].insert(address)
+        } else {
+            removals[address.collection + "/" + id]?.remove(address)
+        }
         // An upsert that moves an entity stages the removal first, so the last stage says where
         // the entity is now.
         locations[address.collection, default: [:]][id] = .some(entity == nil ? nil : address.key)

@@ -184,9 +184,14 @@ private final class SwapBackCrash: @unchecked Sendable {
             guard armed else { return .pass }
             switch step {
             // The checkpoint's temp file (wherever the store puts it), and the steps renaming it.
-            case .create(let path) where temp == nil && (path.hasSuffix("-swap") || path.hasPrefix(StoreLayout.tempFolder) && path.hasSuffix("-2026-01-25.json")):
+            case .create(let path) where temp == nil && (path.hasSuffix("-staged") || path.hasSuffix("-swap")
+                                                          || path.hasPrefix(StoreLayout.tempFolder) && path.hasSuffix("-2026-01-25.json")):
                 temp = path
                 return .save
+            // A staged temp file takes its swap name just before the exchange.
+            case .rename(let from, let to) where from == temp && from.hasSuffix("-staged") && to.hasSuffix("-swap"):
+                temp = to
+                return .pass
             case .rename(let from, _) where from == temp:
                 renames += 1
                 if renames == 2 {

@@ -41,9 +41,22 @@ import Testing
     @Test func concurrentWritersShareJournalSyncs() async throws {
         let folder = TemporaryFolder()
         let steps = IORecorder()
-        let store = try await Store.open(at: folder.url, configuration: .testing(hook: steps.hook))
-        steps.reset()
+        // A writer alone syncs on its own thread, so sharing needs writers that have called
+        // `write` while a sync runs. A disk whose journal sync takes 5 ms, and whose first sync
+        // waits (at most 3 s) until the other writers have called `write`: on a machine busy with
+        // other tests, the tasks that run them may otherwise start one after the other.
         let writers = 32
+        let record = steps.hook
+        let arrivals = ArrivalGate()
+        let hook: IOHook = { step throws(FolioError) in
+            try record(step)
+            guard step == .sync(StoreLayout.journal) else { return }
+            arrivals.waitOnce(for: writers - 1)
+            usleep(5_000)
+        }
+        let store = try await Store.open(at: folder.url, configuration: .testing(hook: hook))
+        arrivals.watch(store.arrivals)
+        steps.reset()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<writers {
                 group.addTask { try await store.write { tx in try tx.upsert(todo("Task \(index)", on: "2026-11-21")) } }
@@ -87,5 +100,23 @@ import Testing
         #expect(folder.exists("todos/2026-11/2026-11-21.json"))
         #expect(try folder.bytes(".folio/journal").count < 4096 + 1024)
         try await store.close()
+    }
+}
+
+/// Holds the first journal sync after ``watch(_:)`` until `count` writers have arrived in
+/// `write` (or 3 s passed).
+private final class ArrivalGate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var arrivals: WriterArrivals?
+
+    func watch(_ arrivals: WriterArrivals) { lock.withLock { self.arrivals = arrivals } }
+
+    func waitOnce(for count: Int) {
+        guard let arrivals = lock.withLock({ () -> WriterArrivals? in
+            defer { self.arrivals = nil }
+            return self.arrivals
+        }) else { return }
+        let deadline = ContinuousClock.now + .seconds(3)
+        while arrivals.count < count && ContinuousClock.now < deadline { usleep(1_000) }
     }
 }

@@ -19,7 +19,10 @@ import Testing
         var todos: [String: String]
         var tags: [String: String]
         var commands: [String]
-        var description: String { "todos \(todos.sorted { $0.key < $1.key }), tags \(tags.sorted { $0.key < $1.key }), commands \(commands)" }
+        var failed: [String] = []
+        var description: String {
+            "todos \(todos.sorted { $0.key < $1.key }), tags \(tags.sorted { $0.key < $1.key }), commands \(commands), failed \(failed)"
+        }
     }
 
     struct CrashPoint {
@@ -66,7 +69,8 @@ import Testing
         return Logical(
             todos: Dictionary(uniqueKeysWithValues: todos.map { ($0.id.uuidString, "\($0.title)@\($0.date)") }),
             tags: Dictionary(uniqueKeysWithValues: tags.map { ($0.id, $0.name) }),
-            commands: try await store.pendingCommands().map { "\($0.sequence) \($0.operation) \($0.entityID ?? "")" })
+            commands: try await store.pendingCommands().map { "\($0.sequence) \($0.operation) \($0.entityID ?? "")" },
+            failed: try await store.failedCommands().map { "\($0.command.sequence) \($0.command.operation) \($0.command.entityID ?? "")" })
     }
 
     static func sequences(_ state: Logical) -> [UInt64] {
@@ -88,6 +92,7 @@ import Testing
             // The entities follow a model written from the API's meaning, not from Folio's code.
             #expect(seen.todos == model.todos && seen.tags == model.tags, "workload itself is wrong: \(seen)")
             model.commands = seen.commands
+            model.failed = seen.failed
             let highest = max(states.last!.maxSequence, sequences(seen).max() ?? 0)
             states.append((seen, highest))
         }
@@ -118,6 +123,15 @@ import Testing
         }
         let first = try #require(try await store.pendingCommands().first)
         try await store.acknowledgeCommand(first.sequence, serverVersion: "v1")
+        try await committed { _ in }
+        try await store.checkpoint()
+        // A command moved to failed/ and back: its bytes are in its files only (the journal
+        // says "fail", "retry"), so each move must keep a durable copy at every instant.
+        let doomed = try #require(try await store.pendingCommands().first)
+        try await store.failCommand(doomed.sequence, reason: FailureReason("rejected (test)", status: 422))
+        try await committed { _ in }
+        try await store.checkpoint()
+        try await store.retryFailedCommand(doomed.sequence)
         try await committed { _ in }
         try await store.checkpoint()
         try await store.write { tx in
@@ -171,6 +185,9 @@ import Testing
                 }
                 try? FileManager.default.removeItem(at: place)
             }
+        }
+        if ProcessInfo.processInfo.environment["FOLIO_POWER_STEPS"] != nil {
+            for (index, point) in points.enumerated() { print("step \(index): \(point.step)") }
         }
         print("power-loss test: \(count) states, \(violations.count) violations (seed \(seed), \(points.count) steps)")
         for violation in violations.prefix(10) { Issue.record("\(violation.prefix(1500))") }

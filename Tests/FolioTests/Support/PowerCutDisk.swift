@@ -100,6 +100,16 @@ struct PowerCutDisk {
                 directories[id]!.pending = []
             case nil: break
             }
+        case .syncFileSystem:
+            // syncfs: every earlier write, create, rename and unlink on the file system is durable.
+            for id in files.keys {
+                files[id]!.durable = files[id]!.current
+                files[id]!.pending = []
+            }
+            for id in directories.keys {
+                directories[id]!.durable = directories[id]!.current
+                directories[id]!.pending = []
+            }
         case .rename(let from, let to):
             guard let (source, sourceName) = parentAndName(from), let (target, targetName) = parentAndName(to),
                   let node = lookup(from) else { return }
