@@ -21,7 +21,8 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
     case delay(seconds: Double)
     /// Apply the request, then answer `200` with a body that is not JSON (`<html>oops</html>`)
     /// and an `ETag` (the real one when the request produced one). The idempotency memory keeps
-    /// the real response, so a retry with the same key gets it.
+    /// the real response, so a retry with the same key gets it. A refusal (a non-2xx answer) is
+    /// left as it is: a 200 over it would be a server saying the request was applied.
     case garbage
     /// Apply the request, then answer `200` with a valid JSON body of exactly `bytes` bytes
     /// (`{"x":"aaaa…"}`, at least 8 bytes) and an `ETag` (the real one when there is one).

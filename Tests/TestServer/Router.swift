@@ -39,6 +39,9 @@ extension TestServer {
             return handle()
         case .garbage:
             guard case let .respond(real) = handle() else { return .drop }
+            // A garbled body of a successful answer: a refusal stays a refusal (a 200 over a 400
+            // would tell the client that a DELETE, whose body it ignores, was applied).
+            guard real.isSuccess else { return .respond(real) }
             return .respond(HTTPResponse(
                 status: 200,
                 headers: [HTTPHeader(name: "Content-Type", value: "text/html"), HTTPHeader(name: "ETag", value: real.header("ETag") ?? "\"0\"")],
