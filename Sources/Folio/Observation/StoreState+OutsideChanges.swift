@@ -11,8 +11,15 @@ extension StoreState {
         for path in paths.sorted() where !path.hasPrefix(StoreLayout.machinery + "/") {
             if let address = partitionAddress(of: path) {
                 try checkPartition(address)
-            } else if try fileSystem.identity(path)?.isDirectory != false {
-                // A folder came or went (or a file that is gone): check what was read from it.
+            } else if let identity = try fileSystem.identity(path), identity.isDirectory {
+                // A folder came (a new month): its files may have been written before the watcher
+                // watched it, so they are looked for, besides what was read from it.
+                let prefix = path + "/"
+                var addresses = Set(partitions.addresses.filter { $0.path.hasPrefix(prefix) })
+                for file in try dataFiles(under: path) { if let address = partitionAddress(of: file) { addresses.insert(address) } }
+                for address in addresses.sorted() { try checkPartition(address) }
+            } else if try fileSystem.identity(path) == nil {
+                // A folder went (or a file that is gone): check what was read from it.
                 let prefix = path + "/"
                 for address in partitions.addresses where address.path.hasPrefix(prefix) { try checkPartition(address) }
             } else if fileIsInDataFolder(path),
@@ -45,6 +52,20 @@ extension StoreState {
         }
         for id in known where loaded.entities[id] == nil { changeSet.deleted.insert(id) }
         if !changeSet.ids.isEmpty { recordedChanges.append(changeSet) }
+    }
+
+    /// The `.json` files in a folder and its subfolders (two levels: a collection, a month).
+    private func dataFiles(under folder: String, depth: Int = 2) throws(FolioError) -> [String] {
+        var found: [String] = []
+        for entry in try fileSystem.list(folder) {
+            let path = folder + "/" + entry.name
+            if entry.isDirectory {
+                if depth > 1 { found += try dataFiles(under: path, depth: depth - 1) }
+            } else if entry.name.hasSuffix(".json") {
+                found.append(path)
+            }
+        }
+        return found
     }
 
     /// The partition a data file path names, if it is one: `tags.json`, `dailyStats/2026-11.json`,
