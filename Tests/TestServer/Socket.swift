@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,7 +8,7 @@ import Darwin
 /// Thin wrappers over the POSIX calls the server needs, hiding the differences between Glibc and
 /// Darwin. Every descriptor they create is close-on-exec, so child processes the tests spawn do
 /// not keep the server's sockets open.
-enum Socket {
+package enum Socket {
     /// A failed system call.
     struct Failure: Error, CustomStringConvertible {
         let call: String
@@ -85,7 +85,7 @@ enum Socket {
 
     /// Accepts one connection: a blocking, close-on-exec socket with `TCP_NODELAY` (and
     /// `SO_NOSIGPIPE` on Darwin). `nil` when there is nothing to accept or accepting failed.
-    static func accept(_ listener: Int32) -> Int32? {
+    package static func accept(_ listener: Int32) -> Int32? {
         let fd = systemAccept(listener, nil, nil)
         guard fd >= 0 else { return nil }
         setCloseOnExec(fd)
@@ -112,7 +112,7 @@ enum Socket {
     /// Writes all of `data`; `false` when the connection failed (the peer is gone, or the server
     /// shut the socket down). Never raises SIGPIPE.
     @discardableResult
-    static func sendAll(_ fd: Int32, _ data: Data) -> Bool {
+    package static func sendAll(_ fd: Int32, _ data: Data) -> Bool {
         data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
             guard var pointer = raw.baseAddress else { return true }
             var remaining = raw.count
@@ -135,11 +135,11 @@ enum Socket {
 
     /// Shuts both directions of a connection down: a thread blocked on it wakes up, the peer sees
     /// the connection closed. The descriptor stays open until ``close(_:)``.
-    static func shutdownBoth(_ fd: Int32) {
+    package static func shutdownBoth(_ fd: Int32) {
         _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    static func close(_ fd: Int32) {
+    package static func close(_ fd: Int32) {
         _ = systemClose(fd)
     }
 

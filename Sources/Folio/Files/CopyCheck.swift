@@ -21,8 +21,8 @@ struct CopyCheck {
 
     let fileSystem: FileSystem
 
-    /// Whether the folder is a copy: its log names another lock file than its own. Nil when the
-    /// folder has no log (a store made before the log existed, or a copy without it).
+    /// Whether the folder is a copy: its log names another lock file than its own (or it has no
+    /// lock file at all).
     func isCopy(_ log: WrittenLog.Contents) throws(FolioError) -> Bool {
         guard let origin = try WrittenLog(fileSystem: fileSystem).origin() else { return true }
         return origin.device != log.origin.device || origin.inode != log.origin.inode

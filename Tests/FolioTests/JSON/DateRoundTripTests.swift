@@ -1,4 +1,5 @@
 @testable import Folio
+import FolioCrashSupport
 import Foundation
 import Testing
 
@@ -56,7 +57,7 @@ import Testing
 @Suite struct ISO8601DateTests {
     @Test func parsesAsTheFormatStyleDoes() throws {
         let seed = ProcessInfo.processInfo.environment["FOLIO_DATE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         for _ in 0..<2_000 {
             let milliseconds = Int64(random.next() % 265_046_774_399_000) - 11_676_096_000_000   // 1600-01-01 ... 9999-12-31

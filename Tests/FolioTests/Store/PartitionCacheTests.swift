@@ -1,4 +1,5 @@
 @testable import Folio
+import FolioCrashSupport
 import Foundation
 import Testing
 
@@ -37,7 +38,7 @@ private struct Note: Entity, Equatable {
     func readsMatchAModelWhateverTheBudget(budget: Int) async throws {
         // FOLIO_CACHE_SEED replays a seed.
         let seed = ProcessInfo.processInfo.environment["FOLIO_CACHE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let folder = TemporaryFolder()
         var store = try await Self.open(folder, budget: budget)
         var model: [String: Note] = [:]

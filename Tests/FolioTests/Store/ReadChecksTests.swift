@@ -1,4 +1,5 @@
 @testable import Folio
+import FolioCrashSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
     @Test func brokenEntitiesAndFilesNeverBlockOrOverwriteTheRest() async throws {
         // FOLIO_READ_CHECKS_SEED replays a seed.
         let seed = ProcessInfo.processInfo.environment["FOLIO_READ_CHECKS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var summary = (mismatched: 0, duplicated: 0, refusedWrites: 0, waitingWrites: 0)
         for round in 0..<4 {
             let folder = TemporaryFolder("checks-\(round)")

@@ -1,4 +1,5 @@
 @testable import Folio
+import FolioCrashSupport
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
     @Test func snapshotsFreezeTheStateAtTheirInstant() async throws {
         // FOLIO_SNAPSHOT_SEED replays a seed.
         let seed = ProcessInfo.processInfo.environment["FOLIO_SNAPSHOT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let folder = TemporaryFolder("source")
         let work = folder.url.deletingLastPathComponent()
         // A checkpoint only when asked: the journal holds the newest transactions at each snapshot.

@@ -1,4 +1,5 @@
 import FolioCrashSupport
+import FolioTestServer
 import Foundation
 
 /// A TCP proxy on 127.0.0.1 in front of an HTTP server that injects network faults into the
@@ -95,13 +96,13 @@ final class FaultProxy: @unchecked Sendable {
             stopping = true
             return self.connections
         }
-        for fd in connections { ProxySocket.shutdownBoth(fd) }
+        for fd in connections { Socket.shutdownBoth(fd) }
         let deadline = Date(timeIntervalSinceNow: 3)
         while lock.withLock({ threads > 0 || acceptRunning }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         lock.withLock {
             if !acceptRunning, !listenerClosed {
                 listenerClosed = true
-                ProxySocket.close(listenFD)
+                Socket.close(listenFD)
             }
         }
     }
@@ -109,7 +110,7 @@ final class FaultProxy: @unchecked Sendable {
     private func acceptLoop() {
         defer { lock.withLock { acceptRunning = false } }
         while !isStopping {
-            guard ProxySocket.waitReadable(listenFD, milliseconds: 50), let client = ProxySocket.accept(listenFD) else { continue }
+            guard ProxySocket.waitReadable(listenFD, milliseconds: 50), let client = Socket.accept(listenFD) else { continue }
             let accepted = lock.withLock { () -> Bool in
                 guard !stopping else { return false }
                 connections.insert(client)
@@ -117,7 +118,7 @@ final class FaultProxy: @unchecked Sendable {
                 return true
             }
             guard accepted else {
-                ProxySocket.close(client)
+                Socket.close(client)
                 return
             }
             let thread = Thread { [self] in
@@ -149,10 +150,10 @@ final class FaultProxy: @unchecked Sendable {
         var upstream: Int32 = -1
         var clientOpen = true
         defer {
-            if clientOpen { ProxySocket.close(client) }
+            if clientOpen { Socket.close(client) }
             if upstream >= 0 {
                 lock.withLock { _ = connections.remove(upstream) }
-                ProxySocket.close(upstream)
+                Socket.close(upstream)
             }
         }
         let stopped: @Sendable () -> Bool = { [weak self] in self?.isStopping ?? true }
@@ -165,7 +166,7 @@ final class FaultProxy: @unchecked Sendable {
             defer { lock.withLock { busy -= 1 } }
             if request.header("Expect")?.lowercased() == "100-continue" {
                 // Answer the expectation here, and relay the request without it.
-                ProxySocket.sendAll(client, Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                Socket.sendAll(client, Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
                 request = withoutExpect(request)
             }
             if upstream < 0 {
@@ -178,7 +179,7 @@ final class FaultProxy: @unchecked Sendable {
             switch fault?.fault {
             case .resetMidRequest:
                 let cut = max(1, min(request.bytes.count - 1, Int(Double(request.bytes.count) * fault!.fraction)))
-                ProxySocket.sendAll(upstream, request.bytes.prefix(cut))
+                Socket.sendAll(upstream, request.bytes.prefix(cut))
                 ProxySocket.reset(client)
                 clientOpen = false
                 return
@@ -188,7 +189,7 @@ final class FaultProxy: @unchecked Sendable {
             default:
                 break
             }
-            guard ProxySocket.sendAll(upstream, request.bytes),
+            guard Socket.sendAll(upstream, request.bytes),
                   let response = fromServer?.read(response: true, timeout: .seconds(30)) else { return }
             switch fault?.fault {
             case .lostAnswer:
@@ -200,14 +201,14 @@ final class FaultProxy: @unchecked Sendable {
             case .resetMidResponse, .truncatedResponse:
                 let cut = max(1, min(response.bytes.count - 1, Int(Double(response.bytes.count) * fault!.fraction)))
                 if cut < response.headLength { lock.withLock { cutsInHeadValue += 1 } }
-                ProxySocket.sendAll(client, response.bytes.prefix(cut))
+                Socket.sendAll(client, response.bytes.prefix(cut))
                 if fault?.fault == .resetMidResponse {
                     ProxySocket.reset(client)
                     clientOpen = false
                 }
                 return
             default:
-                guard ProxySocket.sendAll(client, response.bytes) else { return }
+                guard Socket.sendAll(client, response.bytes) else { return }
                 if response.header("Connection")?.lowercased() == "close" { return }
             }
         }

@@ -1,17 +1,14 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
-private let systemClose = Glibc.close
-private let systemAccept = Glibc.accept
 private let systemConnect = Glibc.connect
 #else
 import Darwin
-private let systemClose = Darwin.close
-private let systemAccept = Darwin.accept
 private let systemConnect = Darwin.connect
 #endif
 
-/// The POSIX calls the fault proxy needs (Glibc or Darwin). Descriptors are close-on-exec, so the
+/// The POSIX calls the fault proxy needs beyond the test server's ``Socket`` (accepting, sending,
+/// shutting down and closing are the server's) (Glibc or Darwin). Descriptors are close-on-exec, so the
 /// child processes the tests start do not inherit them, and writes never raise SIGPIPE.
 enum ProxySocket {
     struct Failure: Error, CustomStringConvertible {
@@ -84,20 +81,6 @@ enum ProxySocket {
         return fd
     }
 
-    /// Accepts a connection, or nil.
-    static func accept(_ listener: Int32) -> Int32? {
-        let fd = systemAccept(listener, nil, nil)
-        guard fd >= 0 else { return nil }
-        let flags = fcntl(fd, F_GETFD)
-        if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
-        var yes: Int32 = 1
-        #if canImport(Darwin)
-        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
-        #endif
-        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-        return fd
-    }
-
     /// Waits until `fd` is readable (or closed, or in error), at most `milliseconds`.
     static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -116,29 +99,6 @@ enum ProxySocket {
         }
     }
 
-    /// Writes all of `data`; false when the peer is gone.
-    @discardableResult
-    static func sendAll(_ fd: Int32, _ data: Data) -> Bool {
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Bool in
-            guard var pointer = raw.baseAddress else { return true }
-            var remaining = raw.count
-            while remaining > 0 {
-                #if canImport(Glibc)
-                let sent = send(fd, pointer, remaining, Int32(MSG_NOSIGNAL))
-                #else
-                let sent = send(fd, pointer, remaining, 0)
-                #endif
-                if sent < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                pointer += sent
-                remaining -= sent
-            }
-            return true
-        }
-    }
-
     /// Closes with a TCP reset (SO_LINGER 0): the peer sees ECONNRESET, not an orderly end.
     static func reset(_ fd: Int32) {
         var option = linger(l_onoff: 1, l_linger: 0)
@@ -146,10 +106,6 @@ enum ProxySocket {
         close(fd)
     }
 
-    /// Shuts both directions down, waking a thread blocked on the socket; the descriptor stays open.
-    static func shutdownBoth(_ fd: Int32) { _ = shutdown(fd, Int32(SHUT_RDWR)) }
-
-    static func close(_ fd: Int32) { _ = systemClose(fd) }
 }
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import FolioTestServer
+import FolioCrashSupport
 import Foundation
 import Testing
 
@@ -53,7 +54,7 @@ import Testing
 
     @Test func aKilledAdoptionKeepsContentAndCommandTogether() async throws {
         let seed = UInt64.random(in: 1...UInt64(UInt32.max))
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         let server = try TestServer()
         defer { server.stop() }
         let app = TodoCLI()
