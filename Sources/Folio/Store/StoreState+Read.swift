@@ -30,7 +30,7 @@ extension StoreState {
             return []
         }
         var result: [E] = []
-        var scan = DuplicateScan(collection: E.collection, indexed: indexes[E.collection] != nil)
+        var scan = DuplicateScan(collection: E.collection, indexed: indexes[E.collection] != nil, partitions: addresses.count)
         let filter = try fieldFilter(query.predicate, over: addresses)
         let scannable = { (address: PartitionAddress) in
             !self.tracksChanges && !self.touched.contains(address) && self.pendingEdits[address] == nil
