@@ -96,6 +96,14 @@ extension StoreState {
         indexes[collection] = fromEntries
         for (id, address) in twice { index(id, in: address) }
         for address in toRead {
+            // A partition already in memory that is its file as the index saw it changes nothing.
+            if let cached = partitions.peek(address), !touched.contains(address), let entry = persisted[address.key],
+               cached.identity == entry.identity, Set(cached.entities.keys) == Set(entry.ids) {
+                indexPartition(address)
+                indexIdentities[collection, default: [:]][address.key] = entry.identity
+                persistedCount += 1
+                continue
+            }
             stale = true
             indexPartition(address)
         }
@@ -130,6 +138,66 @@ extension StoreState {
             } catch {
                 report(.warning, "could not save the id index (it is rebuilt when needed): \(error.message)", path: IndexFile.path(collection))
             }
+        }
+    }
+}
+
+extension IndexFile {
+    /// What the saved index alone says about one id.
+    enum LookUp: Equatable {
+        /// The index names exactly these files, all unchanged, and `id` is in this one only.
+        case at(PartitionKey)
+        /// The index names exactly these files, all unchanged, and none holds `id`.
+        case absent
+        /// The index cannot answer (missing, damaged, out of date, or `id` in two files): build it.
+        case unknown
+    }
+
+    /// Where `id` is, from the saved index without building it: one pass over its lines and one
+    /// `stat` of every partition file, where building it makes a table of every id. The answer
+    /// holds only when the index lists exactly the files in `files`, each with the identity it
+    /// has now, so it says what reading every file would say, an id in two files included
+    /// (``LookUp/unknown``, and the full index then reports it).
+    static func lookUp(_ fileSystem: FileSystem, collection: String, id: String, files: [PartitionAddress]) throws(FolioError) -> LookUp {
+        guard let (bytes, _) = try fileSystem.read(path(collection)) else { return .unknown }
+        let target = Array(id.utf8)
+        var found: [PartitionKey] = []
+        var listed: [PartitionKey: FileIdentity] = [:]
+        let parsed: Bool = bytes.withUnsafeBufferPointer { buffer in
+            var position = 0
+            func line() -> Range<Int>? {
+                guard position < buffer.count else { return nil }
+                var end = position
+                while end < buffer.count, buffer[end] != 0x0A { end += 1 }
+                defer { position = end + 1 }
+                return position..<end
+            }
+            guard let first = line(), buffer[first].elementsEqual(header.utf8) else { return false }
+            while let range = line() {
+                if range.isEmpty, position >= buffer.count { break }   // the final newline
+                let fields = String(decoding: buffer[range], as: UTF8.self).split(separator: " ")
+                guard fields.count == 8, fields[0] == "P",
+                      let key = PartitionKey.day(parsing: String(fields[1])) ?? PartitionKey.month(parsing: String(fields[1])),
+                      let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
+                      let modified = Int64(fields[5]), let changed = Int64(fields[6]), let count = Int(fields[7]),
+                      listed[key] == nil
+                else { return false }
+                listed[key] = FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: changed, isDirectory: false)
+                for _ in 0..<count {
+                    guard let idLine = line() else { return false }
+                    if idLine.count == target.count, buffer[idLine].elementsEqual(target) { found.append(key) }
+                }
+            }
+            return true
+        }
+        guard parsed, listed.count == files.count else { return .unknown }
+        for file in files {
+            guard let recorded = listed[file.key], try fileSystem.identity(file.path) == recorded else { return .unknown }
+        }
+        switch found.count {
+        case 0: return .absent
+        case 1: return .at(found[0])
+        default: return .unknown
         }
     }
 }

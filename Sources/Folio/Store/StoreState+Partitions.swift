@@ -236,6 +236,20 @@ extension StoreState {
             return try partition(address).entities[id] == nil ? nil : address
         }
         if indexes[collection] == nil {
+            // A process that has not built the index yet (a cold `get`, a widget adding one todo)
+            // asks the saved index first: it answers when nothing changed since it was saved.
+            if !touched.contains(where: { $0.collection == collection }), !partitions.addresses.contains(where: { $0.collection == collection }) {
+                let files = try addresses(collection: collection, granularity: granularity, selection: .all)
+                switch try IndexFile.lookUp(fileSystem, collection: collection, id: id, files: files) {
+                case .absent:
+                    return nil
+                case .at(let key):
+                    let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
+                    if try partition(address).entities[id] != nil { return address }
+                case .unknown:
+                    break
+                }
+            }
             try buildIndex(collection: collection, granularity: granularity)
         }
         if indexes[collection]![id] == nil, let broken = unindexed[collection], !broken.isEmpty {

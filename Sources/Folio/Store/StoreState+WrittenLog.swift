@@ -19,9 +19,10 @@ extension StoreState {
     ///   (and how many more there are), and what to do.
     func checkOrigin() throws(FolioError) -> FolderOrigin {
         try refreshJournal()
-        let log: WrittenLog.Contents
+        var log: WrittenLog.Contents
         do {
-            guard let contents = try writtenLog.read() else { return .noLog }
+            // The header tells the store from a copy; only a copy needs the whole log.
+            guard let contents = try writtenLog.read(headerOnly: true) else { return .noLog }
             log = contents
         } catch where error.code == .corruptFile {
             report(.warning, "\(error.message); it is made again from the files", path: WrittenLog.path)
@@ -30,6 +31,8 @@ extension StoreState {
         }
         let check = CopyCheck(fileSystem: fileSystem)
         guard try check.isCopy(log) else { return .original }
+        guard let whole = try writtenLog.read() else { return .noLog }
+        log = whole
         let findings = try check.findings(log, firstTransaction: header?.firstTransaction, end: nextTransaction)
         if let first = findings.first { throw Self.inconsistentCopy(first, more: findings.count - 1) }
         // The copied kept versions are from other instants than the files: recovery must not
