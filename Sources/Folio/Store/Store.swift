@@ -197,7 +197,7 @@ public actor Store {
         // Whatever the read noticed (other processes' commits, edited files) is announced.
         defer {
             publishChanges()
-            state.missedOtherProcessRecords = false
+            state.changes.clearMissedOtherProcessRecords()
             state.partitions.trim()
         }
         let result = try await readOnce(body)
@@ -246,7 +246,7 @@ public actor Store {
         fresh.syncModes = state.syncModes
         fresh.onOutsideEdit = configuration.onOutsideEdit
         try Self.recover(fresh)
-        fresh.tracksChanges = state.tracksChanges
+        if state.changes.isTracking { fresh.changes.start() }
         state = fresh
         needsReload = false
     }

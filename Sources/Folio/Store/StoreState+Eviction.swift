@@ -16,7 +16,7 @@ extension StoreState {
     ///   again when the last observer leaves), and one whose announcement is pending stays.
     func mustStayInMemory(_ partition: Partition) -> Bool {
         let address = partition.address
-        return tracksChanges || touched.contains(address) || partition.holdsMerge || partition.adoptedSave
+        return changes.isTracking || touched.contains(address) || partition.holdsMerge || partition.adoptedSave
             || partition.unreadable != nil || partition.neverRead || partition.announced != nil
             || pendingEdits[address] != nil || absorbedEdits[address] != nil
     }

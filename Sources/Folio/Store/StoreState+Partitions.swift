@@ -88,7 +88,7 @@ extension StoreState {
                 : reconcile(contents, bytes: bytes, path: address.path)
             partition = Partition(address: address, identity: identity, contents: reconciled.contents)
             noteFile(bytes, of: partition, reconciled)
-            if tracksChanges, let hash = departed, hash != partition.fileHash, let before = keptState(hash, of: address.path) {
+            if changes.isTracking, let hash = departed, hash != partition.fileHash, let before = keptState(hash, of: address.path) {
                 noteReload(of: partition, before: before.entities)
             }
         } else {

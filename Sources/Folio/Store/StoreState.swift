@@ -53,13 +53,8 @@ final class StoreState {
     /// Set by ``Store`` during a read's first, unlocked pass: a query that must load many files
     /// leaves them for the locked pass that loading any file causes (StoreState+Scan.swift).
     var defersFileLoads = false
-    /// Whether to note what changes (someone observes the store); see StoreState+Changes.swift.
-    var tracksChanges = false
-    /// The changes noted and not yet delivered to observers.
-    var recordedChanges: [ChangeSet] = []
-    /// Set when another process checkpointed records this process never saw: files that changed
-    /// then are its doing, not an outside edit (cleared after each read).
-    var missedOtherProcessRecords = false
+    /// What changed, noted for observers while someone observes (Observation/ChangeTracker.swift).
+    let changes = ChangeTracker()
     /// Saves by a person that Folio read and has not adopted yet (StoreState+HandEdits.swift).
     var pendingEdits: [PartitionAddress: HandEdit] = [:]
     /// Saves met during a compare-and-swap, merged into Folio's versions, still to adopt.
@@ -88,7 +83,7 @@ final class StoreState {
         self.partitions = PartitionCache(budget: cacheBudget)
         partitions.mustStay = { [unowned self] in mustStayInMemory($0) }
         partitions.onEvict = { [unowned self] in forgetEvicted($0) }
-        partitions.holdsEverything = { [unowned self] in tracksChanges }
+        partitions.holdsEverything = { [unowned self] in changes.isTracking }
     }
 
     func close() {
@@ -122,7 +117,7 @@ final class StoreState {
     private func startGeneration(_ newHeader: Journal.Header?) {
         let sawEverything = newHeader.map { $0.firstTransaction == nextTransaction } ?? records.isEmpty
         if !sawEverything {
-            if tracksChanges && header != nil { missedOtherProcessRecords = true }
+            if header != nil { changes.noteMissedOtherProcessRecords() }
             // Records this process never saw are now in files it may not have loaded: forget
             // where ids live, and rebuild that on demand.
             indexes = [:]
@@ -132,7 +127,7 @@ final class StoreState {
         for address in touched {
             guard let partition = partitions.peek(address) else { continue }
             // What observers were told is the committed state; the file may catch up later.
-            if tracksChanges && partition.announced == nil { partition.announced = partition.entities }
+            if changes.isTracking && partition.announced == nil { partition.announced = partition.entities }
             partition.resetToBase()
         }
         touched = []
