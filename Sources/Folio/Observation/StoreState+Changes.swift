@@ -75,7 +75,7 @@ extension StoreState {
     /// The entities whose commands these outbox changes queue, acknowledge, fail, retry or drop.
     private func entitiesWithStatusChanges(_ changes: [JournalRecord.OutboxChange]) -> [(collection: String, id: String, partition: String)] {
         guard !changes.isEmpty else { return [] }
-        var outbox = self.outbox
+        var outbox = self.outbox.commands
         if outbox == nil {
             do {
                 outbox = try loadedOutbox()

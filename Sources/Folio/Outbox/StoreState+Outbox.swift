@@ -19,7 +19,7 @@ extension StoreState {
 
     /// The outbox, loaded from its files on first use (records of the current generation applied).
     func loadedOutbox() throws(FolioError) -> OutboxState {
-        if let outbox { return outbox }
+        if let commands = outbox.commands { return commands }
         let state = OutboxState()
         for (folder, isFailed) in [(Self.outboxFolder, false), (Self.failedFolder, true)] {
             for entry in try fileSystem.list(folder) where !entry.isDirectory {
@@ -65,7 +65,7 @@ extension StoreState {
         for record in records {
             for change in record.outbox { state.apply(change) }
         }
-        outbox = state
+        outbox.keep(state)
         return state
     }
 
@@ -121,7 +121,7 @@ extension StoreState {
                        priors: [String: [String: (entity: JSONValue?, version: String?)]] = [:]) throws(FolioError) -> [JournalRecord.OutboxChange] {
         struct Final { var address: PartitionAddress; var entity: JSONValue?; var touched: [PartitionAddress] }
         var finals: [String: [String: Final]] = [:]
-        for change in changes where (syncModes[change.address.collection]?.kind ?? .localOnly) == .push {
+        for change in changes where self.outbox.pushes(change.address.collection) {
             let collection = change.address.collection
             var final = finals[collection]?[change.id] ?? Final(address: change.address, entity: nil, touched: [])
             final.touched.append(change.address)
@@ -155,7 +155,7 @@ extension StoreState {
             // An adopted hand edit: the entity as Folio last wrote it, whatever the partition holds now.
             if let prior = priors[collection]?[id] { (base, baseVersion) = prior }
             let operation: OutboxCommand.Operation = final.entity == nil ? .delete : .upsert
-            if syncModes[collection]?.coalescing == true {
+            if self.outbox.coalesces(collection) {
                 let (removals, keepNothing) = try coalesce(outbox, collection: collection, id: id, operation: operation)
                 result.append(contentsOf: removals.map { .remove(sequence: $0, archive: false) })
                 if keepNothing { continue }

@@ -55,7 +55,7 @@ extension Store {
         try await acquireWriterLock()
         let result: R
         let end: Int64?
-        let queuedBefore = state.queuedCommands
+        let queuedBefore = state.outbox.queuedCommands
         do {
             try state.refreshJournal()
             if groupCommit.isIdle { groupCommit.markDurable(through: state.readOffset) }

@@ -39,7 +39,7 @@ extension StoreState {
         guard let header else { return outcome }
         let tail = try journal.size - readOffset
         let merged = partitions.partitions.filter(\.holdsMerge).map(\.address)
-        guard !records.isEmpty || tail > 0 || outbox?.needsQuarantineMove == true || !merged.isEmpty else {
+        guard !records.isEmpty || tail > 0 || outbox.commands?.needsQuarantineMove == true || !merged.isEmpty else {
             saveIndexes()
             return outcome
         }
@@ -133,7 +133,7 @@ extension StoreState {
                                    nextSequence: try nextSequence())
         try journal.reset(to: fresh)
         touched = []
-        outbox?.touched = []
+        outbox.checkpointed()
         records = []
         self.header = fresh
         readOffset = Int64(Journal.headerSize)

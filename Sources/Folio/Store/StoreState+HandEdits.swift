@@ -31,7 +31,7 @@ extension StoreState {
 
     /// Whether an edit of a registered collection waits to be adopted.
     var hasAdoptableEdits: Bool {
-        !isReadOnly && pendingEdits.keys.contains { syncModes[$0.collection] != nil }
+        !isReadOnly && pendingEdits.keys.contains { outbox.syncModes[$0.collection] != nil }
     }
 
     /// Takes the pending edits of registered collections and turns them into journal changes.
@@ -42,7 +42,7 @@ extension StoreState {
     func takeAdoption() -> Adoption {
         var adoption = Adoption()
         guard !isReadOnly else { return adoption }
-        for address in pendingEdits.keys.sorted() where syncModes[address.collection] != nil {
+        for address in pendingEdits.keys.sorted() where outbox.syncModes[address.collection] != nil {
             let edit = pendingEdits.removeValue(forKey: address)!
             // The save becomes Folio's version at the next checkpoint even when the journal leaves
             // it as it is: otherwise the file stays a save, and every later read of it (a reopen,

@@ -22,7 +22,7 @@ extension StoreState {
             throw FolioError(.collectionMismatch, "\(E.self) declares collection \(name) partitioned by \(granularity), but the store has the unpartitioned file \(name).json", path: name + ".json")
         }
         collections[name] = granularity
-        syncModes[name] = E.syncMode
+        outbox.register(E.syncMode, for: name)
         return granularity
     }
 

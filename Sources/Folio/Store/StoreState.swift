@@ -30,15 +30,9 @@ final class StoreState {
     var collections: [String: PartitionGranularity] = [:]
     /// For partitioned collections: where each id lives. Built on first need.
     var indexes: [String: [String: PartitionKey]] = [:]
-    /// The outbox, loaded on first use (nil until then, and after another process's checkpoint).
-    var outbox: OutboxState?
-    /// The sync mode of each collection registered by this process.
-    var syncModes: [String: SyncMode] = [:]
-    /// Commands up to this number may be on their way to the server: never coalesce them.
-    var inFlightThrough: UInt64 = 0
-    /// How many commands records put into the queue (new or retried) since the state was made:
-    /// the sync engine is nudged when it grows.
-    var queuedCommands = 0
+    /// The outbox's commands (loaded on first use), sync modes, in-flight mark and queued count
+    /// (Outbox/OutboxQueue.swift).
+    let outbox = OutboxQueue()
     /// The store's id, from `folio.json` (the first half of every command id).
     var storeID = ""
     /// Partitions the index could not read (broken files), with why.
@@ -131,7 +125,7 @@ final class StoreState {
             partition.resetToBase()
         }
         touched = []
-        outbox = nil
+        outbox.forgetCommands()
         records = []
         header = newHeader
         readOffset = Int64(Journal.headerSize)
@@ -153,15 +147,7 @@ final class StoreState {
                 }
             }
         }
-        if let outbox {
-            for change in record.outbox { outbox.apply(change) }
-        }
-        for change in record.outbox {
-            switch change {
-            case .enqueue, .retry: queuedCommands += 1
-            case .remove, .fail: continue
-            }
-        }
+        outbox.apply(record.outbox)
         records.append(record)
         nextTransaction = record.transaction + 1
     }
