@@ -62,7 +62,7 @@ extension StoreState {
             let path = Self.quarantineFolder + "/" + entry.name
             state.quarantined[path] = FolioError(.corruptFile, "a quarantined command file: repair it and move it back to outbox/, or delete it", path: path)
         }
-        for record in records {
+        for record in cursor.records {
             for change in record.outbox { state.apply(change) }
         }
         outbox.keep(state)
@@ -76,11 +76,7 @@ extension StoreState {
     /// the journal started a new generation meanwhile, the files were complete before it did,
     /// and the next read, which starts from that generation, loads them again.
     func journalHolds(_ sequence: UInt64) throws(FolioError) -> Bool {
-        if records.contains(where: { $0.outbox.contains { $0.sequence == sequence } }) { return true }
-        guard let header else { return false }
-        guard try journal.readHeader() == header else { return true }
-        let newer = try journal.readRecords(from: readOffset, generation: header.generation, expectedTransaction: nextTransaction)
-        return newer.records.contains { $0.outbox.contains { $0.sequence == sequence } }
+        try cursor.mayHold(command: sequence)
     }
 
     private func readJSON(_ path: String) throws(FolioError) -> JSONValue? {
@@ -106,7 +102,7 @@ extension StoreState {
     /// The number the next enqueued command gets.
     func nextSequence() throws(FolioError) -> UInt64 {
         let outbox = try loadedOutbox()
-        return max(outbox.highestSequence, (header?.nextSequence ?? 1) - 1) + 1
+        return max(outbox.highestSequence, (cursor.header?.nextSequence ?? 1) - 1) + 1
     }
 
     // MARK: Enqueueing at commit

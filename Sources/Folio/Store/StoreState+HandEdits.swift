@@ -49,7 +49,7 @@ extension StoreState {
             // or a reload after the partition left memory) would adopt it again.
             partitions.peek(address)?.adoptedSave = true
             var journalTouched = Set<String>()
-            for record in records {
+            for record in cursor.records {
                 for change in record.changes where change.address == address { journalTouched.insert(change.id) }
             }
             let collection = address.collection

@@ -102,7 +102,7 @@ extension StoreState {
 
     private func applyRecords(to partition: Partition) {
         guard touched.contains(partition.address) else { return }
-        for record in records {
+        for record in cursor.records {
             for change in record.changes where change.address == partition.address {
                 partition.apply(change)
             }

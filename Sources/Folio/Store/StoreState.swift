@@ -3,23 +3,17 @@
 /// here.
 ///
 /// The committed state is: the partition files, plus the records of the journal's current
-/// generation applied on top, in order. This process's view of the journal (`header`,
-/// `readOffset`, `records`) advances on every ``refreshJournal()``, so another process's commits
-/// become visible at the next read.
+/// generation applied on top, in order. This process's place in the journal (``JournalCursor``)
+/// advances on every ``refreshJournal()``, so another process's commits become visible at the
+/// next read.
 final class StoreState {
     let fileSystem: FileSystem
     let coder = EntityCoder()
     let log: LogHandler?
-    let journal: Journal
-
-    /// The journal header this process last read, or nil if the journal holds none yet.
-    var header: Journal.Header?
-    /// Offset just past the last record applied.
-    var readOffset = Int64(Journal.headerSize)
-    /// The records of the current generation, applied, in order.
-    var records: [JournalRecord] = []
-    /// The transaction number after the last one seen (survives generation changes).
-    var nextTransaction: UInt64 = 1
+    /// This process's place in the journal: the header, the records applied, where they end
+    /// (Journal/JournalCursor.swift).
+    let cursor: JournalCursor
+    var journal: Journal { cursor.journal }
     /// Partitions touched by `records`: what the next checkpoint must write.
     var touched: Set<PartitionAddress> = []
     /// The partitions read, within the configured byte budget (PartitionCache.swift).
@@ -73,7 +67,7 @@ final class StoreState {
         self.fileSystem = fileSystem
         self.log = log
         self.isReadOnly = readOnly
-        self.journal = try Journal(fileSystem: fileSystem, readOnly: readOnly)
+        self.cursor = JournalCursor(journal: try Journal(fileSystem: fileSystem, readOnly: readOnly))
         self.partitions = PartitionCache(budget: cacheBudget)
         partitions.mustStay = { [unowned self] in mustStayInMemory($0) }
         partitions.onEvict = { [unowned self] in forgetEvicted($0) }
@@ -93,25 +87,20 @@ final class StoreState {
     /// Reads what other processes (or a previous life of this one) committed since the last look,
     /// and applies it.
     func refreshJournal() throws(FolioError) {
-        let current = try journal.readHeader()
-        if current == nil { try journal.checkHeader() }
-        if current != header {
+        let current = try cursor.currentHeader()
+        if current != cursor.header {
             startGeneration(current)
         }
-        guard let header else { return }
-        let result = try journal.readRecords(from: readOffset, generation: header.generation,
-                                             expectedTransaction: nextTransaction)
-        if let damage = result.damage { throw damage.error() }
-        for record in result.records { apply(record, origin: .otherProcess) }
-        readOffset = result.end
+        let (records, end) = try cursor.recordsPastCursor()
+        for record in records { apply(record, origin: .otherProcess) }
+        cursor.advance(to: end)
     }
 
     /// Another process checkpointed and reset the journal (or this is the first look): the files
     /// now hold everything the old generation held, so partitions fall back to their files.
     private func startGeneration(_ newHeader: Journal.Header?) {
-        let sawEverything = newHeader.map { $0.firstTransaction == nextTransaction } ?? records.isEmpty
-        if !sawEverything {
-            if header != nil { changes.noteMissedOtherProcessRecords() }
+        if !cursor.seesEverything(movingTo: newHeader) {
+            if cursor.header != nil { changes.noteMissedOtherProcessRecords() }
             // Records this process never saw are now in files it may not have loaded: forget
             // where ids live, and rebuild that on demand.
             indexes = [:]
@@ -126,10 +115,7 @@ final class StoreState {
         }
         touched = []
         outbox.forgetCommands()
-        records = []
-        header = newHeader
-        readOffset = Int64(Journal.headerSize)
-        if let newHeader { nextTransaction = max(nextTransaction, newHeader.firstTransaction) }
+        cursor.start(newHeader)
     }
 
     func apply(_ record: JournalRecord, origin: ChangeSet.Origin) {
@@ -148,21 +134,19 @@ final class StoreState {
             }
         }
         outbox.apply(record.outbox)
-        records.append(record)
-        nextTransaction = record.transaction + 1
+        cursor.take(record)
     }
 
     /// Gives the journal a header if it has none (a new store, or a reset cut short). Only with
     /// the writers' lock held.
     func ensureJournalHeader() throws(FolioError) {
-        guard header == nil else { return }
+        guard cursor.header == nil else { return }
         let size = try journal.size
         if size > Int64(Journal.headerSize) || (size > 0 && size < Int64(Journal.headerSize)) {
             report(.warning, "journal header unreadable; starting a new journal (its records, if any, were already applied)",
                    path: StoreLayout.journal)
         }
-        let fresh = Journal.Header(generation: UInt64.random(in: 1...UInt64(UInt32.max)), firstTransaction: nextTransaction,
-                                   nextSequence: try nextSequence())
+        let fresh = cursor.nextGeneration(UInt64.random(in: 1...UInt64(UInt32.max)), nextSequence: try nextSequence())
         try journal.reset(to: fresh)
         startGeneration(fresh)
     }
