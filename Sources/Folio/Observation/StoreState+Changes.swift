@@ -33,7 +33,7 @@ extension StoreState {
                         if current != nil { existedBefore = true } else if existedBefore == nil { existedBefore = false }
                         if current != change.entity { visible = true }
                     } else {
-                        existedBefore = existedBefore ?? (indexes[collection].map { $0[id] != nil })
+                        existedBefore = existedBefore ?? (idIndex.locations(in: collection).map { $0[id] != nil })
                         visible = true
                     }
                 }

@@ -25,7 +25,7 @@ extension StoreState {
     /// were read from, so the index can still be saved without reading the file again.
     func forgetEvicted(_ partition: Partition) {
         let address = partition.address
-        guard address.granularity != .none, indexes[address.collection] != nil, let identity = partition.identity else { return }
-        indexIdentities[address.collection, default: [:]][address.key] = identity
+        guard address.granularity != .none, idIndex.isBuilt(address.collection), let identity = partition.identity else { return }
+        idIndex.remember(identity, of: address.key, in: address.collection)
     }
 }

@@ -144,13 +144,13 @@ extension StoreState {
 
     private func updateIndex(for partition: Partition, previousIDs: Set<String>) {
         let address = partition.address
-        guard address.granularity != .none, indexes[address.collection] != nil else { return }
+        guard address.granularity != .none, idIndex.isBuilt(address.collection) else { return }
         for id in previousIDs where partition.entities[id] == nil {
             forgetCopy(of: id, in: address)
-            if indexes[address.collection]![id] == address.key { indexes[address.collection]![id] = nil }
+            idIndex.remove(id, from: address)
         }
         for id in partition.entities.keys { index(id, in: address) }
-        indexDirty.insert(address.collection)
+        idIndex.markChanged(address.collection)
     }
 
     /// The addresses a selection covers, in path order: files on disk plus partitions that exist
@@ -228,19 +228,19 @@ extension StoreState {
             let address = PartitionAddress(collection: collection, granularity: .none, key: .whole)
             return try partition(address).entities[id] == nil ? nil : address
         }
-        if indexes[collection] == nil {
+        if !idIndex.isBuilt(collection) {
             try buildIndex(collection: collection, granularity: granularity)
         }
-        if indexes[collection]![id] == nil, let broken = unindexed[collection], !broken.isEmpty {
+        if idIndex.key(of: id, in: collection) == nil, case let broken = idIndex.unreadableFiles(in: collection), !broken.isEmpty {
             // Files that were broken may have been fixed since.
             for address in broken.keys.sorted() { indexPartition(address) }
-            if strict, indexes[collection]![id] == nil, let problem = unindexed[collection]!.values.first {
+            if strict, idIndex.key(of: id, in: collection) == nil, let problem = idIndex.unreadableFiles(in: collection).values.first {
                 throw FolioError(.corruptFile, "cannot tell whether \"\(id)\" exists: \(problem.message)",
                                  path: problem.path, line: problem.line, column: problem.column, entityID: id)
             }
         }
         try refuseDuplicate(collection: collection, granularity: granularity, id: id)
-        guard let key = indexes[collection]![id] else { return nil }
+        guard let key = idIndex.key(of: id, in: collection) else { return nil }
         let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
         // Verify: the file may have changed since the index learnt the id.
         return try partition(address).entities[id] == nil ? nil : address
@@ -249,13 +249,12 @@ extension StoreState {
     func indexPartition(_ address: PartitionAddress) {
         do {
             let partition = try partition(address)
-            unindexed[address.collection]?[address] = nil
+            idIndex.noteReadable(address)
             for id in partition.entities.keys { index(id, in: address) }
         } catch {
-            if unindexed[address.collection]?[address] == nil {
+            if idIndex.noteUnreadable(address, error) {
                 report(.error, "\(error.message); its entities cannot be found by id until it is fixed", path: error.path)
             }
-            unindexed[address.collection]?[address] = error
         }
     }
 

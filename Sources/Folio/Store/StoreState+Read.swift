@@ -30,7 +30,7 @@ extension StoreState {
             return []
         }
         var result: [E] = []
-        var scan = DuplicateScan(collection: E.collection, indexed: indexes[E.collection] != nil)
+        var scan = DuplicateScan(collection: E.collection, indexed: idIndex.isBuilt(E.collection))
         try forEachPartition(addresses, decoding: E.self, matching: query.predicate) { partition, matches throws(FolioError) in
             scan.note(partition)
             var values: [E] = []

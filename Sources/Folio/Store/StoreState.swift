@@ -22,22 +22,14 @@ final class StoreState {
     /// touched the disk and must redo its read under the shared lock.
     var fileLoads = 0
     var collections: [String: PartitionGranularity] = [:]
-    /// For partitioned collections: where each id lives. Built on first need.
-    var indexes: [String: [String: PartitionKey]] = [:]
+    /// For partitioned collections: where each id lives, built on first need, with the files it
+    /// could not read and the ids held twice (Store/Index/IdIndex.swift).
+    let idIndex = IdIndex()
     /// The outbox's commands (loaded on first use), sync modes, in-flight mark and queued count
     /// (Outbox/OutboxQueue.swift).
     let outbox = OutboxQueue()
     /// The store's id, from `folio.json` (the first half of every command id).
     var storeID = ""
-    /// Partitions the index could not read (broken files), with why.
-    var unindexed: [String: [PartitionAddress: FolioError]] = [:]
-    /// Ids found in more than one partition file of a collection, with the keys of those files
-    /// (StoreState+Duplicates.swift).
-    var duplicates: [String: [String: Set<PartitionKey>]] = [:]
-    /// Identities of the partition files whose ids came from `.folio/index/` (not read).
-    var indexIdentities: [String: [PartitionKey: FileIdentity]] = [:]
-    /// Collections whose id index changed since it was last saved.
-    var indexDirty: Set<String> = []
     /// Set by ``Store`` during a read's first, unlocked pass: a query that must load many files
     /// leaves them for the locked pass that loading any file causes (StoreState+Scan.swift).
     var defersFileLoads = false
@@ -103,9 +95,7 @@ final class StoreState {
             if cursor.header != nil { changes.noteMissedOtherProcessRecords() }
             // Records this process never saw are now in files it may not have loaded: forget
             // where ids live, and rebuild that on demand.
-            indexes = [:]
-            unindexed = [:]
-            indexIdentities = [:]
+            idIndex.forgetLocations()
         }
         for address in touched {
             guard let partition = partitions.peek(address) else { continue }
@@ -124,14 +114,7 @@ final class StoreState {
             let address = change.address
             touched.insert(address)
             partitions.peek(address)?.apply(change)
-            if indexes[address.collection] != nil {
-                indexDirty.insert(address.collection)
-                if change.entity != nil {
-                    indexes[address.collection]![change.id] = address.key
-                } else if indexes[address.collection]![change.id] == address.key {
-                    indexes[address.collection]![change.id] = nil
-                }
-            }
+            idIndex.apply(change.id, at: address, exists: change.entity != nil)
         }
         outbox.apply(record.outbox)
         cursor.take(record)
