@@ -18,7 +18,7 @@ extension StoreState {
         let address = partition.address
         return changes.isTracking || touched.contains(address) || partition.holdsMerge || partition.adoptedSave
             || partition.unreadable != nil || partition.neverRead || partition.announced != nil
-            || pendingEdits[address] != nil || absorbedEdits[address] != nil
+            || handEdits.waits(at: address)
     }
 
     /// Keeps what the id index needs of an evicted partition: the identity of the file its ids

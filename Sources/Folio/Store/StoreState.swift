@@ -35,10 +35,9 @@ final class StoreState {
     var defersFileLoads = false
     /// What changed, noted for observers while someone observes (Observation/ChangeTracker.swift).
     let changes = ChangeTracker()
-    /// Saves by a person that Folio read and has not adopted yet (StoreState+HandEdits.swift).
-    var pendingEdits: [PartitionAddress: HandEdit] = [:]
-    /// Saves met during a compare-and-swap, merged into Folio's versions, still to adopt.
-    var absorbedEdits: [PartitionAddress: HandEdit] = [:]
+    /// Saves by a person that Folio read and has not adopted yet (Store/HandEdits.swift; adopted
+    /// by StoreState+HandEdits.swift).
+    let handEdits = HandEdits()
     /// The app's hook for recomputing derived data after outside edits (see
     /// ``Store/Configuration/onOutsideEdit``).
     var onOutsideEdit: Store.Configuration.OutsideEditHook?
