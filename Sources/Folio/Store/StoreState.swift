@@ -1,43 +1,52 @@
-/// The store's state and every synchronous operation on it. Owned by the ``Store`` actor, which
-/// is the only one to call it; all locking and waiting happens in the actor, all I/O decisions
-/// here.
+/// The store's state and every synchronous operation on it: the coordinator of its parts. Owned
+/// by the ``Store`` actor, which is the only one to call it; all locking and waiting happens in
+/// the actor, all I/O decisions here.
 ///
 /// The committed state is: the partition files, plus the records of the journal's current
-/// generation applied on top, in order. This process's place in the journal (``JournalCursor``)
-/// advances on every ``refreshJournal()``, so another process's commits become visible at the
-/// next read.
+/// generation applied on top, in order. Each part owns a piece of that state behind operations
+/// named for what they do, and is tested alone (ARCHITECTURE.md, "The parts of the store's
+/// state"); ``apply(_:origin:)`` is the one place a record reaches them all. This process's place
+/// in the journal (``JournalCursor``) advances on every ``refreshJournal()``, so another
+/// process's commits become visible at the next read.
 final class StoreState {
     let fileSystem: FileSystem
     let coder = EntityCoder()
     let log: LogHandler?
+
+    // MARK: Parts
+
     /// This process's place in the journal: the header, the records applied, where they end
     /// (Journal/JournalCursor.swift).
     let cursor: JournalCursor
     var journal: Journal { cursor.journal }
-    /// Partitions touched by `records`: what the next checkpoint must write.
-    var touched: Set<PartitionAddress> = []
     /// The partitions read, within the configured byte budget (PartitionCache.swift).
     let partitions: PartitionCache
-    /// Counts partition files read (first loads and reloads), so a reader can tell whether it
-    /// touched the disk and must redo its read under the shared lock.
-    var fileLoads = 0
-    var collections: [String: PartitionGranularity] = [:]
     /// For partitioned collections: where each id lives, built on first need, with the files it
     /// could not read and the ids held twice (Store/Index/IdIndex.swift).
     let idIndex = IdIndex()
     /// The outbox's commands (loaded on first use), sync modes, in-flight mark and queued count
     /// (Outbox/OutboxQueue.swift).
     let outbox = OutboxQueue()
-    /// The store's id, from `folio.json` (the first half of every command id).
-    var storeID = ""
-    /// Set by ``Store`` during a read's first, unlocked pass: a query that must load many files
-    /// leaves them for the locked pass that loading any file causes (StoreState+Scan.swift).
-    var defersFileLoads = false
     /// What changed, noted for observers while someone observes (Observation/ChangeTracker.swift).
     let changes = ChangeTracker()
     /// Saves by a person that Folio read and has not adopted yet (Store/HandEdits.swift; adopted
     /// by StoreState+HandEdits.swift).
     let handEdits = HandEdits()
+
+    // MARK: What ties them together
+
+    /// Partitions touched by the cursor's records: what the next checkpoint must write.
+    var touched: Set<PartitionAddress> = []
+    /// Counts partition files read (first loads and reloads), so a reader can tell whether it
+    /// touched the disk and must redo its read under the shared lock.
+    var fileLoads = 0
+    /// The collections registered by this process, with their partitioning.
+    var collections: [String: PartitionGranularity] = [:]
+    /// The store's id, from `folio.json` (the first half of every command id).
+    var storeID = ""
+    /// Set by ``Store`` during a read's first, unlocked pass: a query that must load many files
+    /// leaves them for the locked pass that loading any file causes (StoreState+Scan.swift).
+    var defersFileLoads = false
     /// The app's hook for recomputing derived data after outside edits (see
     /// ``Store/Configuration/onOutsideEdit``).
     var onOutsideEdit: Store.Configuration.OutsideEditHook?
@@ -107,6 +116,9 @@ final class StoreState {
         cursor.start(newHeader)
     }
 
+    /// Applies a record to every part, in this order: what it changes is noted for observers
+    /// (before, so the state it changes is known), then the partitions, the id index and the
+    /// outbox queue follow it, and the cursor takes it in last.
     func apply(_ record: JournalRecord, origin: ChangeSet.Origin) {
         noteChanges(of: record, origin: origin)
         for change in record.changes {
