@@ -64,11 +64,13 @@ import Testing
                     #expect(index.changed.contains(collection), "seed \(seed), step \(step): a change to a built index is to save")
                 }
             }
-            for name in collections {
-                for id in ids {
-                    let expected = index.isBuilt(name) ? truth[name]?[id] : nil
-                    #expect(index.key(of: id, in: name) == expected, "seed \(seed), step \(step): \(name)/\(id)")
-                }
+            let wrong = collections.flatMap { name in ids.map { (name, $0) } }.first { name, id in
+                index.key(of: id, in: name) != (index.isBuilt(name) ? truth[name]?[id] : nil)
+            }
+            if let (name, id) = wrong {
+                let expected = index.isBuilt(name) ? truth[name]?[id] : nil
+                Issue.record("seed \(seed), step \(step): \(name)/\(id) is at \(String(describing: index.key(of: id, in: name))), expected \(String(describing: expected))")
+                break
             }
         }
         print("IdIndexTests seed \(seed): \(counts.creates) creates, \(counts.moves) moves, \(counts.deletes) deletes, "
