@@ -100,7 +100,9 @@ struct DuplicateScan {
     private(set) var granularity: PartitionGranularity?
     private(set) var keys: Set<PartitionKey> = []
     private(set) var pairs: [(id: String, first: PartitionAddress, second: PartitionAddress)] = []
-    private var seen: [String: PartitionAddress] = [:]
+    /// Each id met so far, with the partition it was met in (an index into `noted`).
+    private var seen: [String: Int] = [:]
+    private var noted: [PartitionAddress] = []
 
     init(collection: String, indexed: Bool) {
         self.collection = collection
@@ -108,11 +110,18 @@ struct DuplicateScan {
     }
 
     mutating func note(_ partition: Partition) {
-        granularity = partition.address.granularity
-        keys.insert(partition.address.key)
+        note(partition.address, ids: partition.entities.keys)
+    }
+
+    /// Notes a partition read field by field (not loaded), by its file's ids.
+    mutating func note(_ address: PartitionAddress, ids: some Sequence<String>) {
+        granularity = address.granularity
+        keys.insert(address.key)
         guard !indexed else { return }
-        for id in partition.entities.keys {
-            if let other = seen.updateValue(partition.address, forKey: id) { pairs.append((id, other, partition.address)) }
+        noted.append(address)
+        if seen.isEmpty { seen.reserveCapacity(1024) }
+        for id in ids {
+            if let other = seen.updateValue(noted.count - 1, forKey: id) { pairs.append((id, noted[other], address)) }
         }
     }
 }

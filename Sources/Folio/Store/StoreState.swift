@@ -40,6 +40,8 @@ final class StoreState {
     /// Counts partition files read (first loads and reloads), so a reader can tell whether it
     /// touched the disk and must redo its read under the shared lock.
     var fileLoads = 0
+    /// How many partition files queries read field by field without loading them (a field filter).
+    var partitionsScanned = 0
     /// The collections registered by this process, with their partitioning.
     var collections: [String: PartitionGranularity] = [:]
     /// The store's id, from `folio.json` (the first half of every command id).
