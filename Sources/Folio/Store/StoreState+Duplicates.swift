@@ -104,9 +104,13 @@ struct DuplicateScan {
     private var seen: [String: Int] = [:]
     private var noted: [PartitionAddress] = []
 
-    init(collection: String, indexed: Bool) {
+    /// How many partitions the scan will note, to size `seen` once.
+    private let expectedPartitions: Int
+
+    init(collection: String, indexed: Bool, partitions: Int = 1) {
         self.collection = collection
         self.indexed = indexed
+        self.expectedPartitions = partitions
     }
 
     mutating func note(_ partition: Partition) {
@@ -119,7 +123,11 @@ struct DuplicateScan {
         keys.insert(address.key)
         guard !indexed else { return }
         noted.append(address)
-        if seen.isEmpty { seen.reserveCapacity(1024) }
+        if seen.isEmpty {
+            // Sized from the first partition: growing a dictionary of years of ids step by step
+            // costs more than the lookups.
+            seen.reserveCapacity(min(ids.underestimatedCount * expectedPartitions * 5 / 4, 1 << 22))
+        }
         for id in ids {
             if let other = seen.updateValue(noted.count - 1, forKey: id) { pairs.append((id, noted[other], address)) }
         }

@@ -145,12 +145,19 @@ extension StoreState {
     private func updateIndex(for partition: Partition, previousIDs: Set<String>) {
         let address = partition.address
         guard address.granularity != .none, idIndex.isBuilt(address.collection) else { return }
+        // Saved again only when it changed: a reader that loads files the index already describes
+        // must not rewrite years of ids when it closes.
+        var changed = partition.identity != idIndex.identity(of: address.key, in: address.collection)
         for id in previousIDs where partition.entities[id] == nil {
             forgetCopy(of: id, in: address)
             idIndex.remove(id, from: address)
+            changed = true
         }
-        for id in partition.entities.keys { index(id, in: address) }
-        idIndex.markChanged(address.collection)
+        for id in partition.entities.keys {
+            if idIndex.key(of: id, in: address.collection) != address.key { changed = true }
+            index(id, in: address)
+        }
+        if changed { idIndex.markChanged(address.collection) }
     }
 
     /// The addresses a selection covers, in path order: files on disk plus partitions that exist

@@ -30,7 +30,7 @@ extension StoreState {
             return []
         }
         var result: [E] = []
-        var scan = DuplicateScan(collection: E.collection, indexed: idIndex.isBuilt(E.collection))
+        var scan = DuplicateScan(collection: E.collection, indexed: idIndex.isBuilt(E.collection), partitions: addresses.count)
         let filter = try fieldFilter(query.predicate, over: addresses)
         let scannable = { (address: PartitionAddress) in
             !self.changes.isTracking && !self.touched.contains(address) && !self.handEdits.waits(at: address)
