@@ -67,9 +67,9 @@ extension StoreState {
     /// unchanged, by reading the partition files elsewhere.
     func buildIndex(collection: String, granularity: PartitionGranularity) throws(FolioError) {
         let persisted = IndexFile.read(fileSystem, collection: collection)
-        unindexed[collection] = [:]
-        // Filled as partitions leave memory during the build too (StoreState+Eviction.swift).
-        indexIdentities[collection] = [:]
+        // Identities are filled as partitions leave memory during the build too
+        // (StoreState+Eviction.swift).
+        idIndex.beginBuilding(collection)
         var persistedCount = 0
         var stale = false
         // The entries whose files are unchanged go in first, into one dictionary sized at once
@@ -86,36 +86,35 @@ extension StoreState {
                     twice.append((id, PartitionAddress(collection: collection, granularity: granularity, key: other)))
                     twice.append((id, address))
                 }
-                indexIdentities[collection, default: [:]][address.key] = entry.identity
+                idIndex.remember(entry.identity, of: address.key, in: collection)
                 persistedCount += 1
             } else {
                 toRead.append(address)
             }
         }
         for (id, _) in twice { fromEntries[id] = nil }
-        indexes[collection] = fromEntries
+        idIndex.setLocations(fromEntries, of: collection)
         for (id, address) in twice { index(id, in: address) }
         for address in toRead {
             // A partition already in memory that is its file as the index saw it changes nothing.
             if let cached = partitions.peek(address), !touched.contains(address), let entry = persisted[address.key],
                cached.identity == entry.identity, Set(cached.entities.keys) == Set(entry.ids) {
                 indexPartition(address)
-                indexIdentities[collection, default: [:]][address.key] = entry.identity
+                idIndex.remember(entry.identity, of: address.key, in: collection)
                 persistedCount += 1
                 continue
             }
             stale = true
             indexPartition(address)
         }
-        if stale || persisted.count != persistedCount { indexDirty.insert(collection) }
+        if stale || persisted.count != persistedCount { idIndex.markChanged(collection) }
     }
 
     /// Saves the id indexes that changed since they were read (after a checkpoint, when the files
     /// hold everything). Failures are only reported: the index is derived data.
     func saveIndexes() {
-        for collection in indexDirty.sorted() {
-            guard let index = indexes[collection], unindexed[collection]?.isEmpty ?? true,
-                  duplicates[collection]?.isEmpty ?? true,
+        for collection in idIndex.changed.sorted() {
+            guard idIndex.isSavable(collection), let index = idIndex.locations(in: collection),
                   let granularity = collections[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
             else { continue }
             var entries: [PartitionKey: IndexFile.Entry] = [:]
@@ -123,7 +122,7 @@ extension StoreState {
             for (id, key) in index {
                 if entries[key] == nil {
                     let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
-                    guard let identity = partitions.peek(address)?.identity ?? indexIdentities[collection]?[key] else {
+                    guard let identity = partitions.peek(address)?.identity ?? idIndex.identity(of: key, in: collection) else {
                         complete = false
                         break
                     }
@@ -134,7 +133,7 @@ extension StoreState {
             guard complete else { continue }
             do {
                 try IndexFile.write(fileSystem, collection: collection, entries: entries)
-                indexDirty.remove(collection)
+                idIndex.markSaved(collection)
             } catch {
                 report(.warning, "could not save the id index (it is rebuilt when needed): \(error.message)", path: IndexFile.path(collection))
             }
