@@ -25,6 +25,12 @@ public enum PartitionSelection: Sendable, Equatable {
 /// ```
 ///
 /// Without sort descriptors, results come in file order: by partition, then by id.
+///
+/// Over many partitions, a predicate built from `&&`, `||`, `!`, comparisons, `contains` and
+/// `starts(with:)` on `String`, `Bool`, `Int`, `Int64` and `Double` properties (each decoded from
+/// one top-level field) is evaluated on the files' fields, and only matching entities are decoded:
+/// such queries over years of files are several times faster. Any other predicate gives the same
+/// results by decoding every entity.
 public struct Query<E: Entity>: Sendable {
     /// The partitions to read.
     public var selection: PartitionSelection
