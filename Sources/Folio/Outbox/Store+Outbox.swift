@@ -187,6 +187,14 @@ extension Store {
         let later = outbox.pending(collection: name, id: id).contains { $0.sequence > sequence }
         var warning: String?
         if !later, let serverEntity, let collection {
+            // The usual answer to a push: the server holds exactly the JSON this store holds. The
+            // entity then stays as it is, where it is (JSON this store wrote sits in the partition
+            // its fields name), and only the version is new: no decoding of the server's copy.
+            // Compared as bytes: strings that are only canonically equivalent are different JSON.
+            if let local = try tx.json(at: address, id: id), JSONWriter.compact(local) == JSONWriter.compact(serverEntity) {
+                try tx.stageVersion(version ?? "", at: address, id: id)
+                return nil
+            }
             do {
                 let key = try collection.admit(serverEntity, id, tx.state.coder)
                 try tx.stageServerValue(serverEntity, at: PartitionAddress(collection: name, granularity: granularity, key: key),
