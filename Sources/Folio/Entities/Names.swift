@@ -23,7 +23,8 @@ enum Names {
     /// An entity id: 1–256 bytes of UTF-8, no control characters, no `/` or `\`, not `.` or `..`.
     static func validateID(_ id: String) throws(FolioError) {
         let bytes = id.utf8
-        let shown = String(id.unicodeScalars.prefix(60).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+        // Built only for an error: every id of every file read passes here.
+        var shown: String { String(id.unicodeScalars.prefix(60).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) }) }
         guard !bytes.isEmpty else { throw FolioError(.invalidName, "an entity id must not be empty") }
         guard bytes.count <= maximumIDBytes else {
             throw FolioError(.invalidName, "entity id \"\(shown)…\" is \(bytes.count) bytes long; the limit is \(maximumIDBytes)")

@@ -34,7 +34,7 @@ extension EntityCoder {
     /// Decodes one entity, keeping the field path of a failure.
     func decodeOne<E: Entity>(_ type: E.Type, from json: JSONValue) -> Result<E, DecodingFailure> {
         do {
-            return .success(try decoder.decode(E.self, from: Data(JSONWriter.compact(json))))
+            return .success(try decodeValue(E.self, from: json))
         } catch {
             // A number the field cannot hold fails without a coding path: find the number.
             if let culprit = numberCulprit(E.self, in: json, error: error) {

@@ -74,9 +74,18 @@ final class EntityCoder {
         }
     }
 
+    /// Decodes `value` as `T`: straight from the JSON value when ``JSONValueDecoder`` can vouch
+    /// for the result, through `JSONDecoder` otherwise (which also gives the usual errors).
+    func decodeValue<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+        do { return try JSONValueDecoder.decode(T.self, from: value) } catch {
+            // Not sure of it: JSONDecoder decides, and names what is wrong.
+        }
+        return try decoder.decode(T.self, from: Data(JSONWriter.compact(value)))
+    }
+
     func decode<E: Entity>(_ type: E.Type, from value: JSONValue, id: String, path: String) throws(FolioError) -> E {
         do {
-            return try decoder.decode(E.self, from: Data(JSONWriter.compact(value)))
+            return try decodeValue(E.self, from: value)
         } catch {
             if let culprit = numberCulprit(E.self, in: value, error: error) {
                 var failure = FolioError(.decodingFailed, "entity \"\(id)\" does not decode as \(E.self): \(culprit.message)", path: path, entityID: id)
@@ -90,12 +99,17 @@ final class EntityCoder {
 
     /// A plain decode, for probing which number is at fault.
     func decodeWithoutCulprit<E: Entity>(_ type: E.Type, from value: JSONValue) throws -> E {
-        try decoder.decode(E.self, from: Data(JSONWriter.compact(value)))
+        try decodeValue(E.self, from: value)
     }
 
     /// Decodes many entities of one partition with one decoder pass.
     func decodeAll<E: Entity>(_ type: E.Type, from entities: [String: JSONValue], path: String) throws(FolioError) -> [String: E] {
         if entities.isEmpty { return [:] }
+        do {
+            return try JSONValueDecoder.decode([String: E].self, from: .object(entities))
+        } catch {
+            // Not sure of one of them: JSONDecoder decides, and names what is wrong.
+        }
         do {
             return try decoder.decode([String: E].self, from: Data(JSONWriter.compact(.object(entities))))
         } catch {
@@ -112,7 +126,7 @@ final class EntityCoder {
     /// ones from, and an upsert keeps every stored field its new value does not set).
     func roundTrip<E: Entity>(_ type: E.Type, _ value: JSONValue) -> JSONValue? {
         do {
-            let entity = try decoder.decode(E.self, from: Data(JSONWriter.compact(value)))
+            let entity = try decodeValue(E.self, from: value)
             return try encode(entity)
         } catch {
             return nil

@@ -15,18 +15,30 @@ struct FetchedFile: Sendable {
     /// Reads and parses a partition file; nil when it does not exist.
     static func fetch(_ path: String, fileSystem: FileSystem, checkingKeptVersions: Bool = false) throws(FolioError) -> FetchedFile? {
         guard let (bytes, identity) = try fileSystem.read(path) else { return nil }
+        return parse(bytes, identity: identity, path: path, fileSystem: fileSystem, checkingKeptVersions: checkingKeptVersions)
+    }
+
+    /// Parses a partition file's bytes as just read.
+    static func parse(_ bytes: [UInt8], identity: FileIdentity, path: String, fileSystem: FileSystem,
+                      checkingKeptVersions: Bool = false) -> FetchedFile {
         let contents: Result<PartitionFile.Contents, FolioError>
         do { contents = .success(try PartitionFile.decode(bytes, path: path)) } catch { contents = .failure(error) }
         var file = FetchedFile(bytes: bytes, identity: identity, contents: contents)
         if checkingKeptVersions, case .success = contents {
-            do {
-                let newest = try KeptVersions(fileSystem: fileSystem).versions(of: path).last { !$0.isEdit }
-                file.isNewestKept = newest?.hash == ContentHash(bytes)
-            } catch {
-                // Unknown: the store reconciles the file as usual, and reports what fails there.
-            }
+            file.isNewestKept = isNewestKept(bytes, path: path, fileSystem: fileSystem)
         }
         return file
+    }
+
+    /// Whether `bytes` are the newest version of `path` that Folio wrote (`.folio/versions/`):
+    /// then they have the format's shape and are no person's save. False when unknown.
+    static func isNewestKept(_ bytes: [UInt8], path: String, fileSystem: FileSystem) -> Bool {
+        do {
+            let newest = try KeptVersions(fileSystem: fileSystem).versions(of: path).last { !$0.isEdit }
+            return newest?.hash == ContentHash(bytes)
+        } catch {
+            return false   // unknown: the store reconciles the file as usual, and reports what fails there
+        }
     }
 }
 

@@ -8,11 +8,14 @@ extension Store {
         /// The paths of the cached partitions.
         var paths: Set<String>
         var evictions: Int
+        /// Partition files queries read field by field without loading them.
+        var partitionsScanned: Int
     }
 
     func cacheFootprint() -> CacheFootprint {
         let cache = state.partitions
         return CacheFootprint(estimatedBytes: cache.estimatedBytes, mustStayBytes: cache.mustStayBytes,
-                              paths: Set(cache.addresses.map(\.path)), evictions: cache.evictions)
+                              paths: Set(cache.addresses.map(\.path)), evictions: cache.evictions,
+                              partitionsScanned: state.partitionsScanned)
     }
 }

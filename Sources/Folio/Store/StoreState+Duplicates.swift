@@ -100,19 +100,36 @@ struct DuplicateScan {
     private(set) var granularity: PartitionGranularity?
     private(set) var keys: Set<PartitionKey> = []
     private(set) var pairs: [(id: String, first: PartitionAddress, second: PartitionAddress)] = []
-    private var seen: [String: PartitionAddress] = [:]
+    /// Each id met so far, with the partition it was met in (an index into `noted`).
+    private var seen: [String: Int] = [:]
+    private var noted: [PartitionAddress] = []
 
-    init(collection: String, indexed: Bool) {
+    /// How many partitions the scan will note, to size `seen` once.
+    private let expectedPartitions: Int
+
+    init(collection: String, indexed: Bool, partitions: Int = 1) {
         self.collection = collection
         self.indexed = indexed
+        self.expectedPartitions = partitions
     }
 
     mutating func note(_ partition: Partition) {
-        granularity = partition.address.granularity
-        keys.insert(partition.address.key)
+        note(partition.address, ids: partition.entities.keys)
+    }
+
+    /// Notes a partition read field by field (not loaded), by its file's ids.
+    mutating func note(_ address: PartitionAddress, ids: some Sequence<String>) {
+        granularity = address.granularity
+        keys.insert(address.key)
         guard !indexed else { return }
-        for id in partition.entities.keys {
-            if let other = seen.updateValue(partition.address, forKey: id) { pairs.append((id, other, partition.address)) }
+        noted.append(address)
+        if seen.isEmpty {
+            // Sized from the first partition: growing a dictionary of years of ids step by step
+            // costs more than the lookups.
+            seen.reserveCapacity(min(ids.underestimatedCount * expectedPartitions * 5 / 4, 1 << 22))
+        }
+        for id in ids {
+            if let other = seen.updateValue(noted.count - 1, forKey: id) { pairs.append((id, noted[other], address)) }
         }
     }
 }

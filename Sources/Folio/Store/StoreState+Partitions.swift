@@ -145,12 +145,19 @@ extension StoreState {
     private func updateIndex(for partition: Partition, previousIDs: Set<String>) {
         let address = partition.address
         guard address.granularity != .none, indexes[address.collection] != nil else { return }
+        // Saved again only when it changed: a reader that loads files the index already describes
+        // must not rewrite years of ids when it closes.
+        var changed = partition.identity != indexIdentities[address.collection]?[address.key]
         for id in previousIDs where partition.entities[id] == nil {
             forgetCopy(of: id, in: address)
             if indexes[address.collection]![id] == address.key { indexes[address.collection]![id] = nil }
+            changed = true
         }
-        for id in partition.entities.keys { index(id, in: address) }
-        indexDirty.insert(address.collection)
+        for id in partition.entities.keys {
+            if indexes[address.collection]![id] != address.key { changed = true }
+            index(id, in: address)
+        }
+        if changed { indexDirty.insert(address.collection) }
     }
 
     /// The addresses a selection covers, in path order: files on disk plus partitions that exist

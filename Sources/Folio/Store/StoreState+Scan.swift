@@ -18,8 +18,14 @@ extension StoreState {
     /// With `predicate`, a partition that holds exactly its file's entities, all of which decoded,
     /// comes with its matching entities in id order (the predicate ran on the worker thread too);
     /// otherwise with nil, and `body` decodes and filters.
+    ///
+    /// With `filter` (the predicate compiled to fields, ``FieldFilter``), a file in `scannable`
+    /// that holds exactly Folio's newest version of it is not loaded at all: its entities are read
+    /// field by field and only those that match are parsed and decoded; `body` then gets a
+    /// ``ScannedPartition/scanned(_:ids:matches:)``.
     func forEachPartition<E: Entity>(_ addresses: [PartitionAddress], decoding type: E.Type, matching predicate: Predicate<E>?,
-                                     _ body: (Partition, [E]?) throws(FolioError) -> Void) throws(FolioError) {
+                                     filter: FieldFilter? = nil, scannable: (PartitionAddress) -> Bool = { _ in false },
+                                     _ body: (ScannedPartition<E>) throws(FolioError) -> Void) throws(FolioError) {
         let width = Self.scanWidth
         let batchSize = width * Self.scanBatchPerThread
         var start = 0
@@ -28,27 +34,33 @@ extension StoreState {
             start += batch.count
             let missing = batch.filter { !partitions.contains($0) }
             var fetched: [PartitionAddress: Result<Prefetched<E>, FolioError>] = [:]
-            if missing.count > 1 {
+            let scanning = filter == nil ? [] : Set(missing.filter(scannable))
+            if missing.count > 1 || !scanning.isEmpty {
                 let fileSystem = self.fileSystem
                 let results = parallelMap(missing, width: width) { address in
                     Result { () throws(FolioError) -> Prefetched<E> in
-                        try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate)
+                        try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate,
+                                                filter: scanning.contains(address) ? filter : nil)
                     }
                 }
                 for (address, result) in zip(missing, results) { fetched[address] = result }
             }
             for address in batch {
                 guard let prefetched = fetched[address], !partitions.contains(address) else {
-                    try body(try partition(address), nil)
+                    try body(.loaded(try partition(address), matches: nil))
                     continue
                 }
                 let file = try prefetched.get()
+                if let scanned = file.scanned {
+                    try body(.scanned(address, ids: scanned.ids, matches: scanned.matches))
+                    continue
+                }
                 let partition = try firstLoad(address, from: file.file)
                 // Exactly the file's entities: no merge, no journal records on top.
                 let asFetched = file.file != nil && partition.identity == file.file?.identity && !partition.holdsMerge
                     && !partition.neverRead && partition.unreadable == nil && !touched.contains(address)
                 if asFetched { file.prefill(partition) }
-                try body(partition, asFetched ? file.matches : nil)
+                try body(.loaded(partition, matches: asFetched ? file.matches : nil))
             }
         }
     }
@@ -68,11 +80,17 @@ struct Prefetched<E: Entity>: Sendable {
     /// When every entity decoded: those the predicate keeps (all without one), in id order; nil
     /// when some did not decode or the predicate threw (the store then decodes and reports).
     var matches: [E]?
+    /// A file read field by field, not loaded: its ids, and the entities that match in id order.
+    var scanned: (ids: [String], matches: [E])?
 
-    static func fetch(_ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?) throws(FolioError) -> Prefetched {
-        guard let file = try FetchedFile.fetch(address.path, fileSystem: fileSystem, checkingKeptVersions: true) else {
-            return Prefetched(file: nil)
+    static func fetch(_ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?,
+                      filter: FieldFilter? = nil) throws(FolioError) -> Prefetched {
+        guard let (bytes, identity) = try fileSystem.read(address.path) else { return Prefetched(file: nil) }
+        if let filter, let predicate, FetchedFile.isNewestKept(bytes, path: address.path, fileSystem: fileSystem),
+           let scanned = scan(bytes, filter: filter, predicate: predicate, path: address.path) {
+            return Prefetched(file: nil, scanned: scanned)
         }
+        let file = FetchedFile.parse(bytes, identity: identity, path: address.path, fileSystem: fileSystem, checkingKeptVersions: true)
         guard case .success(let contents) = file.contents else { return Prefetched(file: file) }
         var (values, _) = EntityCoder().decodeEach(E.self, from: contents.entities, path: address.path)
         for id in Array(values.keys) where Partition.keyMismatch(id: id, in: contents.entities[id]!, path: address.path) != nil {
@@ -88,9 +106,49 @@ struct Prefetched<E: Entity>: Sendable {
         return fetched
     }
 
+    /// The entities of a file Folio wrote (so it has the format's shape) that `filter` keeps and
+    /// `predicate` confirms, each parsed and decoded alone; nil when the file must be loaded
+    /// instead: the scanner found something unexpected, or an entity it would return does not
+    /// decode, is stored under another id, or makes the predicate throw (the load reports these).
+    static func scan(_ bytes: [UInt8], filter: FieldFilter, predicate: Predicate<E>, path: String) -> (ids: [String], matches: [E])? {
+        guard let entries = FieldScanner.entries(bytes, keys: filter.keys) else { return nil }
+        var coder: EntityCoder?
+        var matches: [(id: String, entity: E)] = []
+        for entry in entries {
+            do {
+                guard try filter.evaluate(entry.row) else { continue }
+            } catch {
+                // Undetermined from the fields alone: decoded and tested below.
+            }
+            let json: JSONValue
+            do { json = try JSONParser.parse(Array(bytes[entry.range])) } catch { return nil }
+            let decoder = coder ?? EntityCoder()
+            coder = decoder
+            guard Partition.keyMismatch(id: entry.id, in: json, path: path) == nil,
+                  case .success(let entity) = decoder.decodeOne(E.self, from: json) else { return nil }
+            do {
+                if try predicate.evaluate(entity) { matches.append((entry.id, entity)) }
+            } catch {
+                return nil
+            }
+        }
+        matches.sort { $0.id.precedesInKeyOrder($1.id) }
+        return (entries.map(\.id), matches.map(\.entity))
+    }
+
     /// Gives a partition that holds exactly the file's entities the decoded values.
     func prefill(_ partition: Partition) {
         guard !decoded.isEmpty else { return }
         partition.prefill(decoded)
     }
+}
+
+/// One partition of a scan, as ``StoreState/forEachPartition(_:decoding:matching:filter:scannable:_:)``
+/// hands it over.
+enum ScannedPartition<E: Entity> {
+    /// In memory (loaded now or before); with the matching entities in id order when they were
+    /// decoded and filtered while the file was fetched.
+    case loaded(Partition, matches: [E]?)
+    /// Read field by field and not loaded: the file's ids and the entities that match, in id order.
+    case scanned(PartitionAddress, ids: [String], matches: [E])
 }

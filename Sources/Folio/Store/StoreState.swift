@@ -27,6 +27,8 @@ final class StoreState {
     /// Counts partition files read (first loads and reloads), so a reader can tell whether it
     /// touched the disk and must redo its read under the shared lock.
     var fileLoads = 0
+    /// How many partition files queries read field by field without loading them (a field filter).
+    var partitionsScanned = 0
     var collections: [String: PartitionGranularity] = [:]
     /// For partitioned collections: where each id lives. Built on first need.
     var indexes: [String: [String: PartitionKey]] = [:]

@@ -56,6 +56,26 @@ import Testing
         try await store.close()
     }
 
+    /// A process that only reads leaves the saved index as it is: closing it used to write years
+    /// of ids again whenever it had loaded any partition.
+    @Test func aReaderDoesNotRewriteTheIndex() async throws {
+        let folder = TemporaryFolder()
+        let ids = try yearOfDays(in: folder)
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await store.get(Todo.self, id: ids["2025-06-15"]!) != nil)
+        try await store.close()
+        func inode() throws -> Int? {
+            try FileManager.default.attributesOfItem(atPath: folder.file(".folio/index/todos").path)[.systemFileNumber] as? Int
+        }
+        let saved = try inode()
+        #expect(saved != nil)
+        store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await store.get(Todo.self, id: ids["2025-03-02"]!) != nil)
+        #expect(try await store.fetch(Query<Todo>(.month("2025-04"))).count == 30)
+        try await store.close()
+        #expect(try inode() == saved, "the index was written again by a process that changed nothing")
+    }
+
     @Test func anIndexEntryWhoseFileChangedIsIgnored() async throws {
         let folder = TemporaryFolder()
         let ids = try yearOfDays(in: folder)

@@ -1,0 +1,204 @@
+internal import Foundation
+
+/// Decodes a `Decodable` straight from a parsed ``JSONValue``, without writing the JSON out and
+/// parsing it again as `JSONDecoder` needs: the common reads of a store decode every entity of the
+/// partitions they touch, and that round trip was most of their cost.
+///
+/// It answers only when it is sure to give what ``EntityCoder``'s `JSONDecoder` gives: strings,
+/// booleans, integers written as plain digits, `Double`s, arrays, objects, `nil`, and `Date`s in
+/// the forms Folio reads. For anything else (a number such as `1.0` for an `Int`, a `Float`, a
+/// `Decimal`, `Data`, a `URL`, `superDecoder`, a value of the wrong type) it throws, and the caller
+/// decodes through `JSONDecoder` instead, which then also gives the usual error.
+struct JSONValueDecoder {
+    /// Thrown when the decoder cannot vouch for the result; never shown to users.
+    struct Unsure: Error {}
+
+    static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+        try ValueDecoder(value: value, codingPath: []).decodeValue(T.self)
+    }
+}
+
+private struct ValueDecoder: Decoder {
+    let value: JSONValue
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .object(let members) = value else { throw JSONValueDecoder.Unsure() }
+        return KeyedDecodingContainer(ObjectContainer<Key>(members: members, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let elements) = value else { throw JSONValueDecoder.Unsure() }
+        return ArrayContainer(elements: elements, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleContainer(decoder: self) }
+
+    /// The value as `T`: the scalar types directly, `Date` as Folio reads dates, anything else
+    /// through its own `init(from:)` (except the types `JSONDecoder` treats specially).
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        switch type {
+        case is String.Type: return try cast(Scalars.string(value))
+        case is Bool.Type: return try cast(Scalars.bool(value))
+        case is Double.Type: return try cast(Scalars.double(value))
+        case is Int.Type: return try cast(Scalars.integer(value, as: Int.self))
+        case is Int64.Type: return try cast(Scalars.integer(value, as: Int64.self))
+        case is Int32.Type: return try cast(Scalars.integer(value, as: Int32.self))
+        case is Int16.Type: return try cast(Scalars.integer(value, as: Int16.self))
+        case is Int8.Type: return try cast(Scalars.integer(value, as: Int8.self))
+        case is UInt.Type: return try cast(Scalars.integer(value, as: UInt.self))
+        case is UInt64.Type: return try cast(Scalars.integer(value, as: UInt64.self))
+        case is UInt32.Type: return try cast(Scalars.integer(value, as: UInt32.self))
+        case is UInt16.Type: return try cast(Scalars.integer(value, as: UInt16.self))
+        case is UInt8.Type: return try cast(Scalars.integer(value, as: UInt8.self))
+        case is Date.Type: return try cast(Scalars.date(value))
+        case is Float.Type, is Decimal.Type, is Data.Type, is URL.Type: throw JSONValueDecoder.Unsure()
+        default: return try T(from: self)
+        }
+    }
+
+    private func cast<T>(_ value: Any) throws -> T {
+        guard let typed = value as? T else { throw JSONValueDecoder.Unsure() }
+        return typed
+    }
+}
+
+/// The scalar conversions, each exactly `JSONDecoder`'s where it answers.
+private enum Scalars {
+    static func string(_ value: JSONValue) throws -> String {
+        guard case .string(let text) = value else { throw JSONValueDecoder.Unsure() }
+        return text
+    }
+
+    static func bool(_ value: JSONValue) throws -> Bool {
+        guard case .bool(let flag) = value else { throw JSONValueDecoder.Unsure() }
+        return flag
+    }
+
+    /// Plain decimals only: an exponent is left to `JSONDecoder`, and so is a number that does
+    /// not fit (it refuses `1e400` and `1e-400` where `Double(_:)` gives infinity and zero).
+    static func double(_ value: JSONValue) throws -> Double {
+        guard case .number(let text) = value, !text.utf8.contains(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
+              let number = Double(text), number.isFinite,
+              number != 0 || !text.utf8.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") })
+        else { throw JSONValueDecoder.Unsure() }
+        return number
+    }
+
+    /// Plain digits only (with a leading minus): `1.0` or `1e2` are left to `JSONDecoder`.
+    static func integer<I: FixedWidthInteger>(_ value: JSONValue, as type: I.Type) throws -> I {
+        guard case .number(let text) = value,
+              text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }), let number = I(text)
+        else { throw JSONValueDecoder.Unsure() }
+        return number
+    }
+
+    /// What ``EntityCoder``'s date strategy reads: Folio's own form, or ISO 8601 with or without
+    /// fractional seconds; the last two are left to `JSONDecoder` (they are rare and slow anyway).
+    static func date(_ value: JSONValue) throws -> Date {
+        guard case .string(let text) = value, let date = ISO8601Date.parse(text) else { throw JSONValueDecoder.Unsure() }
+        return date
+    }
+}
+
+private struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let members: [String: JSONValue]
+    let codingPath: [any CodingKey]
+
+    var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+
+    func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+
+    private func member(_ key: Key) throws -> JSONValue {
+        guard let value = members[key.stringValue] else { throw JSONValueDecoder.Unsure() }
+        return value
+    }
+
+    private func decoder(_ key: Key) throws -> ValueDecoder {
+        ValueDecoder(value: try member(key), codingPath: codingPath + [key])
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try member(key) == .null }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder(key).decodeValue(T.self) }
+
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try Scalars.string(member(key)) }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try Scalars.bool(member(key)) }
+
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try Scalars.double(member(key)) }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try Scalars.integer(member(key), as: Int.self) }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try decoder(key).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try decoder(key).unkeyedContainer() }
+
+    func superDecoder() throws -> any Decoder { throw JSONValueDecoder.Unsure() }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder { throw JSONValueDecoder.Unsure() }
+}
+
+private struct ArrayContainer: UnkeyedDecodingContainer {
+    let elements: [JSONValue]
+    let codingPath: [any CodingKey]
+    var currentIndex = 0
+
+    init(elements: [JSONValue], codingPath: [any CodingKey]) {
+        self.elements = elements
+        self.codingPath = codingPath
+    }
+
+    var count: Int? { elements.count }
+    var isAtEnd: Bool { currentIndex >= elements.count }
+
+    private mutating func next() throws -> ValueDecoder {
+        guard !isAtEnd else { throw JSONValueDecoder.Unsure() }
+        defer { currentIndex += 1 }
+        return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [ArrayIndex(currentIndex)])
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd else { throw JSONValueDecoder.Unsure() }
+        guard elements[currentIndex] == .null else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next().decodeValue(T.self) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        try next().container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next().unkeyedContainer() }
+
+    mutating func superDecoder() throws -> any Decoder { throw JSONValueDecoder.Unsure() }
+}
+
+private struct SingleContainer: SingleValueDecodingContainer {
+    let decoder: ValueDecoder
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    func decodeNil() -> Bool { decoder.value == .null }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self) }
+}
+
+/// The key of an array element in a coding path, as `JSONDecoder` names it.
+private struct ArrayIndex: CodingKey {
+    let intValue: Int?
+    let stringValue: String
+
+    init(_ index: Int) {
+        intValue = index
+        stringValue = "Index \(index)"
+    }
+
+    init?(stringValue: String) { return nil }
+
+    init?(intValue: Int) { self.init(intValue) }
+}

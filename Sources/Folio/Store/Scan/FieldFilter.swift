@@ -1,0 +1,286 @@
+internal import Foundation
+
+/// A query's predicate evaluated on the fields of an entity as they are in its partition file,
+/// before (and mostly instead of) decoding the entity: a scan over years of files then decodes only
+/// the entities that match (StoreState+Scan.swift).
+///
+/// Built from the `#Predicate`'s own expression tree, for the expressions listed below: each node
+/// is evaluated by the same generic operation as Foundation's own `evaluate`, so the result is the
+/// same, and only the key paths become field reads. Anything else (a computed property, an optional
+/// field, a method the list does not have) makes ``compile(_:keys:)`` return nil and the query
+/// decodes every entity as before. An entity whose field is missing or of another JSON type than
+/// the property is *undetermined* (``FieldUndetermined``): it is decoded and tested the usual way.
+///
+/// Supported: `&&`, `||`, `!`, `==`, `!=`, `<`, `<=`, `>`, `>=`, `contains` and `starts(with:)` on
+/// a collection (a `String`), constants, and key paths of the entity to `String`, `Bool`, `Int`,
+/// `Int64` and `Double` properties that are decoded straight from one top-level field
+/// (``FieldProbe`` finds which).
+///
+/// Sendable by hand: `evaluate` is a pure function of its row built from the predicate's constants
+/// (strings, booleans, numbers), so the scan's threads may call it at once.
+struct FieldFilter: @unchecked Sendable {
+    /// The top-level fields the filter reads, in the order of a ``FieldRow``'s values.
+    let keys: [String]
+    let evaluate: (FieldRow) throws -> Bool
+
+    /// The filter for `predicate`, or nil when some part of it cannot be evaluated on fields.
+    /// - Parameter keys: The JSON field each key path of the entity reads, or nil when unknown.
+    static func compile<E>(_ predicate: Predicate<E>, keys: @escaping (AnyKeyPath, FieldKind) -> String?) -> FieldFilter? {
+        guard let compilable = predicate.expression as? any FieldCompilable else { return nil }
+        let compiler = FieldCompiler(variable: predicate.variable.key, keys: keys)
+        guard let evaluate = compilable.compiledPredicate(compiler) else { return nil }
+        return FieldFilter(keys: compiler.keys, evaluate: evaluate)
+    }
+
+    /// The key paths of the entity the predicate reads, with their kinds (what ``FieldProbe``
+    /// must map); nil when the predicate cannot be compiled.
+    static func keyPaths<E>(_ predicate: Predicate<E>) -> [(AnyKeyPath, FieldKind)]? {
+        var found: [(AnyKeyPath, FieldKind)] = []
+        let filter = compile(predicate) { keyPath, kind in
+            found.append((keyPath, kind))
+            return "\(found.count)"
+        }
+        return filter == nil ? nil : found
+    }
+}
+
+/// The Swift type of a property a filter reads.
+enum FieldKind: Sendable, Equatable {
+    case string, bool, int, int64, double
+}
+
+/// A scalar top-level field of an entity as its file holds it.
+enum FieldValue: Sendable, Equatable {
+    case string(String)
+    case bool(Bool)
+    /// The number's JSON text.
+    case number(String)
+    /// `null`, an object or an array.
+    case other
+}
+
+/// The fields a filter reads, for one entity: `values[i]` is the field `keys[i]`, nil when absent.
+struct FieldRow {
+    var values: [FieldValue?]
+}
+
+/// Thrown while evaluating a filter on an entity whose field is missing or does not hold what the
+/// property's type decodes: the entity is decoded and the predicate evaluated as usual.
+struct FieldUndetermined: Error {}
+
+/// Collects the fields a filter reads while it is compiled.
+final class FieldCompiler {
+    let variable: PredicateExpressions.VariableID
+    private let keysOf: (AnyKeyPath, FieldKind) -> String?
+    private(set) var keys: [String] = []
+
+    init(variable: PredicateExpressions.VariableID, keys: @escaping (AnyKeyPath, FieldKind) -> String?) {
+        self.variable = variable
+        self.keysOf = keys
+    }
+
+    /// The position of the field the key path reads in a ``FieldRow``, or nil when unknown.
+    func slot(_ keyPath: AnyKeyPath, _ kind: FieldKind) -> Int? {
+        guard let key = keysOf(keyPath, kind) else { return nil }
+        if let index = keys.firstIndex(of: key) { return index }
+        keys.append(key)
+        return keys.count - 1
+    }
+}
+
+/// An expression that can be evaluated on a ``FieldRow``.
+protocol FieldCompilable: PredicateExpression {
+    /// The expression as a function of the row, or nil when it cannot be one.
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Output)?
+}
+
+extension FieldCompilable {
+    /// ``compiled(_:)`` for an expression known at run time only, when it gives a `Bool`.
+    func compiledPredicate(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Bool)? {
+        compiled(compiler) as? (FieldRow) throws -> Bool
+    }
+}
+
+/// The predicate's own variable (the entity), as the root of a key path.
+private protocol PredicateVariable {
+    var variableID: PredicateExpressions.VariableID { get }
+}
+
+extension PredicateExpressions.Variable: PredicateVariable {
+    fileprivate var variableID: PredicateExpressions.VariableID { key }
+}
+
+extension PredicateExpressions.KeyPath: FieldCompilable {
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Output)? {
+        guard (root as? any PredicateVariable)?.variableID == compiler.variable else { return nil }
+        let read: ((FieldValue?) throws -> Any)
+        let kind: FieldKind
+        switch Output.self {
+        case is String.Type:
+            kind = .string
+            read = { value in
+                guard case .string(let text)? = value else { throw FieldUndetermined() }
+                return text
+            }
+        case is Bool.Type:
+            kind = .bool
+            read = { value in
+                guard case .bool(let flag)? = value else { throw FieldUndetermined() }
+                return flag
+            }
+        case is Int.Type, is Int64.Type:
+            kind = Output.self == Int.self ? .int : .int64
+            let isInt = kind == .int
+            read = { value in
+                // Only plain integer text: anything else ("1.0", "1e2") is left to the decoder.
+                guard case .number(let text)? = value, text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) })
+                else { throw FieldUndetermined() }
+                if isInt, let number = Int(text) { return number }
+                if !isInt, let number = Int64(text) { return number }
+                throw FieldUndetermined()
+            }
+        case is Double.Type:
+            kind = .double
+            read = { value in
+                guard case .number(let text)? = value, let number = Double(text), number.isFinite else { throw FieldUndetermined() }
+                return number
+            }
+        default:
+            return nil
+        }
+        guard let slot = compiler.slot(keyPath as AnyKeyPath, kind) else { return nil }
+        return { row in
+            guard let value = try read(row.values[slot]) as? Output else { throw FieldUndetermined() }
+            return value
+        }
+    }
+}
+
+extension PredicateExpressions.Value: FieldCompilable {
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Output)? {
+        // Only the value types a filter compares fields with, all of them Sendable values.
+        guard value is String || value is Bool || value is Int || value is Int64 || value is Double else { return nil }
+        let constant = value
+        return { _ in constant }
+    }
+}
+
+extension PredicateExpressions.Conjunction: FieldCompilable where LHS: FieldCompilable, RHS: FieldCompilable {
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Bool)? {
+        guard let left = lhs.compiled(compiler), let right = rhs.compiled(compiler) else { return nil }
+        return { row in try left(row) && right(row) }
+    }
+}
+
+extension PredicateExpressions.Disjunction: FieldCompilable where LHS: FieldCompilable, RHS: FieldCompilable {
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Bool)? {
+        guard let left = lhs.compiled(compiler), let right = rhs.compiled(compiler) else { return nil }
+        return { row in try left(row) || right(row) }
+    }
+}
+
+extension PredicateExpressions.Negation: FieldCompilable where Wrapped: FieldCompilable {
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Bool)? {
+        guard let inner = wrapped.compiled(compiler) else { return nil }
+        return { row in try !inner(row) }
+    }
+}
+
+extension PredicateExpressions.Equal: FieldCompilable where LHS: FieldCompilable, RHS: FieldCompilable {
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Bool)? {
+        guard let left = lhs.compiled(compiler), let right = rhs.compiled(compiler) else { return nil }
+        return { row in try left(row) == right(row) }
+    }
+}
+
+extension PredicateExpressions.NotEqual: FieldCompilable where LHS: FieldCompilable, RHS: FieldCompilable {
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Bool)? {
+        guard let left = lhs.compiled(compiler), let right = rhs.compiled(compiler) else { return nil }
+        return { row in try left(row) != right(row) }
+    }
+}
+
+extension PredicateExpressions.Comparison: FieldCompilable where LHS: FieldCompilable, RHS: FieldCompilable {
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Bool)? {
+        guard let left = lhs.compiled(compiler), let right = rhs.compiled(compiler) else { return nil }
+        let op = self.op
+        return { row in
+            let a = try left(row), b = try right(row)
+            switch op {
+            case .lessThan: return a < b
+            case .lessThanOrEqual: return a <= b
+            case .greaterThan: return a > b
+            case .greaterThanOrEqual: return a >= b
+            }
+        }
+    }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: FieldCompilable where Base: FieldCompilable, Other: FieldCompilable {
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Bool)? {
+        guard let whole = base.compiled(compiler), let part = other.compiled(compiler) else { return nil }
+        if let whole = whole as? (FieldRow) throws -> String, let part = part as? (FieldRow) throws -> String {
+            return { row in
+                let text = try whole(row), word = try part(row)
+                return TextSearch.plainBytes(text, word) ? TextSearch.contains(text, word) : TextSearch.characters(text, contain: word)
+            }
+        }
+        return { row in try whole(row).contains(try part(row)) }
+    }
+}
+
+extension PredicateExpressions.SequenceStartsWith: FieldCompilable where Base: FieldCompilable, Prefix: FieldCompilable {
+    func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Bool)? {
+        guard let whole = base.compiled(compiler), let start = prefix.compiled(compiler) else { return nil }
+        if let whole = whole as? (FieldRow) throws -> String, let start = start as? (FieldRow) throws -> String {
+            return { row in
+                let text = try whole(row), head = try start(row)
+                return TextSearch.plainBytes(text, head) ? text.utf8.starts(with: head.utf8) : TextSearch.characters(text, startWith: head)
+            }
+        }
+        return { row in try whole(row).starts(with: try start(row)) }
+    }
+}
+
+/// Searching text where a `Character` is one byte: ASCII without a carriage return (`"\r\n"` is
+/// one `Character`, so `"a\r\nb"` does not contain `"\r"`). There, searching the bytes gives
+/// exactly what the `Character` search of `Collection.contains` gives, many times faster.
+enum TextSearch {
+    /// Whether both strings are such text.
+    static func plainBytes(_ first: String, _ second: String) -> Bool {
+        first.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } && second.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D }
+    }
+
+    /// `Collection.contains` as Foundation's `CollectionContainsCollection` calls it: generic, so
+    /// not `StringProtocol.contains`, which differs (an empty word, canonical equivalence).
+    static func characters<C: Collection>(_ text: C, contain word: C) -> Bool where C.Element: Equatable {
+        text.contains(word)
+    }
+
+    /// `Sequence.starts(with:)` as Foundation's `SequenceStartsWith` calls it.
+    static func characters<C: Collection>(_ text: C, startWith head: C) -> Bool where C.Element: Equatable {
+        text.starts(with: head)
+    }
+
+    /// Whether `word`'s bytes occur in `text`'s.
+    static func contains(_ text: String, _ word: String) -> Bool {
+        var text = text, word = word
+        return text.withUTF8 { haystack in
+            word.withUTF8 { needle in
+                guard let first = needle.first else { return true }
+                guard needle.count <= haystack.count else { return false }
+                var index = 0
+                let last = haystack.count - needle.count
+                while index <= last {
+                    if haystack[index] == first {
+                        var offset = 1
+                        while offset < needle.count, haystack[index + offset] == needle[offset] { offset += 1 }
+                        if offset == needle.count { return true }
+                    }
+                    index += 1
+                }
+                return false
+            }
+        }
+    }
+}
