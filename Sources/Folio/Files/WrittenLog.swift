@@ -42,24 +42,26 @@ struct WrittenLog {
     let fileSystem: FileSystem
 
     /// The log, or nil when there is none. A log whose first line is not a header reads as damage.
-    func read() throws(FolioError) -> Contents? {
+    /// - Parameter headerOnly: Parse the header only (its `history` and `checkpoints` stay empty):
+    ///   all an open needs to tell the store from a copy of it.
+    func read(headerOnly: Bool = false) throws(FolioError) -> Contents? {
         guard let (bytes, _) = try fileSystem.read(Self.path) else { return nil }
-        guard let contents = Self.parse(bytes) else {
+        guard let contents = Self.parse(bytes, headerOnly: headerOnly) else {
             throw FolioError(.corruptFile, "the first line is not a `folio-written 1` header", path: Self.path)
         }
         return contents
     }
 
-    static func parse(_ bytes: [UInt8]) -> Contents? {
+    static func parse(_ bytes: [UInt8], headerOnly: Bool = false) -> Contents? {
         // Only complete lines: the last one may be an append cut short.
-        guard let end = bytes.lastIndex(of: 0x0A) else { return nil }
-        let lines = bytes[..<end].split(separator: 0x0A, omittingEmptySubsequences: false)
-        guard let first = lines.first else { return nil }
-        let head = String(decoding: first, as: UTF8.self).split(separator: " ")
+        guard let end = bytes.lastIndex(of: 0x0A), let firstEnd = bytes.firstIndex(of: 0x0A) else { return nil }
+        let head = String(decoding: bytes[..<firstEnd], as: UTF8.self).split(separator: " ")
         guard head.count == 9, head[0] == "folio-written", head[1] == "1", head[2] == "origin", head[5] == "since",
               head[7] == "gone-below", let device = UInt64(head[3]), let inode = UInt64(head[4]),
               let since = UInt64(head[6]), let goneBelow = UInt64(head[8]) else { return nil }
         var contents = Contents(origin: (device, inode), since: since, goneBelow: goneBelow)
+        if headerOnly { return contents }
+        let lines = bytes[..<end].split(separator: 0x0A, omittingEmptySubsequences: false)
         for line in lines.dropFirst() {
             let text = String(decoding: line, as: UTF8.self)
             let fields = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)

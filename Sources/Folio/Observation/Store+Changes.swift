@@ -36,7 +36,7 @@ extension Store {
     }
 
     /// Whether changes are being tracked (someone observes), and a watcher runs.
-    var isTrackingChanges: Bool { state.tracksChanges }
+    var isTrackingChanges: Bool { state.changes.isTracking }
     var isWatching: Bool { watcher != nil }
     var subscriberCount: Int { changeSubscribers.count }
 
@@ -46,8 +46,8 @@ extension Store {
     }
 
     private func startTrackingChanges() {
-        guard !state.tracksChanges else { return }
-        state.tracksChanges = true
+        guard !state.changes.isTracking else { return }
+        state.changes.start()
         let root = fileSystem.root
         watcher = FolderWatcher(root: root) { [weak self] paths in
             Task { await self?.noticeOutsideChanges(paths) }
@@ -68,8 +68,7 @@ extension Store {
         watcher = nil
         pollTask?.cancel()
         pollTask = nil
-        state.tracksChanges = false
-        state.recordedChanges = []
+        state.changes.stop()
         for partition in state.partitions.partitions { partition.announced = nil }
         state.partitions.trim()
     }
@@ -97,7 +96,7 @@ extension Store {
     /// Files changed on disk (the watcher says where, nil meaning anywhere): read the journal for
     /// other processes' commits, and reload the files that really changed.
     func noticeOutsideChanges(_ paths: Set<String>?) async {
-        guard !isClosed, state.tracksChanges else { return }
+        guard !isClosed, state.changes.isTracking else { return }
         do {
             try await read { state throws(FolioError) in try state.checkOutsideChanges(paths) }
         } catch {

@@ -19,7 +19,7 @@ extension Store {
         try await read { state throws(FolioError) in
             var problems: [String: FolioError] = [:]
             for partition in state.partitions.partitions { if let problem = partition.unreadable { problems[partition.address.path] = problem } }
-            for broken in state.unindexed.values { for (address, problem) in broken { problems[address.path] = problem } }
+            for (address, problem) in state.idIndex.allUnreadableFiles { problems[address.path] = problem }
             return problems.keys.sorted().map { problems[$0]! }
         }
     }

@@ -7,7 +7,7 @@
 extension StoreState {
     /// Notes what `record` changes. Call before applying it.
     func noteChanges(of record: JournalRecord, origin: ChangeSet.Origin) {
-        guard tracksChanges else { return }
+        guard changes.isTracking else { return }
         var sets: [String: ChangeSet] = [:]
         func set(_ collection: String) -> ChangeSet {
             sets[collection] ?? ChangeSet(collection: collection, origin: origin)
@@ -33,7 +33,7 @@ extension StoreState {
                         if current != nil { existedBefore = true } else if existedBefore == nil { existedBefore = false }
                         if current != change.entity { visible = true }
                     } else {
-                        existedBefore = existedBefore ?? (indexes[collection].map { $0[id] != nil })
+                        existedBefore = existedBefore ?? (idIndex.locations(in: collection).map { $0[id] != nil })
                         visible = true
                     }
                 }
@@ -57,7 +57,7 @@ extension StoreState {
         }
         for collection in sets.keys.sorted() {
             let changeSet = sets[collection]!
-            if !changeSet.ids.isEmpty { recordedChanges.append(changeSet) }
+            changes.record(changeSet)
         }
     }
 
@@ -75,7 +75,7 @@ extension StoreState {
     /// The entities whose commands these outbox changes queue, acknowledge, fail, retry or drop.
     private func entitiesWithStatusChanges(_ changes: [JournalRecord.OutboxChange]) -> [(collection: String, id: String, partition: String)] {
         guard !changes.isEmpty else { return [] }
-        var outbox = self.outbox
+        var outbox = self.outbox.commands
         if outbox == nil {
             do {
                 outbox = try loadedOutbox()
@@ -103,32 +103,18 @@ extension StoreState {
 
     /// Notes how a partition's served state changed when its file was read again.
     func noteReload(of partition: Partition, before: [String: JSONValue]) {
-        guard tracksChanges else { return }
-        let origin = outsideOrigin
+        guard changes.isTracking else { return }
+        let origin = changes.outsideOrigin
         var changeSet = ChangeSet(collection: partition.address.collection, partitions: [partition.address.key.text], origin: origin)
         for (id, json) in partition.entities where before[id] != json {
             if before[id] == nil { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
         }
         for id in before.keys where partition.entities[id] == nil { changeSet.deleted.insert(id) }
-        if !changeSet.ids.isEmpty { recordedChanges.append(changeSet) }
+        changes.record(changeSet)
     }
-
-    /// Who changed a file this process finds changed.
-    var outsideOrigin: ChangeSet.Origin { missedOtherProcessRecords ? .otherProcess : .outsideEdit }
 
     /// The change sets noted since the last call, merged per collection and origin, in order.
     func takeChanges() -> [ChangeSet] {
-        guard !recordedChanges.isEmpty else { return [] }
-        var merged: [ChangeSet] = []
-        for changeSet in recordedChanges {
-            if let index = merged.lastIndex(where: { $0.collection == changeSet.collection && $0.origin == changeSet.origin }),
-               !merged[(index + 1)...].contains(where: { $0.collection == changeSet.collection }) {
-                merged[index].merge(changeSet)
-            } else {
-                merged.append(changeSet)
-            }
-        }
-        recordedChanges = []
-        return merged.filter { !$0.ids.isEmpty }
+        changes.take()
     }
 }

@@ -38,20 +38,20 @@ extension StoreState {
             }
             return
         }
-        let index = indexes[address.collection]
+        let index = idIndex.locations(in: address.collection)
         let known = Set(index?.compactMap { $0.value == address.key ? $0.key : nil } ?? [])
         let loaded: Partition
         do { loaded = try partition(address) } catch where error.code == .corruptFile {
             report(.error, "\(error.description); not read", path: address.path)
             return
         }
-        guard tracksChanges else { return }
-        var changeSet = ChangeSet(collection: address.collection, partitions: [address.key.text], origin: outsideOrigin)
+        guard changes.isTracking else { return }
+        var changeSet = ChangeSet(collection: address.collection, partitions: [address.key.text], origin: changes.outsideOrigin)
         for id in loaded.entities.keys {
             if index != nil && index?[id] == nil && !known.contains(id) { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
         }
         for id in known where loaded.entities[id] == nil { changeSet.deleted.insert(id) }
-        if !changeSet.ids.isEmpty { recordedChanges.append(changeSet) }
+        changes.record(changeSet)
     }
 
     /// The `.json` files in a folder and its subfolders (two levels: a collection, a month).

@@ -19,7 +19,7 @@ extension StoreState {
 
     /// The outbox, loaded from its files on first use (records of the current generation applied).
     func loadedOutbox() throws(FolioError) -> OutboxState {
-        if let outbox { return outbox }
+        if let commands = outbox.commands { return commands }
         let state = OutboxState()
         for (folder, isFailed) in [(Self.outboxFolder, false), (Self.failedFolder, true)] {
             for entry in try fileSystem.list(folder) where !entry.isDirectory {
@@ -62,10 +62,10 @@ extension StoreState {
             let path = Self.quarantineFolder + "/" + entry.name
             state.quarantined[path] = FolioError(.corruptFile, "a quarantined command file: repair it and move it back to outbox/, or delete it", path: path)
         }
-        for record in records {
+        for record in cursor.records {
             for change in record.outbox { state.apply(change) }
         }
-        outbox = state
+        outbox.keep(state)
         return state
     }
 
@@ -76,11 +76,7 @@ extension StoreState {
     /// the journal started a new generation meanwhile, the files were complete before it did,
     /// and the next read, which starts from that generation, loads them again.
     func journalHolds(_ sequence: UInt64) throws(FolioError) -> Bool {
-        if records.contains(where: { $0.outbox.contains { $0.sequence == sequence } }) { return true }
-        guard let header else { return false }
-        guard try journal.readHeader() == header else { return true }
-        let newer = try journal.readRecords(from: readOffset, generation: header.generation, expectedTransaction: nextTransaction)
-        return newer.records.contains { $0.outbox.contains { $0.sequence == sequence } }
+        try cursor.mayHold(command: sequence)
     }
 
     private func readJSON(_ path: String) throws(FolioError) -> JSONValue? {
@@ -106,7 +102,7 @@ extension StoreState {
     /// The number the next enqueued command gets.
     func nextSequence() throws(FolioError) -> UInt64 {
         let outbox = try loadedOutbox()
-        return max(outbox.highestSequence, (header?.nextSequence ?? 1) - 1) + 1
+        return max(outbox.highestSequence, (cursor.header?.nextSequence ?? 1) - 1) + 1
     }
 
     // MARK: Enqueueing at commit
@@ -121,7 +117,7 @@ extension StoreState {
                        priors: [String: [String: (entity: JSONValue?, version: String?)]] = [:]) throws(FolioError) -> [JournalRecord.OutboxChange] {
         struct Final { var address: PartitionAddress; var entity: JSONValue?; var touched: [PartitionAddress] }
         var finals: [String: [String: Final]] = [:]
-        for change in changes where (syncModes[change.address.collection]?.kind ?? .localOnly) == .push {
+        for change in changes where self.outbox.pushes(change.address.collection) {
             let collection = change.address.collection
             var final = finals[collection]?[change.id] ?? Final(address: change.address, entity: nil, touched: [])
             final.touched.append(change.address)
@@ -155,7 +151,7 @@ extension StoreState {
             // An adopted hand edit: the entity as Folio last wrote it, whatever the partition holds now.
             if let prior = priors[collection]?[id] { (base, baseVersion) = prior }
             let operation: OutboxCommand.Operation = final.entity == nil ? .delete : .upsert
-            if syncModes[collection]?.coalescing == true {
+            if self.outbox.coalesces(collection) {
                 let (removals, keepNothing) = try coalesce(outbox, collection: collection, id: id, operation: operation)
                 result.append(contentsOf: removals.map { .remove(sequence: $0, archive: false) })
                 if keepNothing { continue }

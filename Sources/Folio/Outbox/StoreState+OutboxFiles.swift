@@ -13,7 +13,7 @@ extension StoreState {
     /// written again by the next checkpoint.
     /// - Returns: How many files were written or removed.
     func writeOutboxFiles(folders: inout Set<String>, barrier: DurabilityBarrier) throws(FolioError) -> Int {
-        let needed = records.contains { !$0.outbox.isEmpty } || outbox?.needsQuarantineMove == true
+        let needed = cursor.records.contains { !$0.outbox.isEmpty } || self.outbox.commands?.needsQuarantineMove == true
         guard needed else { return 0 }
         let outbox = try loadedOutbox()
         var written = 0

@@ -10,7 +10,7 @@ extension StoreState {
     /// Commands up to this number may have reached the server (from this process, or from any
     /// process before, as `.folio/sent.json` records).
     func sentThrough() throws(FolioError) -> UInt64 {
-        guard let (bytes, _) = try fileSystem.read(Self.sentMarkFile) else { return inFlightThrough }
+        guard let (bytes, _) = try fileSystem.read(Self.sentMarkFile) else { return outbox.inFlightThrough }
         var problem: String?
         var recorded: UInt64 = 0
         do {
@@ -26,7 +26,7 @@ extension StoreState {
             report(.warning, "unreadable (\(problem)); every pending command counts as possibly sent", path: Self.sentMarkFile)
             recorded = try loadedOutbox().highestSequence
         }
-        return max(inFlightThrough, recorded)
+        return max(outbox.inFlightThrough, recorded)
     }
 
     /// Records, durably when it matters, that commands up to `sequence` may reach the server.
@@ -37,7 +37,7 @@ extension StoreState {
     ///   coalescing, the safe side.
     @discardableResult
     func markMaySend(through sequence: UInt64, known: [String: SyncMode] = [:]) throws(FolioError) -> Bool {
-        defer { inFlightThrough = max(inFlightThrough, sequence) }
+        defer { self.outbox.markInFlight(through: sequence) }
         let outbox = try loadedOutbox()
         let recorded = try sentThrough()
         guard sequence > recorded else { return false }
@@ -47,7 +47,7 @@ extension StoreState {
             guard pending <= sequence else { break }
             if case .pending(let command)? = outbox.commands[pending], let collection = command["collection"]?.stringValue,
                command["operation"]?.stringValue != "custom",
-               (syncModes[collection] ?? known[collection])?.coalescing ?? true {
+               (self.outbox.syncModes[collection] ?? known[collection])?.coalescing ?? true {
                 matters = true
                 break
             }

@@ -109,14 +109,14 @@ public actor Store {
     /// Replays the journal into the files and resets it (under the writers' lock).
     static func recover(_ state: StoreState) throws(FolioError) {
         try state.refreshJournal()
-        if let header = state.header {
-            let tail = try state.journal.size - state.readOffset
+        if let header = state.cursor.header {
+            let tail = try state.cursor.bytesPastCursor()
             if tail > 0 {
                 state.report(.warning, "discarding \(tail) bytes of incomplete journal tail (transactions that never committed)",
                              path: StoreLayout.journal)
             }
-            if !state.records.isEmpty {
-                state.report(.info, "replaying \(state.records.count) committed transaction(s) from generation \(header.generation)",
+            if !state.cursor.records.isEmpty {
+                state.report(.info, "replaying \(state.cursor.records.count) committed transaction(s) from generation \(header.generation)",
                              path: StoreLayout.journal)
             }
         }
@@ -145,7 +145,7 @@ public actor Store {
         checkpointTask?.cancel()
         checkpointTask = nil
         if !groupCommit.isIdle {
-            do { try await waitUntilDurable(state.readOffset) } catch { needsReload = true }
+            do { try await waitUntilDurable(state.cursor.readOffset) } catch { needsReload = true }
         }
         defer {
             isClosed = true
@@ -197,7 +197,7 @@ public actor Store {
         // Whatever the read noticed (other processes' commits, edited files) is announced.
         defer {
             publishChanges()
-            state.missedOtherProcessRecords = false
+            state.changes.clearMissedOtherProcessRecords()
             state.partitions.trim()
         }
         let result = try await readOnce(body)
@@ -243,10 +243,10 @@ public actor Store {
         state.close()
         let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
         fresh.storeID = state.storeID
-        fresh.syncModes = state.syncModes
+        for (collection, mode) in state.outbox.syncModes { fresh.outbox.register(mode, for: collection) }
         fresh.onOutsideEdit = configuration.onOutsideEdit
         try Self.recover(fresh)
-        fresh.tracksChanges = state.tracksChanges
+        if state.changes.isTracking { fresh.changes.start() }
         state = fresh
         needsReload = false
     }

@@ -33,13 +33,13 @@ extension StoreState {
     func checkpoint() throws(FolioError) -> CheckpointOutcome {
         try refreshJournal()
         var outcome = CheckpointOutcome()
-        guard header != nil else { return outcome }
+        guard cursor.header != nil else { return outcome }
         // A person's saves read so far become commands before their file becomes Folio's version.
         try adoptEditsDuringCheckpoint()
-        guard let header else { return outcome }
-        let tail = try journal.size - readOffset
+        guard let header = cursor.header else { return outcome }
+        let tail = try cursor.bytesPastCursor()
         let merged = partitions.partitions.filter(\.holdsMerge).map(\.address)
-        guard !records.isEmpty || tail > 0 || outbox?.needsQuarantineMove == true || !merged.isEmpty else {
+        guard !cursor.records.isEmpty || tail > 0 || outbox.commands?.needsQuarantineMove == true || !merged.isEmpty else {
             saveIndexes()
             return outcome
         }
@@ -129,14 +129,11 @@ extension StoreState {
             report(.info, "changed again while the checkpoint wrote it; the journal keeps the change for the next checkpoint", path: late.path)
             return outcome
         }
-        let fresh = Journal.Header(generation: header.generation &+ 1, firstTransaction: nextTransaction,
-                                   nextSequence: try nextSequence())
+        let fresh = cursor.nextGeneration(header.generation &+ 1, nextSequence: try nextSequence())
         try journal.reset(to: fresh)
         touched = []
-        outbox?.touched = []
-        records = []
-        self.header = fresh
-        readOffset = Int64(Journal.headerSize)
+        outbox.checkpointed()
+        cursor.start(fresh)
         saveIndexes()
         return outcome
     }

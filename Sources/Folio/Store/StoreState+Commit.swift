@@ -57,26 +57,16 @@ extension StoreState {
             outbox += try outboxChanges(for: adoption.changes, order: adoption.order, custom: [], priors: adoption.priors)
         }
         let origin: ChangeSet.Origin = transaction.isFromServer ? .sync : (adoption.isEmpty || transaction.hasStaged ? .thisProcess : .outsideEdit)
-        return try append(JournalRecord(transaction: nextTransaction, changes: changes, outbox: outbox), origin: origin)
+        return try append(JournalRecord(transaction: cursor.nextTransaction, changes: changes, outbox: outbox), origin: origin)
     }
 
     /// Appends a record (unless it changes nothing) and applies it; see ``commit(_:)``.
     func append(_ record: JournalRecord, origin: ChangeSet.Origin = .thisProcess) throws(FolioError) -> Int64? {
         guard !record.changes.isEmpty || !record.outbox.isEmpty else { return nil }
         try ensureJournalHeader()
-        let bytes = Journal.encode(record, generation: header!.generation)
-        try Limits.checkTransaction(payloadBytes: bytes.count - Journal.recordHeaderSize)
-        let start = readOffset
-        do {
-            try journal.append(bytes, at: start)
-        } catch {
-            // The record may be partly (or, despite the error, wholly) written: cut it off so the
-            // transaction certainly did not happen.
-            try journal.truncate(to: start)
-            throw error
-        }
+        let end = try cursor.append(record)
         apply(record, origin: origin)
-        readOffset = start + Int64(bytes.count)
-        return readOffset
+        cursor.advance(to: end)
+        return end
     }
 }

@@ -7,25 +7,25 @@ extension StoreState {
     /// Records that `address` holds `id`, noting a second file that holds it too.
     func index(_ id: String, in address: PartitionAddress) {
         let collection = address.collection
-        if let other = indexes[collection]?[id], other != address.key {
+        if let other = idIndex.key(of: id, in: collection), other != address.key {
             let otherAddress = PartitionAddress(collection: collection, granularity: address.granularity, key: other)
             // Check the other file as it is now (another process may have moved the entity).
             let holds: Bool
             do { holds = try partition(otherAddress).entities[id] != nil } catch { holds = false }
-            if holds, indexes[collection]?[id] != address.key { noteDuplicate(id, in: [address, otherAddress]) }
+            if holds, idIndex.key(of: id, in: collection) != address.key { noteDuplicate(id, in: [address, otherAddress]) }
         }
-        if duplicates[collection]?[id] == nil || indexes[collection]?[id] == nil {
-            indexes[collection]?[id] = address.key
+        if idIndex.copies(of: id, in: collection) == nil || idIndex.key(of: id, in: collection) == nil {
+            idIndex.place(id, at: address.key, in: collection)
         }
     }
 
     /// Records that the files at `addresses` all hold `id`, and reports it the first time.
     func noteDuplicate(_ id: String, in addresses: [PartitionAddress]) {
         guard let collection = addresses.first?.collection else { return }
-        let before = duplicates[collection]?[id] ?? []
+        let before = idIndex.copies(of: id, in: collection) ?? []
         let keys = before.union(addresses.map(\.key))
         guard keys != before else { return }
-        duplicates[collection, default: [:]][id] = keys
+        idIndex.setCopies(keys, of: id, in: collection)
         let error = duplicateError(collection: collection, granularity: addresses[0].granularity, id: id, keys: keys)
         report(.error, error.message, path: error.path.map { path in error.line.map { "\(path):\($0):\(error.column ?? 1)" } ?? path })
     }
@@ -33,20 +33,20 @@ extension StoreState {
     /// After `address` stopped holding `id`.
     func forgetCopy(of id: String, in address: PartitionAddress) {
         let collection = address.collection
-        guard var keys = duplicates[collection]?[id] else { return }
+        guard var keys = idIndex.copies(of: id, in: collection) else { return }
         keys.remove(address.key)
         if keys.count > 1 {
-            duplicates[collection]![id] = keys
+            idIndex.setCopies(keys, of: id, in: collection)
         } else {
-            duplicates[collection]![id] = nil
-            if let remaining = keys.first { indexes[collection]?[id] = remaining }
+            idIndex.setCopies(nil, of: id, in: collection)
+            if let remaining = keys.first { idIndex.place(id, at: remaining, in: collection) }
         }
     }
 
     /// Throws if `id` is known to be in more than one file, after checking the files again (a
     /// person may have deleted a copy since).
     func refuseDuplicate(collection: String, granularity: PartitionGranularity, id: String) throws(FolioError) {
-        guard let keys = duplicates[collection]?[id] else { return }
+        guard let keys = idIndex.copies(of: id, in: collection) else { return }
         for key in keys.sorted() {
             let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
             do {
@@ -56,7 +56,7 @@ extension StoreState {
                 continue
             }
         }
-        guard let now = duplicates[collection]?[id], now.count > 1 else { return }
+        guard let now = idIndex.copies(of: id, in: collection), now.count > 1 else { return }
         throw duplicateError(collection: collection, granularity: granularity, id: id, keys: now)
     }
 
@@ -81,7 +81,7 @@ extension StoreState {
             found.insert(id)
             noteDuplicate(id, in: [first, second])
         }
-        guard let known = duplicates[scan.collection], let granularity = scan.granularity else { return found }
+        guard let known = idIndex.copies(in: scan.collection), let granularity = scan.granularity else { return found }
         for id in known.keys.sorted() where !found.contains(id) && !known[id]!.isDisjoint(with: scan.keys) {
             // Known from the index: the other copy may be outside this selection.
             do { try refuseDuplicate(collection: scan.collection, granularity: granularity, id: id) } catch { found.insert(id) }

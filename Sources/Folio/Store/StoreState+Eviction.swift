@@ -16,16 +16,16 @@ extension StoreState {
     ///   again when the last observer leaves), and one whose announcement is pending stays.
     func mustStayInMemory(_ partition: Partition) -> Bool {
         let address = partition.address
-        return tracksChanges || touched.contains(address) || partition.holdsMerge || partition.adoptedSave
+        return changes.isTracking || touched.contains(address) || partition.holdsMerge || partition.adoptedSave
             || partition.unreadable != nil || partition.neverRead || partition.announced != nil
-            || pendingEdits[address] != nil || absorbedEdits[address] != nil
+            || handEdits.waits(at: address)
     }
 
     /// Keeps what the id index needs of an evicted partition: the identity of the file its ids
     /// were read from, so the index can still be saved without reading the file again.
     func forgetEvicted(_ partition: Partition) {
         let address = partition.address
-        guard address.granularity != .none, indexes[address.collection] != nil, let identity = partition.identity else { return }
-        indexIdentities[address.collection, default: [:]][address.key] = identity
+        guard address.granularity != .none, idIndex.isBuilt(address.collection), let identity = partition.identity else { return }
+        idIndex.remember(identity, of: address.key, in: address.collection)
     }
 }

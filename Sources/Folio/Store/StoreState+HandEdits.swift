@@ -2,14 +2,6 @@
 /// Folio reads is adopted in a journal record that makes it the partition's committed state and,
 /// for push collections, enqueues its commands, in one transaction.
 extension StoreState {
-    /// A person's save of a partition file, not yet adopted.
-    struct HandEdit {
-        /// The file as Folio last wrote it (its newest kept version).
-        var folio: PartitionFile.Contents
-        /// What Folio takes the save to hold (merged with Folio's newer state if it was stale).
-        var saved: PartitionFile.Contents
-    }
-
     /// What adopting the pending edits adds to a transaction's record.
     struct Adoption {
         var changes: [JournalRecord.Change] = []
@@ -23,15 +15,15 @@ extension StoreState {
     /// Notes (or forgets) the edit a partition load found.
     func noteEdit(_ address: PartitionAddress, _ reconciled: Reconciled?) {
         if let reconciled, let folio = reconciled.folio {
-            pendingEdits[address] = HandEdit(folio: folio, saved: reconciled.contents)
+            handEdits.note(HandEdit(folio: folio, saved: reconciled.contents), at: address)
         } else {
-            pendingEdits[address] = nil
+            handEdits.note(nil, at: address)
         }
     }
 
     /// Whether an edit of a registered collection waits to be adopted.
     var hasAdoptableEdits: Bool {
-        !isReadOnly && pendingEdits.keys.contains { syncModes[$0.collection] != nil }
+        !isReadOnly && handEdits.hasPending { outbox.syncModes[$0] != nil }
     }
 
     /// Takes the pending edits of registered collections and turns them into journal changes.
@@ -42,14 +34,14 @@ extension StoreState {
     func takeAdoption() -> Adoption {
         var adoption = Adoption()
         guard !isReadOnly else { return adoption }
-        for address in pendingEdits.keys.sorted() where syncModes[address.collection] != nil {
-            let edit = pendingEdits.removeValue(forKey: address)!
+        for address in handEdits.pendingAddresses(where: { outbox.syncModes[$0] != nil }) {
+            guard let edit = handEdits.takePending(at: address) else { continue }
             // The save becomes Folio's version at the next checkpoint even when the journal leaves
             // it as it is: otherwise the file stays a save, and every later read of it (a reopen,
             // or a reload after the partition left memory) would adopt it again.
             partitions.peek(address)?.adoptedSave = true
             var journalTouched = Set<String>()
-            for record in records {
+            for record in cursor.records {
                 for change in record.changes where change.address == address { journalTouched.insert(change.id) }
             }
             let collection = address.collection

@@ -152,9 +152,7 @@ extension StoreState {
                 report(.info, "saved by someone else while Folio was replacing it: read again and merged", path: path)
                 for save in saves { absorb(save, of: path) }
                 try reload(partition)
-                if pendingEdits[partition.address] == nil, let absorbed = absorbedEdits.removeValue(forKey: partition.address) {
-                    pendingEdits[partition.address] = absorbed
-                }
+                handEdits.absorbedBecomePending(at: partition.address)
                 try adoptEditsDuringCheckpoint()
             }
         }
@@ -193,7 +191,7 @@ extension StoreState {
             keep(PartitionFile.encode(reconciled.contents), of: path)
             // Adopted before the file is written as Folio's version (writeUnlessChanged).
             if let address = partitionAddress(of: path), let folio = reconciled.folio {
-                absorbedEdits[address] = HandEdit(folio: absorbedEdits[address]?.folio ?? folio, saved: reconciled.contents)
+                handEdits.absorb(reconciled.contents, madeOn: folio, at: address)
             }
         } catch {
             // Most often an edit in place caught half-written; the file itself is read again.
@@ -226,9 +224,7 @@ extension StoreState {
         }
         if merged {
             try reload(partition)
-            if pendingEdits[partition.address] == nil, let absorbed = absorbedEdits.removeValue(forKey: partition.address) {
-                pendingEdits[partition.address] = absorbed
-            }
+            handEdits.absorbedBecomePending(at: partition.address)
             try adoptEditsDuringCheckpoint()
         }
     }

@@ -22,7 +22,7 @@ extension StoreState {
             throw FolioError(.collectionMismatch, "\(E.self) declares collection \(name) partitioned by \(granularity), but the store has the unpartitioned file \(name).json", path: name + ".json")
         }
         collections[name] = granularity
-        syncModes[name] = E.syncMode
+        outbox.register(E.syncMode, for: name)
         return granularity
     }
 
@@ -88,7 +88,7 @@ extension StoreState {
                 : reconcile(contents, bytes: bytes, path: address.path)
             partition = Partition(address: address, identity: identity, contents: reconciled.contents)
             noteFile(bytes, of: partition, reconciled)
-            if tracksChanges, let hash = departed, hash != partition.fileHash, let before = keptState(hash, of: address.path) {
+            if changes.isTracking, let hash = departed, hash != partition.fileHash, let before = keptState(hash, of: address.path) {
                 noteReload(of: partition, before: before.entities)
             }
         } else {
@@ -102,7 +102,7 @@ extension StoreState {
 
     private func applyRecords(to partition: Partition) {
         guard touched.contains(partition.address) else { return }
-        for record in records {
+        for record in cursor.records {
             for change in record.changes where change.address == partition.address {
                 partition.apply(change)
             }
@@ -144,20 +144,20 @@ extension StoreState {
 
     private func updateIndex(for partition: Partition, previousIDs: Set<String>) {
         let address = partition.address
-        guard address.granularity != .none, indexes[address.collection] != nil else { return }
+        guard address.granularity != .none, idIndex.isBuilt(address.collection) else { return }
         // Saved again only when it changed: a reader that loads files the index already describes
         // must not rewrite years of ids when it closes.
-        var changed = partition.identity != indexIdentities[address.collection]?[address.key]
+        var changed = partition.identity != idIndex.identity(of: address.key, in: address.collection)
         for id in previousIDs where partition.entities[id] == nil {
             forgetCopy(of: id, in: address)
-            if indexes[address.collection]![id] == address.key { indexes[address.collection]![id] = nil }
+            idIndex.remove(id, from: address)
             changed = true
         }
         for id in partition.entities.keys {
-            if indexes[address.collection]![id] != address.key { changed = true }
+            if idIndex.key(of: id, in: address.collection) != address.key { changed = true }
             index(id, in: address)
         }
-        if changed { indexDirty.insert(address.collection) }
+        if changed { idIndex.markChanged(address.collection) }
     }
 
     /// The addresses a selection covers, in path order: files on disk plus partitions that exist
@@ -235,19 +235,33 @@ extension StoreState {
             let address = PartitionAddress(collection: collection, granularity: .none, key: .whole)
             return try partition(address).entities[id] == nil ? nil : address
         }
-        if indexes[collection] == nil {
+        if !idIndex.isBuilt(collection) {
+            // A process that has not built the index yet (a cold `get`, a widget adding one todo)
+            // asks the saved index first: it answers when nothing changed since it was saved.
+            if !touched.contains(where: { $0.collection == collection }), !partitions.addresses.contains(where: { $0.collection == collection }) {
+                let files = try addresses(collection: collection, granularity: granularity, selection: .all)
+                switch try IndexFile.lookUp(fileSystem, collection: collection, id: id, files: files) {
+                case .absent:
+                    return nil
+                case .at(let key):
+                    let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
+                    if try partition(address).entities[id] != nil { return address }
+                case .unknown:
+                    break
+                }
+            }
             try buildIndex(collection: collection, granularity: granularity)
         }
-        if indexes[collection]![id] == nil, let broken = unindexed[collection], !broken.isEmpty {
+        if idIndex.key(of: id, in: collection) == nil, case let broken = idIndex.unreadableFiles(in: collection), !broken.isEmpty {
             // Files that were broken may have been fixed since.
             for address in broken.keys.sorted() { indexPartition(address) }
-            if strict, indexes[collection]![id] == nil, let problem = unindexed[collection]!.values.first {
+            if strict, idIndex.key(of: id, in: collection) == nil, let problem = idIndex.unreadableFiles(in: collection).values.first {
                 throw FolioError(.corruptFile, "cannot tell whether \"\(id)\" exists: \(problem.message)",
                                  path: problem.path, line: problem.line, column: problem.column, entityID: id)
             }
         }
         try refuseDuplicate(collection: collection, granularity: granularity, id: id)
-        guard let key = indexes[collection]![id] else { return nil }
+        guard let key = idIndex.key(of: id, in: collection) else { return nil }
         let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
         // Verify: the file may have changed since the index learnt the id.
         return try partition(address).entities[id] == nil ? nil : address
@@ -256,13 +270,12 @@ extension StoreState {
     func indexPartition(_ address: PartitionAddress) {
         do {
             let partition = try partition(address)
-            unindexed[address.collection]?[address] = nil
+            idIndex.noteReadable(address)
             for id in partition.entities.keys { index(id, in: address) }
         } catch {
-            if unindexed[address.collection]?[address] == nil {
+            if idIndex.noteUnreadable(address, error) {
                 report(.error, "\(error.message); its entities cannot be found by id until it is fixed", path: error.path)
             }
-            unindexed[address.collection]?[address] = error
         }
     }
 

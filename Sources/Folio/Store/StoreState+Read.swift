@@ -30,11 +30,11 @@ extension StoreState {
             return []
         }
         var result: [E] = []
-        var scan = DuplicateScan(collection: E.collection, indexed: indexes[E.collection] != nil, partitions: addresses.count)
+        var scan = DuplicateScan(collection: E.collection, indexed: idIndex.isBuilt(E.collection), partitions: addresses.count)
         let filter = try fieldFilter(query.predicate, over: addresses)
         let scannable = { (address: PartitionAddress) in
-            !self.tracksChanges && !self.touched.contains(address) && self.pendingEdits[address] == nil
-                && self.absorbedEdits[address] == nil && overlay?.staged[address] == nil
+            !self.changes.isTracking && !self.touched.contains(address) && !self.handEdits.waits(at: address)
+                && overlay?.staged[address] == nil
         }
         try forEachPartition(addresses, decoding: E.self, matching: query.predicate, filter: filter, scannable: scannable) { item throws(FolioError) in
             let partition: Partition, matches: [E]?
@@ -42,7 +42,7 @@ extension StoreState {
             case .scanned(let address, let ids, let scanned):
                 // An id the index places elsewhere (another process wrote the file since): the
                 // load updates the index and finds an id in two files, as a read would.
-                if let index = indexes[E.collection], ids.contains(where: { index[$0] != address.key }) { indexPartition(address) }
+                if let index = idIndex.locations(in: E.collection), ids.contains(where: { index[$0] != address.key }) { indexPartition(address) }
                 scan.note(address, ids: ids)
                 partitionsScanned += 1
                 result.append(contentsOf: scanned)

@@ -19,9 +19,10 @@ extension StoreState {
     ///   (and how many more there are), and what to do.
     func checkOrigin() throws(FolioError) -> FolderOrigin {
         try refreshJournal()
-        let log: WrittenLog.Contents
+        var log: WrittenLog.Contents
         do {
-            guard let contents = try writtenLog.read() else { return .noLog }
+            // The header tells the store from a copy; only a copy needs the whole log.
+            guard let contents = try writtenLog.read(headerOnly: true) else { return .noLog }
             log = contents
         } catch where error.code == .corruptFile {
             report(.warning, "\(error.message); it is made again from the files", path: WrittenLog.path)
@@ -30,7 +31,9 @@ extension StoreState {
         }
         let check = CopyCheck(fileSystem: fileSystem)
         guard try check.isCopy(log) else { return .original }
-        let findings = try check.findings(log, firstTransaction: header?.firstTransaction, end: nextTransaction)
+        guard let whole = try writtenLog.read() else { return .noLog }
+        log = whole
+        let findings = try check.findings(log, firstTransaction: cursor.header?.firstTransaction, end: cursor.nextTransaction)
         if let first = findings.first { throw Self.inconsistentCopy(first, more: findings.count - 1) }
         // The copied kept versions are from other instants than the files: recovery must not
         // merge or adopt against them (a file newer than them would read as a person's save).
@@ -84,7 +87,7 @@ extension StoreState {
     /// Notes, before a checkpoint replaces or removes a file, what the file will hold (nil: no
     /// file): it contains every record before the current transaction number.
     func noteWrite(_ path: String, _ hash: ContentHash?) throws(FolioError) {
-        try writtenAppender?.add(WrittenLog.line(path, WrittenLog.Entry(transaction: nextTransaction, hash: hash)))
+        try writtenAppender?.add(WrittenLog.line(path, WrittenLog.Entry(transaction: cursor.nextTransaction, hash: hash)))
     }
 
     /// Ends a checkpoint's lines: `C t` when the journal is about to be emptied at `t`, then one
@@ -93,10 +96,10 @@ extension StoreState {
     func finishWrittenLog(checkpoint: Bool, sync: Bool = true) throws(FolioError) {
         guard let appender = writtenAppender else { return }
         writtenAppender = nil
-        if checkpoint { try appender.add("C \(nextTransaction)\n") }
+        if checkpoint { try appender.add("C \(cursor.nextTransaction)\n") }
         try appender.finish(sync: sync)
         if try writtenLog.size() > WrittenLog.compactionSize {
-            try rewriteWrittenLog(fromFiles: false, since: checkpoint ? nextTransaction : nil)
+            try rewriteWrittenLog(fromFiles: false, since: checkpoint ? cursor.nextTransaction : nil)
         }
     }
 
@@ -107,7 +110,7 @@ extension StoreState {
     ///   be) emptied at; by default the journal's.
     func rewriteWrittenLog(fromFiles: Bool, keepVersions: Bool = false, since: UInt64? = nil) throws(FolioError) {
         guard let origin = try writtenLog.origin() else { return }
-        let since = since ?? header?.firstTransaction ?? nextTransaction
+        let since = since ?? cursor.header?.firstTransaction ?? cursor.nextTransaction
         var latest: [String: WrittenLog.Entry] = [:]
         if !fromFiles, let log = try writtenLog.read() {
             for (path, entries) in log.history {

@@ -1,4 +1,5 @@
 @testable import Folio
+import FolioCrashSupport
 import Foundation
 import Testing
 
@@ -74,6 +75,88 @@ import Testing
         #expect(try await store.fetch(Query<Todo>(.month("2025-04"))).count == 30)
         try await store.close()
         #expect(try inode() == saved, "the index was written again by a process that changed nothing")
+    }
+
+    /// `get` in a fresh process, which asks the saved index before building it, against a model
+    /// of which files hold which ids, while people copy entities into other days (an id in two
+    /// files: `get` must refuse), remove them, add day files, and Folio writes: the saved index
+    /// must never answer for files that changed since it was saved.
+    @Test func aFreshGetAnswersAsTheFilesSay() async throws {
+        let seed = UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SplitMix64(seed: seed)
+        func pick(_ count: Int) -> Int { Int(random.next() % UInt64(count)) }
+        let folder = TemporaryFolder()
+        let days = (10...29).map { "2025-05-\($0)" }
+        var files: [String: [UUID: String]] = [:]   // day → id → title
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        var todos: [Todo] = []
+        for number in 0..<40 { todos.append(todo("todo \(number)", on: days[pick(days.count)])) }
+        try await store.write { [todos] tx in for todo in todos { try tx.upsert(todo) } }
+        for todo in todos { files[todo.date, default: [:]][todo.id] = todo.title }
+        try await store.close()
+        var answered = 0, refused = 0
+        for round in 0..<12 {
+            switch pick(4) {
+            case 0:   // a person copies an entity into another day
+                let (day, entities) = files.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }[pick(files.filter { !$0.value.isEmpty }.count)]
+                let id = entities.keys.sorted { $0.uuidString < $1.uuidString }[pick(entities.count)]
+                let other = days[pick(days.count)]
+                guard other != day, files[other]?[id] == nil else { break }
+                try addEntity(folder, id: id, from: day, to: other, title: "copy \(round)")
+                files[other, default: [:]][id] = "copy \(round)"
+            case 1:   // a person removes an entity
+                let (day, entities) = files.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }[pick(files.filter { !$0.value.isEmpty }.count)]
+                let id = entities.keys.sorted { $0.uuidString < $1.uuidString }[pick(entities.count)]
+                try HandEditSyncTests.editByHand(folder.file("todos/2025-05/\(day).json"), id: id.uuidString, field: "title", json: nil)
+                files[day]![id] = nil
+            case 2:   // Folio writes: a new todo, or a todo moved when its id is in one file only
+                store = try await Store.open(at: folder.url, configuration: .testing())
+                let fresh = todo("new \(round)", on: days[pick(days.count)])
+                try await store.write { tx in try tx.upsert(fresh) }
+                files[fresh.date, default: [:]][fresh.id] = fresh.title
+                try await store.close()
+            default:
+                break
+            }
+            // A fresh process for every id: each `get` is the first of its process.
+            var holders: [UUID: [String]] = [:]
+            for (day, entities) in files { for id in entities.keys { holders[id, default: []].append(day) } }
+            let twice = holders.keys.filter { holders[$0]!.count > 1 }.sorted { $0.uuidString < $1.uuidString }
+            let once = holders.keys.filter { holders[$0]!.count == 1 }.sorted { $0.uuidString < $1.uuidString }
+            for id in twice.prefix(3) + once.shuffled(using: &random).prefix(5) + [UUID()] {
+                store = try await Store.open(at: folder.url, configuration: .testing())
+                let places = holders[id] ?? []
+                do {
+                    let found = try await store.get(Todo.self, id: id)
+                    #expect(places.count < 2, "round \(round), seed \(seed): \(id) is in \(places) yet get answered")
+                    if places.count == 1 { #expect(found?.title == files[places[0]]![id], "round \(round), seed \(seed)") }
+                    if places.isEmpty { #expect(found == nil, "round \(round), seed \(seed)") }
+                    answered += 1
+                } catch {
+                    #expect(places.count >= 2, "round \(round), seed \(seed): \(error)")
+                    refused += 1
+                }
+                try await store.close()
+            }
+        }
+        #expect(refused > 0, "no id was ever in two files (seed \(seed))")
+        print("fresh get: \(answered) answered as the files say, \(refused) refused (an id in two files) (seed \(seed))")
+    }
+
+    private func addEntity(_ folder: TemporaryFolder, id: UUID, from: String, to: String, title: String) throws {
+        let source = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.file("todos/2025-05/\(from).json"))) as? [String: Any]
+        var entity = try #require((source?["entities"] as? [String: Any])?[id.uuidString] as? [String: Any])
+        entity["title"] = title
+        entity["date"] = to
+        let url = folder.file("todos/2025-05/\(to).json")
+        var target: [String: Any] = ["entities": [String: Any]()]
+        if FileManager.default.fileExists(atPath: url.path) {
+            target = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        }
+        var entities = target["entities"] as? [String: Any] ?? [:]
+        entities[id.uuidString] = entity
+        target["entities"] = entities
+        try JSONSerialization.data(withJSONObject: target, options: [.prettyPrinted, .sortedKeys]).write(to: url)
     }
 
     @Test func anIndexEntryWhoseFileChangedIsIgnored() async throws {

@@ -67,9 +67,9 @@ extension StoreState {
     /// unchanged, by reading the partition files elsewhere.
     func buildIndex(collection: String, granularity: PartitionGranularity) throws(FolioError) {
         let persisted = IndexFile.read(fileSystem, collection: collection)
-        unindexed[collection] = [:]
-        // Filled as partitions leave memory during the build too (StoreState+Eviction.swift).
-        indexIdentities[collection] = [:]
+        // Identities are filled as partitions leave memory during the build too
+        // (StoreState+Eviction.swift).
+        idIndex.beginBuilding(collection)
         var persistedCount = 0
         var stale = false
         // The entries whose files are unchanged go in first, into one dictionary sized at once
@@ -86,28 +86,35 @@ extension StoreState {
                     twice.append((id, PartitionAddress(collection: collection, granularity: granularity, key: other)))
                     twice.append((id, address))
                 }
-                indexIdentities[collection, default: [:]][address.key] = entry.identity
+                idIndex.remember(entry.identity, of: address.key, in: collection)
                 persistedCount += 1
             } else {
                 toRead.append(address)
             }
         }
         for (id, _) in twice { fromEntries[id] = nil }
-        indexes[collection] = fromEntries
+        idIndex.setLocations(fromEntries, of: collection)
         for (id, address) in twice { index(id, in: address) }
         for address in toRead {
+            // A partition already in memory that is its file as the index saw it changes nothing.
+            if let cached = partitions.peek(address), !touched.contains(address), let entry = persisted[address.key],
+               cached.identity == entry.identity, Set(cached.entities.keys) == Set(entry.ids) {
+                indexPartition(address)
+                idIndex.remember(entry.identity, of: address.key, in: collection)
+                persistedCount += 1
+                continue
+            }
             stale = true
             indexPartition(address)
         }
-        if stale || persisted.count != persistedCount { indexDirty.insert(collection) }
+        if stale || persisted.count != persistedCount { idIndex.markChanged(collection) }
     }
 
     /// Saves the id indexes that changed since they were read (after a checkpoint, when the files
     /// hold everything). Failures are only reported: the index is derived data.
     func saveIndexes() {
-        for collection in indexDirty.sorted() {
-            guard let index = indexes[collection], unindexed[collection]?.isEmpty ?? true,
-                  duplicates[collection]?.isEmpty ?? true,
+        for collection in idIndex.changed.sorted() {
+            guard idIndex.isSavable(collection), let index = idIndex.locations(in: collection),
                   let granularity = collections[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
             else { continue }
             var entries: [PartitionKey: IndexFile.Entry] = [:]
@@ -115,7 +122,7 @@ extension StoreState {
             for (id, key) in index {
                 if entries[key] == nil {
                     let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
-                    guard let identity = partitions.peek(address)?.identity ?? indexIdentities[collection]?[key] else {
+                    guard let identity = partitions.peek(address)?.identity ?? idIndex.identity(of: key, in: collection) else {
                         complete = false
                         break
                     }
@@ -126,10 +133,70 @@ extension StoreState {
             guard complete else { continue }
             do {
                 try IndexFile.write(fileSystem, collection: collection, entries: entries)
-                indexDirty.remove(collection)
+                idIndex.markSaved(collection)
             } catch {
                 report(.warning, "could not save the id index (it is rebuilt when needed): \(error.message)", path: IndexFile.path(collection))
             }
+        }
+    }
+}
+
+extension IndexFile {
+    /// What the saved index alone says about one id.
+    enum LookUp: Equatable {
+        /// The index names exactly these files, all unchanged, and `id` is in this one only.
+        case at(PartitionKey)
+        /// The index names exactly these files, all unchanged, and none holds `id`.
+        case absent
+        /// The index cannot answer (missing, damaged, out of date, or `id` in two files): build it.
+        case unknown
+    }
+
+    /// Where `id` is, from the saved index without building it: one pass over its lines and one
+    /// `stat` of every partition file, where building it makes a table of every id. The answer
+    /// holds only when the index lists exactly the files in `files`, each with the identity it
+    /// has now, so it says what reading every file would say, an id in two files included
+    /// (``LookUp/unknown``, and the full index then reports it).
+    static func lookUp(_ fileSystem: FileSystem, collection: String, id: String, files: [PartitionAddress]) throws(FolioError) -> LookUp {
+        guard let (bytes, _) = try fileSystem.read(path(collection)) else { return .unknown }
+        let target = Array(id.utf8)
+        var found: [PartitionKey] = []
+        var listed: [PartitionKey: FileIdentity] = [:]
+        let parsed: Bool = bytes.withUnsafeBufferPointer { buffer in
+            var position = 0
+            func line() -> Range<Int>? {
+                guard position < buffer.count else { return nil }
+                var end = position
+                while end < buffer.count, buffer[end] != 0x0A { end += 1 }
+                defer { position = end + 1 }
+                return position..<end
+            }
+            guard let first = line(), buffer[first].elementsEqual(header.utf8) else { return false }
+            while let range = line() {
+                if range.isEmpty, position >= buffer.count { break }   // the final newline
+                let fields = String(decoding: buffer[range], as: UTF8.self).split(separator: " ")
+                guard fields.count == 8, fields[0] == "P",
+                      let key = PartitionKey.day(parsing: String(fields[1])) ?? PartitionKey.month(parsing: String(fields[1])),
+                      let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
+                      let modified = Int64(fields[5]), let changed = Int64(fields[6]), let count = Int(fields[7]),
+                      listed[key] == nil
+                else { return false }
+                listed[key] = FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: changed, isDirectory: false)
+                for _ in 0..<count {
+                    guard let idLine = line() else { return false }
+                    if idLine.count == target.count, buffer[idLine].elementsEqual(target) { found.append(key) }
+                }
+            }
+            return true
+        }
+        guard parsed, listed.count == files.count else { return .unknown }
+        for file in files {
+            guard let recorded = listed[file.key], try fileSystem.identity(file.path) == recorded else { return .unknown }
+        }
+        switch found.count {
+        case 0: return .absent
+        case 1: return .at(found[0])
+        default: return .unknown
         }
     }
 }

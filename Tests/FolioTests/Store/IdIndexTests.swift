@@ -1,0 +1,120 @@
+@testable import Folio
+import FolioCrashSupport
+import Foundation
+import Testing
+
+/// The id index alone (Store/Index/IdIndex.swift), without files: it follows the journal's
+/// changes so that a built collection's index always names the partition that holds each id.
+/// The expectation is the truth itself (which day holds which id, as FORMAT.md's records say:
+/// an entity lives in exactly one partition; a move removes it from one and sets it in another,
+/// in either order within a record), not a copy of the index's bookkeeping.
+@Suite struct IdIndexTests {
+    private static let days = (10...13).map { PartitionKey.day(parsing: "2026-11-\($0)")! }
+
+    private static func address(_ collection: String, _ key: PartitionKey) -> PartitionAddress {
+        PartitionAddress(collection: collection, granularity: .day, key: key)
+    }
+
+    /// Random creates, moves (set first or remove first), deletes, rebuilds and forgets over two
+    /// collections, 500 steps from a seed: after each, a built collection's index gives every
+    /// id's true partition and none for a deleted id; one never built gives none.
+    @Test func aBuiltIndexFollowsCreatesMovesAndDeletes() {
+        let seed = ProcessInfo.processInfo.environment["FOLIO_INDEX_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SplitMix64(seed: seed)
+        let collections = ["notes", "todos"]
+        let ids = (0..<8).map { "id\($0)" }
+        let index = IdIndex()
+        var truth: [String: [String: PartitionKey]] = [:]   // collection → id → day
+        var counts = (creates: 0, moves: 0, deletes: 0, builds: 0, forgets: 0)
+        for step in 0..<500 {
+            let collection = collections[Int(random.next() % 2)]
+            let id = ids[Int(random.next() % UInt64(ids.count))]
+            let day = Self.days[Int(random.next() % UInt64(Self.days.count))]
+            switch random.next() % 10 {
+            case 0:
+                // A build: what the store found reading every file.
+                index.beginBuilding(collection)
+                index.setLocations(truth[collection] ?? [:], of: collection)
+                counts.builds += 1
+            case 1:
+                index.forgetLocations()
+                counts.forgets += 1
+            default:
+                if let current = truth[collection]?[id] {
+                    if random.next() % 3 == 0 {
+                        index.apply(id, at: Self.address(collection, current), exists: false)
+                        truth[collection]![id] = nil
+                        counts.deletes += 1
+                    } else if current != day {
+                        let setFirst = random.next() % 2 == 0
+                        if setFirst { index.apply(id, at: Self.address(collection, day), exists: true) }
+                        index.apply(id, at: Self.address(collection, current), exists: false)
+                        if !setFirst { index.apply(id, at: Self.address(collection, day), exists: true) }
+                        truth[collection]![id] = day
+                        counts.moves += 1
+                    } else {
+                        index.apply(id, at: Self.address(collection, day), exists: true)
+                    }
+                } else {
+                    index.apply(id, at: Self.address(collection, day), exists: true)
+                    truth[collection, default: [:]][id] = day
+                    counts.creates += 1
+                }
+                if index.isBuilt(collection) {
+                    #expect(index.changed.contains(collection), "seed \(seed), step \(step): a change to a built index is to save")
+                }
+            }
+            let wrong = collections.flatMap { name in ids.map { (name, $0) } }.first { name, id in
+                index.key(of: id, in: name) != (index.isBuilt(name) ? truth[name]?[id] : nil)
+            }
+            if let (name, id) = wrong {
+                let expected = index.isBuilt(name) ? truth[name]?[id] : nil
+                Issue.record("seed \(seed), step \(step): \(name)/\(id) is at \(String(describing: index.key(of: id, in: name))), expected \(String(describing: expected))")
+                break
+            }
+        }
+        print("IdIndexTests seed \(seed): \(counts.creates) creates, \(counts.moves) moves, \(counts.deletes) deletes, "
+              + "\(counts.builds) builds, \(counts.forgets) forgets, every id where the model put it")
+    }
+
+    @Test func anIndexWithAnUnreadableFileOrAnIdInTwoFilesIsNotSaved() {
+        let index = IdIndex()
+        let broken = Self.address("todos", Self.days[0])
+        #expect(!index.isSavable("todos"), "not built")
+        index.beginBuilding("todos")
+        index.setLocations(["a": Self.days[1]], of: "todos")
+        #expect(index.isSavable("todos"))
+
+        let error = FolioError(.corruptFile, "does not parse", path: broken.path)
+        #expect(index.noteUnreadable(broken, error), "news the first time")
+        #expect(!index.noteUnreadable(broken, error), "known the second time")
+        #expect(index.unreadableFiles(in: "todos")[broken] != nil && index.allUnreadableFiles.count == 1)
+        #expect(!index.isSavable("todos"))
+        index.noteReadable(broken)
+        #expect(index.isSavable("todos"))
+
+        index.setCopies([Self.days[1], Self.days[2]], of: "a", in: "todos")
+        #expect(!index.isSavable("todos"))
+        index.forgetLocations()
+        #expect(!index.isBuilt("todos") && index.key(of: "a", in: "todos") == nil)
+        #expect(index.copies(of: "a", in: "todos") == [Self.days[1], Self.days[2]], "an id in two files stays known")
+        index.setCopies(nil, of: "a", in: "todos")
+        #expect(index.copies(in: "todos")?.isEmpty == true)
+
+        index.markChanged("todos")
+        index.markSaved("todos")
+        #expect(index.changed.isEmpty)
+    }
+
+    @Test func identitiesAreRememberedUntilTheNextBuildOrForget() {
+        let index = IdIndex()
+        let identity = FileIdentity(device: 1, inode: 2, size: 3, modified: 4, changed: 5, isDirectory: false)
+        index.remember(identity, of: Self.days[0], in: "todos")
+        #expect(index.identity(of: Self.days[0], in: "todos") == identity)
+        index.beginBuilding("todos")
+        #expect(index.identity(of: Self.days[0], in: "todos") == nil)
+        index.remember(identity, of: Self.days[0], in: "todos")
+        index.forgetLocations()
+        #expect(index.identity(of: Self.days[0], in: "todos") == nil)
+    }
+}
