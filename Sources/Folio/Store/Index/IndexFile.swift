@@ -93,7 +93,7 @@ extension StoreState {
             }
         }
         for (id, _) in twice { fromEntries[id] = nil }
-        idIndex.setLocations(fromEntries, of: collection)
+        idIndex.setLocations(consume fromEntries, of: collection)   // not copied by the first change
         for (id, address) in twice { index(id, in: address) }
         for address in toRead {
             // A partition already in memory that is its file as the index saw it changes nothing.
