@@ -116,6 +116,9 @@ extension Store {
         var serverEntity: JSONValue?
         var collection: SyncedCollection?
         var advancingVersion: Bool = true
+        /// The server's entity as it arrived, if the caller has its bytes: compared with the stored
+        /// JSON without writing `serverEntity` out again.
+        var serverEntityBytes: Data?
     }
 
     /// Acknowledges consecutive commands, in order, in one transaction (one journal record): the
@@ -144,6 +147,7 @@ extension Store {
                 guard acknowledgement.advancingVersion else { continue }
                 if let warning = try Self.stageAcknowledged(command, sequence: sequence, version: acknowledgement.version,
                                                             serverEntity: acknowledgement.serverEntity,
+                                                            serverBytes: acknowledgement.serverEntityBytes,
                                                             collection: acknowledgement.collection, in: transaction,
                                                             outbox: outbox, acknowledgedWith: removed) {
                     warnings.append(warning)
@@ -157,7 +161,7 @@ extension Store {
     }
 
     private static func stageAcknowledged(_ command: JSONValue, sequence: UInt64, version: String?, serverEntity: JSONValue?,
-                                          collection: SyncedCollection?, in tx: Transaction, outbox: OutboxState,
+                                          serverBytes: Data?, collection: SyncedCollection?, in tx: Transaction, outbox: OutboxState,
                                           acknowledgedWith removed: Set<UInt64>) throws -> String? {
         let operation = command["operation"]?.stringValue
         guard operation == "upsert" || operation == "delete", let name = command["collection"]?.stringValue,
@@ -187,6 +191,17 @@ extension Store {
         let later = outbox.pending(collection: name, id: id).contains { $0.sequence > sequence }
         var warning: String?
         if !later, let serverEntity, let collection {
+            // The usual answer to a push: the server holds exactly the JSON this store holds. The
+            // entity then stays as it is, where it is (JSON this store wrote sits in the partition
+            // its fields name), and only the version is new: no decoding of the server's copy.
+            // Compared as bytes: strings that are only canonically equivalent are different JSON.
+            if let local = try tx.json(at: address, id: id) {
+                let stored = JSONWriter.compact(local)
+                if serverBytes.map({ $0.count == stored.count && $0.elementsEqual(stored) }) ?? (stored == JSONWriter.compact(serverEntity)) {
+                    try tx.stageVersion(version ?? "", at: address, id: id)
+                    return nil
+                }
+            }
             do {
                 let key = try collection.admit(serverEntity, id, tx.state.coder)
                 try tx.stageServerValue(serverEntity, at: PartitionAddress(collection: name, granularity: granularity, key: key),

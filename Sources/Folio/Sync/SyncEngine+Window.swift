@@ -106,14 +106,27 @@ extension SyncEngine {
         return .next
     }
 
+    /// The server's entity in an answer, as JSON. When it is byte for byte the command's own body
+    /// as sent (the usual answer to a push), it is the command's entity, parsed already when the
+    /// queue was read: not parsed again.
+    static func serverEntity(of item: AppliedPushes.Item) -> JSONValue? {
+        let command = item.request.command
+        if let entity = item.entity, entity == item.request.body, entity == command.body, command.operation == .upsert,
+           let parsed = command.json["entity"] {
+            return parsed
+        }
+        return json(item.entity)
+    }
+
     /// Acknowledges the applied commands in one transaction, then reports each as sent.
     func record(_ applied: inout AppliedPushes, report: inout DrainReport, touched: inout [String: Set<String>]) async throws {
         guard !applied.isEmpty else { return }
         let items = applied.items
         let acknowledgements = items.map { item in
-            Store.Acknowledgement(sequence: item.request.command.sequence, version: item.version, serverEntity: Self.json(item.entity),
+            Store.Acknowledgement(sequence: item.request.command.sequence, version: item.version,
+                                  serverEntity: Self.serverEntity(of: item),
                                   collection: item.request.command.collection.flatMap { configuration.collections[$0] },
-                                  advancingVersion: item.advancingVersion)
+                                  advancingVersion: item.advancingVersion, serverEntityBytes: item.entity)
         }
         // Relaxed: everything here can be had from the server again (see `Store.syncWrite`).
         _ = try await store.acknowledge(acknowledgements, durability: .relaxed)

@@ -80,6 +80,8 @@ enum DrainContender {
         let maxPasses = 10
         var passes = 0
         var sent = 0
+        let profiling = Profiling(batchSize: batchSize)
+        profiling.enable()
         let start = ContinuousClock.now
         while true {
             let report = try await engine.drainNow()
@@ -91,6 +93,7 @@ enum DrainContender {
             }
         }
         let elapsed = ContinuousClock.now - start
+        profiling.disable()
         await engine.stop()
 
         let pending = try await store.pendingCommandCount()
@@ -126,5 +129,27 @@ enum DrainContender {
             }
         }
         try await store.checkpoint()
+    }
+
+    /// Turns a `perf record --control fifo:…` on for the timed drain only, when
+    /// `FOLIO_BENCH_PERF_CONTROL` names the control FIFO (and `FOLIO_BENCH_PERF_BATCH`, if set,
+    /// the batch size to profile): `perf record -D -1 --control fifo:ctl,ack -g folio-bench …`.
+    private struct Profiling {
+        let control: String?
+
+        init(batchSize: Int) {
+            let environment = ProcessInfo.processInfo.environment
+            let wanted = environment["FOLIO_BENCH_PERF_BATCH"].flatMap(Int.init)
+            control = wanted == nil || wanted == batchSize ? environment["FOLIO_BENCH_PERF_CONTROL"] : nil
+        }
+
+        func enable() { send("enable\n") }
+        func disable() { send("disable\n") }
+
+        private func send(_ command: String) {
+            guard let control, let handle = FileHandle(forWritingAtPath: control) else { return }
+            handle.write(Data(command.utf8))
+            try? handle.close()
+        }
     }
 }

@@ -70,17 +70,7 @@ public final class HTTPTransport: BatchTransport {
 
     public func push(batch requests: [PushRequest]) async throws -> [PushOutcome] {
         if requests.count == 1 { return [try await push(requests[0])] }
-        var items: [JSONValue] = []
-        for request in requests {
-            let (method, path) = Self.route(request.command)
-            var item: [String: JSONValue] = [
-                "method": .string(method), "path": .string(path),
-                "headers": .object(Self.pushHeaders(request).mapValues { .string($0) }),
-            ]
-            if let body = request.body { item["body"] = try Self.parse(body, what: "a command's body") }
-            items.append(.object(item))
-        }
-        let body = Data(JSONWriter.compact(.object(["requests": .array(items)])))
+        let body = Data(try Self.batchBody(requests))
         let answer = await send(method: "POST", path: "_batch", headers: ["Content-Type": "application/json"], body: body)
         guard case .response(let status, _, let data) = answer, HTTPResponseClass(status: status) == .success else {
             // The batch itself failed: as if its first request had.
@@ -105,8 +95,10 @@ public final class HTTPTransport: BatchTransport {
             for (name, value) in response["headers"]?.objectValue ?? [:] {
                 if let text = value.stringValue { itemHeaders[name.lowercased()] = text }
             }
-            let itemBody = response["body"].map { $0 == .null ? Data() : Data(JSONWriter.compact($0)) } ?? Data()
-            let outcome = Self.outcome(of: .response(Int(itemStatus), itemHeaders, itemBody), for: requests[index].command)
+            // The body as parsed with the whole response: parsed once, written once (if at all).
+            let itemBody = response["body"] ?? .null
+            let outcome = Self.outcome(of: .response(Int(itemStatus), itemHeaders, Data()), for: requests[index].command,
+                                       parsedBody: itemBody)
             outcomes.append(outcome)
             guard case .applied = outcome else { break }
         }
@@ -142,16 +134,20 @@ public final class HTTPTransport: BatchTransport {
     }
 
     /// What an answer to a push means (PROTOCOL.md, "Responses to a push").
-    static func outcome(of answer: Answer, for command: OutboxCommand) -> PushOutcome {
-        let status: Int, headers: [String: String], body: Data
+    /// - Parameter parsedBody: The body already parsed (an item of a batch response, `.null` for
+    ///   none); then the answer's own body bytes are ignored.
+    static func outcome(of answer: Answer, for command: OutboxCommand, parsedBody: JSONValue? = nil) -> PushOutcome {
+        let status: Int, headers: [String: String], rawBody: Data
         switch answer {
         case .unreachable(let reason): return .unreachable(reason: reason)
         case .tooLarge(let status, let limit):
             return .retryLater(reason: "the server's answer is larger than the \(limit)-byte limit", status: status, after: nil)
         case .unauthorized(let reason): return .unauthorized(reason: reason)
         case .redirected(let reason): return .retryLater(reason: reason, status: nil, after: nil)
-        case .response(let s, let h, let b): (status, headers, body) = (s, h, b)
+        case .response(let s, let h, let b): (status, headers, rawBody) = (s, h, b)
         }
+        // Only the answers that quote their body need its bytes.
+        func body() -> Data { parsedBody.map { $0 == .null ? Data() : Data(JSONWriter.compact($0)) } ?? rawBody }
         let version = HTTPHeaders.version(fromETag: headers["etag"])
         let isDelete = command.operation == .delete
         if isDelete && (status == 404 || status == 410) { return .applied(version: nil, entity: nil) }
@@ -159,20 +155,20 @@ public final class HTTPTransport: BatchTransport {
         if command.operation == .upsert && (status == 404 || status == 410) { return .conflict(version: nil, entity: nil) }
         if status == 413 {
             return .rejected(FailureReason("the server refused the command as too large for it (413)", status: status,
-                                           details: ["body": HTTPHeaders.excerpt(body)]))
+                                           details: ["body": HTTPHeaders.excerpt(body())]))
         }
         switch HTTPResponseClass(status: status) {
         case .success:
             guard command.operation == .upsert else { return .applied(version: version, entity: nil) }
             do {
-                let entity = try entityBody(body, what: "the server's \(status) answer", about: command)
+                let entity = try entityBody(rawBody, parsed: parsedBody, what: "the server's \(status) answer", about: command)
                 return .applied(version: version, entity: entity)
             } catch {
                 return .retryLater(reason: describe(error), status: status, after: nil)
             }
         case .conflict:
             do {
-                let entity = try entityBody(body, what: "the server's \(status) answer", about: command)
+                let entity = try entityBody(rawBody, parsed: parsedBody, what: "the server's \(status) answer", about: command)
                 return .conflict(version: entity == nil ? nil : version, entity: entity)
             } catch {
                 return .retryLater(reason: describe(error), status: status, after: nil)
@@ -185,15 +181,21 @@ public final class HTTPTransport: BatchTransport {
             return .retryLater(reason: "the server answered \(status) (a redirect) with no usable Location", status: status, after: nil)
         case .permanent:
             return .rejected(FailureReason("the server refused the command with status \(status)", status: status,
-                                           details: ["body": HTTPHeaders.excerpt(body)]))
+                                           details: ["body": HTTPHeaders.excerpt(body())]))
         }
     }
 
     /// An entity in a body: nil for an empty body or `null`, else a JSON object, compacted. An
     /// entity whose `id` is not the command's is an answer about something else: unusable.
-    static func entityBody(_ body: Data, what: String, about command: OutboxCommand) throws(FolioError) -> Data? {
-        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return nil }
-        let value = try parse(body, what: what)
+    /// - Parameter parsed: The body already parsed, if it was (`.null` for none).
+    static func entityBody(_ body: Data, parsed: JSONValue? = nil, what: String, about command: OutboxCommand) throws(FolioError) -> Data? {
+        let value: JSONValue
+        if let parsed {
+            value = parsed
+        } else {
+            if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return nil }
+            value = try parse(body, what: what)
+        }
         if value == .null { return nil }
         guard value.objectValue != nil else { throw FolioError(.badResponse, "\(what) is not a JSON object") }
         if let expected = command.entityID, let id = value["id"] {
