@@ -36,17 +36,22 @@ enum IndexFile {
         var entries: [PartitionKey: Entry] = [:]
         var index = 1
         while index < lines.count, lines[index].hasPrefix("P ") {
-            let fields = lines[index].split(separator: " ")
-            guard fields.count == 8, let key = PartitionKey.day(parsing: String(fields[1])) ?? PartitionKey.month(parsing: String(fields[1])),
-                  let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
-                  let modified = Int64(fields[5]), let changed = Int64(fields[6]), let count = Int(fields[7]),
-                  index + count < lines.count
-            else { return [:] }
-            let identity = FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: changed, isDirectory: false)
+            guard let (key, identity, count) = partitionLine(lines[index]), index + count < lines.count else { return [:] }
             entries[key] = Entry(identity: identity, ids: Array(lines[(index + 1)...(index + count)]))
             index += count + 1
         }
         return entries
+    }
+
+    /// A `P <key> <device> <inode> <size> <modified> <changed> <count>` line.
+    static func partitionLine(_ line: String) -> (key: PartitionKey, identity: FileIdentity, count: Int)? {
+        let fields = line.split(separator: " ")
+        guard fields.count == 8, fields[0] == "P",
+              let key = PartitionKey.day(parsing: String(fields[1])) ?? PartitionKey.month(parsing: String(fields[1])),
+              let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
+              let modified = Int64(fields[5]), let changed = Int64(fields[6]), let count = Int(fields[7]), count >= 0
+        else { return nil }
+        return (key, FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: changed, isDirectory: false), count)
     }
 
     static func write(_ fileSystem: FileSystem, collection: String, entries: [PartitionKey: Entry]) throws(FolioError) {
@@ -174,14 +179,9 @@ extension IndexFile {
             guard let first = line(), buffer[first].elementsEqual(header.utf8) else { return false }
             while let range = line() {
                 if range.isEmpty, position >= buffer.count { break }   // the final newline
-                let fields = String(decoding: buffer[range], as: UTF8.self).split(separator: " ")
-                guard fields.count == 8, fields[0] == "P",
-                      let key = PartitionKey.day(parsing: String(fields[1])) ?? PartitionKey.month(parsing: String(fields[1])),
-                      let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
-                      let modified = Int64(fields[5]), let changed = Int64(fields[6]), let count = Int(fields[7]),
-                      listed[key] == nil
+                guard let (key, identity, count) = partitionLine(String(decoding: buffer[range], as: UTF8.self)), listed[key] == nil
                 else { return false }
-                listed[key] = FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: changed, isDirectory: false)
+                listed[key] = identity
                 for _ in 0..<count {
                     guard let idLine = line() else { return false }
                     if idLine.count == target.count, buffer[idLine].elementsEqual(target) { found.append(key) }
