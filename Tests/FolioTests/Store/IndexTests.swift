@@ -82,7 +82,9 @@ import Testing
     /// files: `get` must refuse), remove them, add day files, and Folio writes: the saved index
     /// must never answer for files that changed since it was saved.
     /// (Removing by hand one of two copies of an id is left out, and copies go into new day files
-    /// only: a person's save of a file Folio wrote is adopted as an edit, which moves the todo.)
+    /// only: a person's save of a file Folio wrote is adopted as an edit, which moves the todo.
+    /// Each removal leaves a mark of its own in the file: a save whose bytes equal a version
+    /// Folio wrote earlier reads as an editor's old buffer, FORMAT.md "Editing by hand".)
     @Test func aFreshGetAnswersAsTheFilesSay() async throws {
         let seed = ProcessInfo.processInfo.environment["FOLIO_FRESH_GET_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
         var random = SplitMix64(seed: seed)
@@ -126,7 +128,15 @@ import Testing
                 let (day, entities) = files.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }[pick(files.filter { !$0.value.isEmpty }.count)]
                 let id = entities.keys.sorted { $0.uuidString < $1.uuidString }[pick(entities.count)]
                 guard files.values.filter({ $0[id] != nil }).count == 1 else { break }
-                try HandEditSyncTests.editByHand(folder.file("todos/2025-05/\(day).json"), id: id.uuidString, field: "title", json: nil)
+                // With a mark of its own: a save whose bytes equal a version Folio wrote earlier
+                // reads as an editor saving an old buffer, and newer changes are kept over it.
+                let url = folder.file("todos/2025-05/\(day).json")
+                var contents = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+                var remaining = contents["entities"] as? [String: Any] ?? [:]
+                remaining[id.uuidString] = nil
+                contents["entities"] = remaining
+                contents["removedByHand"] = round
+                try JSONSerialization.data(withJSONObject: contents, options: [.prettyPrinted, .sortedKeys]).write(to: url)
                 files[day]![id] = nil
             case 3:   // a person adds a new todo to a day file that exists
                 let day = files.keys.filter { FileManager.default.fileExists(atPath: folder.file("todos/2025-05/\($0).json").path) }.sorted()
@@ -164,7 +174,12 @@ import Testing
                     let found = try await store.get(Todo.self, id: id)
                     #expect(places.count < 2, "round \(round), seed \(seed): \(id) is in \(places) yet get answered")
                     if places.count == 1 { #expect(found?.title == files[places[0]]![id], "round \(round), seed \(seed)") }
-                    if places.isEmpty { #expect(found == nil, "round \(round), seed \(seed)") }
+                    if places.isEmpty {
+                        let onDisk = days.filter { day in
+                            (try? String(contentsOf: folder.file("todos/2025-05/\(day).json"), encoding: .utf8))?.contains(id.uuidString) == true
+                        }
+                        #expect(found == nil, "round \(round), seed \(seed): files \(onDisk)")
+                    }
                     answered += 1
                 } catch {
                     let onDisk = days.filter { day in
@@ -226,10 +241,22 @@ import Testing
         var store = try await Store.open(at: folder.url, configuration: .testing())
         _ = try await store.get(Todo.self, id: ids["2025-06-15"]!)
         try await store.close()
-        try folder.write("folio-index 1\nP garbage\n", to: ".folio/index/todos")
-        store = try await Store.open(at: folder.url, configuration: .testing())
-        #expect(try await store.get(Todo.self, id: ids["2025-08-08"]!)?.title == "On 2025-08-08")
-        try await store.close()
-        #expect(try folder.text(".folio/index/todos").split(separator: "\n").count == 365 * 2 + 1)
+        let saved = try folder.text(".folio/index/todos")
+        // Damage of every kind the look-up and the build may meet: garbage, a count that is
+        // negative or runs past the end, a key twice, a truncated file.
+        let firstLine = try #require(saved.split(separator: "\n").dropFirst().first)
+        let head: String = firstLine.split(separator: " ").dropLast().joined(separator: " ")
+        let negative: String = "folio-index 1\n" + head + " -3\n"
+        let tooMany: String = "folio-index 1\n" + head + " 999999\n"
+        let twice: String = saved + String(firstLine) + "\n"
+        let damaged: [String] = ["folio-index 1\nP garbage\n", negative, tooMany, twice, String(saved.prefix(saved.count / 2))]
+        for (number, text) in damaged.enumerated() {
+            try folder.write(text, to: ".folio/index/todos")
+            store = try await Store.open(at: folder.url, configuration: .testing())
+            #expect(try await store.get(Todo.self, id: ids["2025-08-08"]!)?.title == "On 2025-08-08")
+            #expect(try await store.get(Todo.self, id: UUID()) == nil)
+            try await store.close()
+            #expect(try folder.text(".folio/index/todos").split(separator: "\n").count == 365 * 2 + 1, "damage \(number)")
+        }
     }
 }

@@ -36,7 +36,7 @@ enum IndexFile {
         var entries: [PartitionKey: Entry] = [:]
         var index = 1
         while index < lines.count, lines[index].hasPrefix("P ") {
-            guard let (key, identity, count) = partitionLine(lines[index]), index + count < lines.count else { return [:] }
+            guard let (key, identity, count) = partitionLine(lines[index]), index + count < lines.count, entries[key] == nil else { return [:] }
             entries[key] = Entry(identity: identity, ids: Array(lines[(index + 1)...(index + count)]))
             index += count + 1
         }
