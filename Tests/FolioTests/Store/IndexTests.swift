@@ -83,8 +83,8 @@ import Testing
     /// must never answer for files that changed since it was saved.
     /// (Removing by hand one of two copies of an id is left out, and copies go into new day files
     /// only: a person's save of a file Folio wrote is adopted as an edit, which moves the todo.
-    /// Each removal leaves a mark of its own in the file: a save whose bytes equal a version
-    /// Folio wrote earlier reads as an editor's old buffer, FORMAT.md "Editing by hand".)
+    /// Each removal leaves a mark of its own in the file: a save whose entities equal a version
+    /// Folio wrote earlier reads as an editor's old buffer, FORMAT.md "Limits of the merge".)
     @Test func aFreshGetAnswersAsTheFilesSay() async throws {
         let seed = ProcessInfo.processInfo.environment["FOLIO_FRESH_GET_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
         var random = SplitMix64(seed: seed)
@@ -128,7 +128,7 @@ import Testing
                 let (day, entities) = files.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }[pick(files.filter { !$0.value.isEmpty }.count)]
                 let id = entities.keys.sorted { $0.uuidString < $1.uuidString }[pick(entities.count)]
                 guard files.values.filter({ $0[id] != nil }).count == 1 else { break }
-                // With a mark of its own: a save whose bytes equal a version Folio wrote earlier
+                // With a mark of its own: a save whose entities equal a version Folio wrote earlier
                 // reads as an editor saving an old buffer, and newer changes are kept over it.
                 let url = folder.file("todos/2025-05/\(day).json")
                 var contents = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
