@@ -83,8 +83,8 @@ import Testing
     /// must never answer for files that changed since it was saved.
     /// (Removing by hand one of two copies of an id is left out, and copies go into new day files
     /// only: a person's save of a file Folio wrote is adopted as an edit, which moves the todo.
-    /// Each removal leaves a mark of its own in the file: a save whose entities equal a version
-    /// Folio wrote earlier reads as an editor's old buffer, FORMAT.md "Limits of the merge".)
+    /// Each removal also retitles another todo of the file, so the save never equals a version
+    /// Folio wrote earlier, which reads as an editor's old buffer, FORMAT.md "Limits of the merge".)
     @Test func aFreshGetAnswersAsTheFilesSay() async throws {
         let seed = ProcessInfo.processInfo.environment["FOLIO_FRESH_GET_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
         var random = SplitMix64(seed: seed)
@@ -124,20 +124,27 @@ import Testing
                 let other = free[pick(free.count)]
                 try addEntity(folder, id: id, from: day, to: other, title: "copy \(round)")
                 files[other, default: [:]][id] = "copy \(round)"
-            case 1:   // a person removes an entity (one in one file only: see the note at the top)
-                let (day, entities) = files.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }[pick(files.filter { !$0.value.isEmpty }.count)]
-                let id = entities.keys.sorted { $0.uuidString < $1.uuidString }[pick(entities.count)]
-                guard files.values.filter({ $0[id] != nil }).count == 1 else { break }
-                // With a mark of its own: a save whose entities equal a version Folio wrote earlier
-                // reads as an editor saving an old buffer, and newer changes are kept over it.
+            case 1:   // a person removes an entity (in one file only) and retitles another of that file
+                let candidates = files.filter { $0.value.count >= 2 }.sorted { $0.key < $1.key }
+                guard !candidates.isEmpty else { break }
+                let (day, entities) = candidates[pick(candidates.count)]
+                let ordered = entities.keys.sorted { $0.uuidString < $1.uuidString }
+                let id = ordered[pick(ordered.count)]
+                guard files.values.filter({ $0[id] != nil }).count == 1, let sibling = ordered.first(where: { $0 != id }) else { break }
+                // The retitle makes the save's entities unlike any version Folio wrote before: a
+                // save equal to an older version reads as made from it (FORMAT.md, "Limits of the
+                // merge"), and a todo added since would stay.
                 let url = folder.file("todos/2025-05/\(day).json")
                 var contents = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
                 var remaining = contents["entities"] as? [String: Any] ?? [:]
                 remaining[id.uuidString] = nil
+                var renamed = try #require(remaining[sibling.uuidString] as? [String: Any])
+                renamed["title"] = "retitled \(round)"
+                remaining[sibling.uuidString] = renamed
                 contents["entities"] = remaining
-                contents["removedByHand"] = round
                 try JSONSerialization.data(withJSONObject: contents, options: [.prettyPrinted, .sortedKeys]).write(to: url)
                 files[day]![id] = nil
+                files[day]![sibling] = "retitled \(round)"
             case 3:   // a person adds a new todo to a day file that exists
                 let day = files.keys.filter { FileManager.default.fileExists(atPath: folder.file("todos/2025-05/\($0).json").path) }.sorted()
                 guard !day.isEmpty else { break }
