@@ -11,6 +11,8 @@ struct FetchedFile: Sendable {
     /// Whether the bytes are the newest version Folio wrote (`.folio/versions/`): then the file is
     /// not a person's save and needs no reconciling. False when unknown.
     var isNewestKept = false
+    /// The bytes' hash, when checking the kept versions computed it.
+    var hash: ContentHash?
 
     /// Reads and parses a partition file; nil when it does not exist.
     static func fetch(_ path: String, fileSystem: FileSystem, checkingKeptVersions: Bool = false) throws(FolioError) -> FetchedFile? {
@@ -25,7 +27,9 @@ struct FetchedFile: Sendable {
         do { contents = .success(try PartitionFile.decode(bytes, path: path)) } catch { contents = .failure(error) }
         var file = FetchedFile(bytes: bytes, identity: identity, contents: contents)
         if checkingKeptVersions, case .success = contents {
-            file.isNewestKept = isNewestKept(bytes, path: path, fileSystem: fileSystem)
+            let hash = ContentHash(bytes)
+            file.hash = hash
+            file.isNewestKept = newestKept(path, fileSystem: fileSystem) == hash
         }
         return file
     }
@@ -33,11 +37,17 @@ struct FetchedFile: Sendable {
     /// Whether `bytes` are the newest version of `path` that Folio wrote (`.folio/versions/`):
     /// then they have the format's shape and are no person's save. False when unknown.
     static func isNewestKept(_ bytes: [UInt8], path: String, fileSystem: FileSystem) -> Bool {
+        guard let newest = newestKept(path, fileSystem: fileSystem) else { return false }
+        return newest == ContentHash(bytes)
+    }
+
+    /// The hash of the newest version of `path` Folio wrote, or nil when there is none or it is
+    /// unknown (the store then reconciles the file as usual, and reports what fails there).
+    private static func newestKept(_ path: String, fileSystem: FileSystem) -> ContentHash? {
         do {
-            let newest = try KeptVersions(fileSystem: fileSystem).versions(of: path).last { !$0.isEdit }
-            return newest?.hash == ContentHash(bytes)
+            return try KeptVersions(fileSystem: fileSystem).versions(of: path).last { !$0.isEdit }?.hash
         } catch {
-            return false   // unknown: the store reconciles the file as usual, and reports what fails there
+            return nil
         }
     }
 }

@@ -15,6 +15,12 @@ extension StoreState {
     /// it is. Never throws: versions that cannot be read are skipped (and reported).
     func reconcile(_ contents: PartitionFile.Contents, bytes: [UInt8], path: String) -> Reconciled {
         let hash = ContentHash(bytes)
+        var reconciled = reconcile(contents, bytes: bytes, hash: hash, path: path)
+        reconciled.hash = hash
+        return reconciled
+    }
+
+    private func reconcile(_ contents: PartitionFile.Contents, bytes: [UInt8], hash: ContentHash, path: String) -> Reconciled {
         var candidates: [(name: String, contents: PartitionFile.Contents)] = []   // newest first
         var isKept = false
         var written: PartitionFile.Contents?
@@ -87,6 +93,8 @@ extension StoreState {
         var kept: Bool
         /// Folio's newest version when the file is a person's save (an edit to adopt), else nil.
         var folio: PartitionFile.Contents? = nil
+        /// The file's hash when it was already computed (it is what the partition remembers).
+        var hash: ContentHash? = nil
     }
 
     /// A kept version, or nil if it is gone or damaged (it is then ignored).
@@ -101,7 +109,7 @@ extension StoreState {
 
     /// Notes the bytes of the file a partition was just loaded from (nil: no file).
     func noteFile(_ bytes: [UInt8]?, of partition: Partition, _ reconciled: Reconciled?) {
-        partition.fileHash = bytes.map(ContentHash.init)
+        partition.fileHash = reconciled?.hash ?? bytes.map(ContentHash.init)
         partition.holdsMerge = reconciled?.merged == true
         partition.unkeptFile = reconciled?.kept == false ? bytes : nil
         noteEdit(partition.address, reconciled)

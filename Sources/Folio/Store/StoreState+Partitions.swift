@@ -84,7 +84,7 @@ extension StoreState {
                 return placeholder
             }
             // The common case, Folio's own newest version, needs no reconciling.
-            let reconciled = file.isNewestKept ? Reconciled(contents: contents, merged: false, kept: true)
+            let reconciled = file.isNewestKept ? Reconciled(contents: contents, merged: false, kept: true, hash: file.hash)
                 : reconcile(contents, bytes: bytes, path: address.path)
             partition = Partition(address: address, identity: identity, contents: reconciled.contents)
             noteFile(bytes, of: partition, reconciled)
