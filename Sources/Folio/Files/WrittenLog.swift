@@ -42,10 +42,20 @@ struct WrittenLog {
     let fileSystem: FileSystem
 
     /// The log, or nil when there is none. A log whose first line is not a header reads as damage.
+    func read() throws(FolioError) -> Contents? {
+        guard let bytes = try bytes() else { return nil }
+        return try Self.contents(bytes)
+    }
+
+    /// The log's bytes, or nil when there is none.
+    func bytes() throws(FolioError) -> [UInt8]? {
+        try fileSystem.read(Self.path)?.bytes
+    }
+
+    /// The log in `bytes`; a first line that is not a header is damage.
     /// - Parameter headerOnly: Parse the header only (its `history` and `checkpoints` stay empty):
     ///   all an open needs to tell the store from a copy of it.
-    func read(headerOnly: Bool = false) throws(FolioError) -> Contents? {
-        guard let (bytes, _) = try fileSystem.read(Self.path) else { return nil }
+    static func contents(_ bytes: [UInt8], headerOnly: Bool = false) throws(FolioError) -> Contents {
         guard let contents = Self.parse(bytes, headerOnly: headerOnly) else {
             throw FolioError(.corruptFile, "the first line is not a `folio-written 1` header", path: Self.path)
         }

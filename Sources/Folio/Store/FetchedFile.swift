@@ -21,33 +21,34 @@ struct FetchedFile: Sendable {
     }
 
     /// Parses a partition file's bytes as just read.
+    /// - Parameter kept: The bytes' kept-version check when the caller made it already.
     static func parse(_ bytes: [UInt8], identity: FileIdentity, path: String, fileSystem: FileSystem,
-                      checkingKeptVersions: Bool = false) -> FetchedFile {
+                      checkingKeptVersions: Bool = false, kept: KeptCheck? = nil) -> FetchedFile {
         let contents: Result<PartitionFile.Contents, FolioError>
         do { contents = .success(try PartitionFile.decode(bytes, path: path)) } catch { contents = .failure(error) }
         var file = FetchedFile(bytes: bytes, identity: identity, contents: contents)
         if checkingKeptVersions, case .success = contents {
-            let hash = ContentHash(bytes)
-            file.hash = hash
-            file.isNewestKept = newestKept(path, fileSystem: fileSystem) == hash
+            let check = kept ?? KeptCheck(bytes, path: path, fileSystem: fileSystem)
+            file.hash = check.hash
+            file.isNewestKept = check.isNewest
         }
         return file
     }
 
-    /// Whether `bytes` are the newest version of `path` that Folio wrote (`.folio/versions/`):
-    /// then they have the format's shape and are no person's save. False when unknown.
-    static func isNewestKept(_ bytes: [UInt8], path: String, fileSystem: FileSystem) -> Bool {
-        guard let newest = newestKept(path, fileSystem: fileSystem) else { return false }
-        return newest == ContentHash(bytes)
-    }
+    /// A file's bytes against `.folio/versions/`: their hash, and whether they are the newest
+    /// version Folio wrote (then they have the format's shape and are no person's save; false
+    /// when unknown, and the store reconciles the file as usual and reports what fails there).
+    struct KeptCheck: Sendable {
+        var hash: ContentHash
+        var isNewest: Bool
 
-    /// The hash of the newest version of `path` Folio wrote, or nil when there is none or it is
-    /// unknown (the store then reconciles the file as usual, and reports what fails there).
-    private static func newestKept(_ path: String, fileSystem: FileSystem) -> ContentHash? {
-        do {
-            return try KeptVersions(fileSystem: fileSystem).versions(of: path).last { !$0.isEdit }?.hash
-        } catch {
-            return nil
+        init(_ bytes: [UInt8], path: String, fileSystem: FileSystem) {
+            hash = ContentHash(bytes)
+            do {
+                isNewest = try KeptVersions(fileSystem: fileSystem).versions(of: path).last { !$0.isEdit }?.hash == hash
+            } catch {
+                isNewest = false
+            }
         }
     }
 }

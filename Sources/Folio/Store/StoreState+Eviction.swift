@@ -21,6 +21,13 @@ extension StoreState {
             || handEdits.waits(at: address)
     }
 
+    /// Whether what this process holds of a partition is exactly its file: none in memory, or
+    /// one that may leave (nothing in the journal, no merge, no save to adopt, not observed).
+    /// Then what the saved id index says of the file holds for the partition too.
+    func memoryIsFile(_ address: PartitionAddress) -> Bool {
+        !touched.contains(address) && (partitions.peek(address).map { !mustStayInMemory($0) } ?? true)
+    }
+
     /// Keeps what the id index needs of an evicted partition: the identity of the file its ids
     /// were read from, so the index can still be saved without reading the file again.
     func forgetEvicted(_ partition: Partition) {

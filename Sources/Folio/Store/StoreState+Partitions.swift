@@ -239,11 +239,9 @@ extension StoreState {
             // A process that has not built the index yet (a cold `get`, a widget adding one todo)
             // asks the saved index first: it answers when nothing changed since it was saved.
             // Partitions in memory must be their files (a read's second, locked pass finds the
-            // one its first pass loaded): nothing in the journal, no merge, no save to adopt.
-            let cachedAreFiles = partitions.addresses.allSatisfy { address in
-                address.collection != collection || partitions.peek(address).map { !mustStayInMemory($0) } ?? true
-            }
-            if cachedAreFiles, !touched.contains(where: { $0.collection == collection }) {
+            // one its first pass loaded).
+            if partitions.addresses.allSatisfy({ $0.collection != collection || memoryIsFile($0) }),
+               !touched.contains(where: { $0.collection == collection }) {
                 let files = try addresses(collection: collection, granularity: granularity, selection: .all)
                 switch try IndexFile.lookUp(fileSystem, collection: collection, id: id, files: files) {
                 case .absent:

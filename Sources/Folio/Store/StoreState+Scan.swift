@@ -86,11 +86,13 @@ struct Prefetched<E: Entity>: Sendable {
     static func fetch(_ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?,
                       filter: FieldFilter? = nil) throws(FolioError) -> Prefetched {
         guard let (bytes, identity) = try fileSystem.read(address.path) else { return Prefetched(file: nil) }
-        if let filter, let predicate, FetchedFile.isNewestKept(bytes, path: address.path, fileSystem: fileSystem),
+        // Checked once, whether the file is then scanned or parsed.
+        let kept = FetchedFile.KeptCheck(bytes, path: address.path, fileSystem: fileSystem)
+        if let filter, let predicate, kept.isNewest,
            let scanned = scan(bytes, filter: filter, predicate: predicate, path: address.path) {
             return Prefetched(file: nil, scanned: scanned)
         }
-        let file = FetchedFile.parse(bytes, identity: identity, path: address.path, fileSystem: fileSystem, checkingKeptVersions: true)
+        let file = FetchedFile.parse(bytes, identity: identity, path: address.path, fileSystem: fileSystem, checkingKeptVersions: true, kept: kept)
         guard case .success(let contents) = file.contents else { return Prefetched(file: file) }
         var (values, _) = EntityCoder().decodeEach(E.self, from: contents.entities, path: address.path)
         for id in Array(values.keys) where Partition.keyMismatch(id: id, in: contents.entities[id]!, path: address.path) != nil {

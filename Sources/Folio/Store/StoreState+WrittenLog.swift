@@ -19,20 +19,19 @@ extension StoreState {
     ///   (and how many more there are), and what to do.
     func checkOrigin() throws(FolioError) -> FolderOrigin {
         try refreshJournal()
-        var log: WrittenLog.Contents
+        let bytes: [UInt8], header: WrittenLog.Contents
         do {
-            // The header tells the store from a copy; only a copy needs the whole log.
-            guard let contents = try writtenLog.read(headerOnly: true) else { return .noLog }
-            log = contents
+            // The header tells the store from a copy; only a copy needs the whole log parsed.
+            guard let read = try writtenLog.bytes() else { return .noLog }
+            (bytes, header) = (read, try WrittenLog.contents(read, headerOnly: true))
         } catch where error.code == .corruptFile {
             report(.warning, "\(error.message); it is made again from the files", path: WrittenLog.path)
             if !isReadOnly { try fileSystem.unlink(WrittenLog.path) }
             return .noLog
         }
         let check = CopyCheck(fileSystem: fileSystem)
-        guard try check.isCopy(log) else { return .original }
-        guard let whole = try writtenLog.read() else { return .noLog }
-        log = whole
+        guard try check.isCopy(header) else { return .original }
+        let log = try WrittenLog.contents(bytes)
         let findings = try check.findings(log, firstTransaction: cursor.header?.firstTransaction, end: cursor.nextTransaction)
         if let first = findings.first { throw Self.inconsistentCopy(first, more: findings.count - 1) }
         // The copied kept versions are from other instants than the files: recovery must not

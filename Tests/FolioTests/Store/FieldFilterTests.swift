@@ -187,6 +187,59 @@ struct ComputedNote: Entity, Equatable {
         try await reopened.close()
     }
 
+    /// The probe names the field each property is decoded from, following a rename, and names
+    /// none for a computed property: a query over `label` must read `"name"`, not fall back to
+    /// decoding (which would hide a probe that mapped nothing) nor read a wrong field.
+    @Test func theProbeFollowsRenamesAndRefusesComputedProperties() throws {
+        let coder = EntityCoder()
+        var random = SplitMix64(seed: 7)
+        let note = Self.randomNote(&random, day: "2031-01-10", number: 1)
+        let encoded = try coder.encode(note)
+        guard case .object(let sample) = encoded else { Issue.record("not an object"); return }
+        let predicate = #Predicate<ScanNote> { $0.label == "x" && $0.title != "" && !$0.done && $0.priority > 1 && $0.score < 2 }
+        let compiled: FieldFilter? = FieldFilter.compile(predicate)
+        let filter = try #require(compiled)
+        let keys = try #require(FieldProbe.keys(ScanNote.self, keyPaths: filter.keyPaths, sample: sample, coder: coder))
+        #expect(keys[\ScanNote.label] == "name")
+        #expect(keys[\ScanNote.title] == "title")
+        #expect(keys[\ScanNote.done] == "done")
+        #expect(keys[\ScanNote.priority] == "priority")
+        #expect(keys[\ScanNote.score] == "score")
+        #expect(filter.reading(keys)?.keys == ["name", "title", "done", "priority", "score"])
+
+        let computed = try coder.encode(ComputedNote(id: "a", day: "2031-01-10", open: true, heading: "h"))
+        guard case .object(let computedSample) = computed else { Issue.record("not an object"); return }
+        for predicate in [#Predicate<ComputedNote> { $0.open }, #Predicate<ComputedNote> { $0.heading == "h" }] {
+            let made: FieldFilter? = FieldFilter.compile(predicate)
+            let compiled = try #require(made)
+            let keys = FieldProbe.keys(ComputedNote.self, keyPaths: compiled.keyPaths, sample: computedSample, coder: coder)
+            #expect(keys == nil)
+        }
+    }
+
+    /// The byte search stands for `Collection.contains` only where a `Character` is one byte:
+    /// random ASCII texts with carriage returns and line feeds, and texts with combining marks,
+    /// give the answer of the generic `contains` that Foundation's predicate calls.
+    @Test func theByteSearchAgreesWithTheCharacterSearch() {
+        let seed = UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SplitMix64(seed: seed)
+        let pieces = ["a", "b", "ab", "\r", "\n", "\r\n", "e", "\u{301}", "é", " "]
+        func text(_ count: Int) -> String { (0..<count).map { _ in pieces[random.index(pieces.count)] }.joined() }
+        var checked = 0, plain = 0
+        for _ in 0..<5000 {
+            let whole = text(random.index(8)), part = text(random.index(4))
+            let expected = TextSearch.characters(whole, contain: part)
+            let starts = TextSearch.characters(whole, startWith: part)
+            if TextSearch.plainBytes(whole, part) {
+                plain += 1
+                #expect(TextSearch.contains(whole, part) == expected, "\(whole.debugDescription) contains \(part.debugDescription), seed \(seed)")
+                #expect(whole.utf8.starts(with: part.utf8) == starts, "\(whole.debugDescription) starts with \(part.debugDescription), seed \(seed)")
+            }
+            checked += 1
+        }
+        #expect(plain > 500 && plain < checked, "seed \(seed)")
+    }
+
     /// The scanner against the full parser, on files Folio's writer makes from random entities:
     /// the same ids, each range parses to the entity, each field's value is the parsed one.
     @Test func theScannerReadsWhatTheParserReads() throws {

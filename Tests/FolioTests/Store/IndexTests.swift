@@ -218,6 +218,37 @@ import Testing
         try JSONSerialization.data(withJSONObject: target, options: [.prettyPrinted, .sortedKeys]).write(to: url)
     }
 
+    /// The saved index's look-up against the files themselves: after a file changes in place (a
+    /// todo typed into it, no rename), and after a file is added, it must not answer from the
+    /// index (which would call the new todo absent); before, it answers where the todo is.
+    @Test func theLookUpAnswersOnlyForUnchangedFiles() async throws {
+        let folder = TemporaryFolder()
+        let ids = try yearOfDays(in: folder)
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        _ = try await store.get(Todo.self, id: ids["2025-06-15"]!)
+        try await store.close()
+        let fileSystem = FileSystem(root: folder.url.path)
+        func files() throws -> [PartitionAddress] {
+            try FileManager.default.subpathsOfDirectory(atPath: folder.file("todos").path).filter { $0.hasSuffix(".json") }.sorted().map {
+                PartitionAddress(collection: "todos", granularity: .day, key: try #require(PartitionKey.day(parsing: String($0.suffix(15).prefix(10)))))
+            }
+        }
+        let key = try #require(PartitionKey.day(parsing: "2025-03-02"))
+        #expect(try IndexFile.lookUp(fileSystem, collection: "todos", id: ids["2025-03-02"]!.uuidString, files: try files()) == .at(key))
+        #expect(try IndexFile.lookUp(fileSystem, collection: "todos", id: UUID().uuidString, files: try files()) == .absent)
+
+        // A todo typed into the file in place, as a script writing over it does.
+        let typed = UUID()
+        var text = try folder.text("todos/2025-03/2025-03-02.json")
+        text = text.replacingOccurrences(of: "{\"entities\": {", with: "{\"entities\": {\"\(typed.uuidString)\": {\"id\": \"\(typed.uuidString)\", \"title\": \"typed\", \"date\": \"2025-03-02\", \"done\": false, \"priority\": 0, \"createdAt\": \"2025-01-01T00:00:00Z\", \"updatedAt\": \"2025-01-01T00:00:00Z\"}, ")
+        try folder.writeQuickly(text, to: "todos/2025-03/2025-03-02.json")   // in place: the same inode
+        #expect(try IndexFile.lookUp(fileSystem, collection: "todos", id: typed.uuidString, files: try files()) == .unknown)
+        #expect(try IndexFile.lookUp(fileSystem, collection: "todos", id: ids["2025-06-15"]!.uuidString, files: try files()) == .unknown)
+        store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await store.get(Todo.self, id: typed)?.title == "typed")
+        try await store.close()
+    }
+
     @Test func anIndexEntryWhoseFileChangedIsIgnored() async throws {
         let folder = TemporaryFolder()
         let ids = try yearOfDays(in: folder)

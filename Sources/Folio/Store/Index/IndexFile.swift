@@ -84,8 +84,7 @@ extension StoreState {
         var twice: [(id: String, address: PartitionAddress)] = []
         var toRead: [PartitionAddress] = []
         for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
-            if !partitions.contains(address), !touched.contains(address), let entry = persisted[address.key],
-               try fileSystem.identity(address.path) == entry.identity {
+            if memoryIsFile(address), let entry = persisted[address.key], try fileSystem.identity(address.path) == entry.identity {
                 for id in entry.ids {
                     guard let other = fromEntries.updateValue(address.key, forKey: id) else { continue }
                     twice.append((id, PartitionAddress(collection: collection, granularity: granularity, key: other)))
@@ -101,14 +100,6 @@ extension StoreState {
         idIndex.setLocations(consume fromEntries, of: collection)   // not copied by the first change
         for (id, address) in twice { index(id, in: address) }
         for address in toRead {
-            // A partition already in memory that is its file as the index saw it changes nothing.
-            if let cached = partitions.peek(address), !touched.contains(address), let entry = persisted[address.key],
-               cached.identity == entry.identity, Set(cached.entities.keys) == Set(entry.ids) {
-                indexPartition(address)
-                idIndex.remember(entry.identity, of: address.key, in: collection)
-                persistedCount += 1
-                continue
-            }
             stale = true
             indexPartition(address)
         }

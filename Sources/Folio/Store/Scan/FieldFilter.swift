@@ -7,7 +7,7 @@ internal import Foundation
 /// Built from the `#Predicate`'s own expression tree, for the expressions listed below: each node
 /// is evaluated by the same generic operation as Foundation's own `evaluate`, so the result is the
 /// same, and only the key paths become field reads. Anything else (a computed property, an optional
-/// field, a method the list does not have) makes ``compile(_:keys:)`` return nil and the query
+/// field, a method the list does not have) makes ``compile(_:)`` return nil and the query
 /// decodes every entity as before. An entity whose field is missing or of another JSON type than
 /// the property is *undetermined* (``FieldUndetermined``): it is decoded and tested the usual way.
 ///
@@ -19,28 +19,31 @@ internal import Foundation
 /// Sendable by hand: `evaluate` is a pure function of its row built from the predicate's constants
 /// (strings, booleans, numbers), so the scan's threads may call it at once.
 struct FieldFilter: @unchecked Sendable {
-    /// The top-level fields the filter reads, in the order of a ``FieldRow``'s values.
-    let keys: [String]
+    /// The key paths of the entity the filter reads, with their kinds, in the order of a
+    /// ``FieldRow``'s values (what ``FieldProbe`` maps to fields).
+    let keyPaths: [(keyPath: AnyKeyPath, kind: FieldKind)]
+    /// The top-level field each of `keyPaths` is decoded from; empty until ``reading(_:)``.
+    private(set) var keys: [String] = []
     let evaluate: (FieldRow) throws -> Bool
 
     /// The filter for `predicate`, or nil when some part of it cannot be evaluated on fields.
-    /// - Parameter keys: The JSON field each key path of the entity reads, or nil when unknown.
-    static func compile<E>(_ predicate: Predicate<E>, keys: @escaping (AnyKeyPath, FieldKind) -> String?) -> FieldFilter? {
+    /// Its key paths are named fields by ``reading(_:)`` before it is used.
+    static func compile<E>(_ predicate: Predicate<E>) -> FieldFilter? {
         guard let compilable = predicate.expression as? any FieldCompilable else { return nil }
-        let compiler = FieldCompiler(variable: predicate.variable.key, keys: keys)
+        let compiler = FieldCompiler(variable: predicate.variable.key)
         guard let evaluate = compilable.compiledPredicate(compiler) else { return nil }
-        return FieldFilter(keys: compiler.keys, evaluate: evaluate)
+        return FieldFilter(keyPaths: compiler.keyPaths, evaluate: evaluate)
     }
 
-    /// The key paths of the entity the predicate reads, with their kinds (what ``FieldProbe``
-    /// must map); nil when the predicate cannot be compiled.
-    static func keyPaths<E>(_ predicate: Predicate<E>) -> [(AnyKeyPath, FieldKind)]? {
-        var found: [(AnyKeyPath, FieldKind)] = []
-        let filter = compile(predicate) { keyPath, kind in
-            found.append((keyPath, kind))
-            return "\(found.count)"
+    /// This filter reading each key path from its field; nil when one of them has none.
+    func reading(_ fields: [AnyKeyPath: String]) -> FieldFilter? {
+        var named = self
+        named.keys = []
+        for (keyPath, _) in keyPaths {
+            guard let key = fields[keyPath] else { return nil }
+            named.keys.append(key)
         }
-        return filter == nil ? nil : found
+        return named
     }
 }
 
@@ -68,23 +71,20 @@ struct FieldRow {
 /// property's type decodes: the entity is decoded and the predicate evaluated as usual.
 struct FieldUndetermined: Error {}
 
-/// Collects the fields a filter reads while it is compiled.
+/// Collects the key paths a filter reads while it is compiled.
 final class FieldCompiler {
     let variable: PredicateExpressions.VariableID
-    private let keysOf: (AnyKeyPath, FieldKind) -> String?
-    private(set) var keys: [String] = []
+    private(set) var keyPaths: [(keyPath: AnyKeyPath, kind: FieldKind)] = []
 
-    init(variable: PredicateExpressions.VariableID, keys: @escaping (AnyKeyPath, FieldKind) -> String?) {
+    init(variable: PredicateExpressions.VariableID) {
         self.variable = variable
-        self.keysOf = keys
     }
 
-    /// The position of the field the key path reads in a ``FieldRow``, or nil when unknown.
-    func slot(_ keyPath: AnyKeyPath, _ kind: FieldKind) -> Int? {
-        guard let key = keysOf(keyPath, kind) else { return nil }
-        if let index = keys.firstIndex(of: key) { return index }
-        keys.append(key)
-        return keys.count - 1
+    /// The position in a ``FieldRow`` of the value the key path reads.
+    func slot(_ keyPath: AnyKeyPath, _ kind: FieldKind) -> Int {
+        if let index = keyPaths.firstIndex(where: { $0.keyPath == keyPath }) { return index }
+        keyPaths.append((keyPath, kind))
+        return keyPaths.count - 1
     }
 }
 
@@ -148,7 +148,7 @@ extension PredicateExpressions.KeyPath: FieldCompilable {
         default:
             return nil
         }
-        guard let slot = compiler.slot(keyPath as AnyKeyPath, kind) else { return nil }
+        let slot = compiler.slot(keyPath as AnyKeyPath, kind)
         return { row in
             guard let value = try read(row.values[slot]) as? Output else { throw FieldUndetermined() }
             return value

@@ -2,37 +2,46 @@ internal import Foundation
 
 /// Which top-level JSON field each property a predicate reads is decoded from, learnt from the
 /// entity's own `Decodable` conformance: a sample entity of the store is decoded several times
-/// with every `String`, `Bool`, `Int`, `Int64` and `Double` field replaced by a marked value, and
-/// a property is mapped to a field only when it holds exactly that field's mark in every pass.
+/// with its `String`, `Bool`, `Int`, `Int64` and `Double` fields replaced, and a property is mapped
+/// to a field only when it holds exactly that field's value in every pass.
 ///
-/// So a `CodingKeys` rename is followed (`title` read from `"name"`), and a property that is
-/// computed, transformed or chosen between several fields (`done = !open`, `title = a ?? b`) is not
-/// mapped: the filter is then not compiled and the query decodes every entity, as before.
+/// The passes: every field marked with a value that names the pass and the field; every `Bool`
+/// false, then true; each `Bool` alone true and alone false; each other field alone at an edge
+/// (`""` or `0`, then `" "` or `-1`) with the rest marked. So a `CodingKeys` rename is followed
+/// (`label` read from `"name"`), and a property that is computed, transformed or chosen between
+/// fields (`open = !done`, `heading = title.isEmpty ? name : title`) is not mapped: the filter is
+/// then not used and the query decodes every entity, as before.
 enum FieldProbe {
     /// The JSON field of each key path, or nil when one of them cannot be mapped or the sample
     /// does not decode.
-    static func keys<E: Entity>(_ type: E.Type, keyPaths: [(AnyKeyPath, FieldKind)], sample: [String: JSONValue],
+    static func keys<E: Entity>(_ type: E.Type, keyPaths: [(keyPath: AnyKeyPath, kind: FieldKind)], sample: [String: JSONValue],
                                 coder: EntityCoder) -> [AnyKeyPath: String]? {
-        let registry = ProbeRegistry()
-        var passes: [ProbePass] = [.allFalse, .allTrue]
+        var passes: [ProbePass] = [ProbePass(number: 0, bools: false), ProbePass(number: 1, bools: true)]
         var decoded: [E] = []
+        func decode(_ pass: ProbePass) throws {
+            decoded.append(try E(from: ProbeDecoder(sample: sample, pass: pass, coder: coder)))
+        }
         do {
-            for pass in passes { decoded.append(try E(from: ProbeDecoder(sample: sample, pass: pass, registry: registry, coder: coder))) }
-            for key in registry.boolKeys {
-                for pass in [ProbePass.only(key, true), .only(key, false)] {
+            for pass in passes { try decode(pass) }
+            // The fields the first pass asked for, in the order it asked.
+            let asked = passes[0].handedOut
+            for (key, value) in asked {
+                let variants: [ProbePass.Edge] = value is Bool ? [.alone(true), .alone(false)] : [.empty, .other]
+                for variant in variants {
+                    let pass = ProbePass(number: passes.count, bools: false, edge: (key, variant))
                     passes.append(pass)
-                    decoded.append(try E(from: ProbeDecoder(sample: sample, pass: pass, registry: registry, coder: coder)))
+                    try decode(pass)
                 }
             }
         } catch {
             return nil
         }
         var result: [AnyKeyPath: String] = [:]
-        for (keyPath, kind) in keyPaths {
+        for (keyPath, _) in keyPaths {
             guard let path = keyPath as? PartialKeyPath<E> else { return nil }
             let values = decoded.map { $0[keyPath: path] }
-            let candidates = registry.keys.filter { key in
-                zip(passes, values).allSatisfy { pass, value in registry.holds(value, mark: key, kind: kind, pass: pass) }
+            let candidates = passes[0].handedOut.map(\.key).filter { key in
+                zip(passes, values).allSatisfy { pass, value in pass.handedOut(key).map { ProbePass.same($0, value) } ?? false }
             }
             guard candidates.count == 1 else { return nil }
             result[keyPath] = candidates[0]
@@ -41,61 +50,76 @@ enum FieldProbe {
     }
 }
 
-/// One decoding of the sample: how `Bool` fields are set (the other kinds take a mark that names
-/// the pass and the field).
-enum ProbePass: Equatable {
-    case allFalse, allTrue
-    /// `key` is `value`, every other `Bool` field the opposite.
-    case only(String, Bool)
+/// One decoding of the sample: the value each probed field gets, and a record of what it got.
+final class ProbePass {
+    enum Edge {
+        /// A `Bool` field alone with this value, every other one the opposite.
+        case alone(Bool)
+        /// `""`, `0` or `0.0`.
+        case empty
+        /// `" "`, `-1` or `-1.5`.
+        case other
+    }
 
-    var index: Int {
-        switch self {
-        case .allFalse: return 0
-        case .allTrue: return 1
-        case .only(_, let value): return value ? 2 : 3
-        }
+    let number: Int
+    let bools: Bool
+    let edge: (key: String, variant: Edge)?
+    /// What each field was given, in the order they were asked for.
+    private(set) var handedOut: [(key: String, value: Any)] = []
+
+    init(number: Int, bools: Bool, edge: (key: String, variant: Edge)? = nil) {
+        (self.number, self.bools, self.edge) = (number, bools, edge)
+    }
+
+    func handedOut(_ key: String) -> Any? { handedOut.first { $0.key == key }?.value }
+
+    private func record<T>(_ key: String, _ value: T) -> T {
+        if handedOut(key) == nil { handedOut.append((key, value)) }
+        return value
+    }
+
+    /// A number no real field is likely to hold, unique to the pass and the field.
+    private func mark(_ key: String) -> Int {
+        let index = handedOut.firstIndex { $0.key == key } ?? handedOut.count
+        return 1_000_000_000 + number * 100_000 + index
     }
 
     func bool(_ key: String) -> Bool {
-        switch self {
-        case .allFalse: return false
-        case .allTrue: return true
-        case .only(let only, let value): return key == only ? value : !value
+        guard let edge, case .alone(let value) = edge.variant else { return record(key, bools) }
+        return record(key, key == edge.key ? value : !value)
+    }
+
+    func string(_ key: String) -> String {
+        if let edge, edge.key == key { return record(key, edge.variant.isEmpty ? "" : " ") }
+        return record(key, "\u{1}folio-probe \(mark(key)) \(key)")
+    }
+
+    func integer(_ key: String) -> Int {
+        if let edge, edge.key == key { return record(key, edge.variant.isEmpty ? 0 : -1) }
+        return record(key, mark(key))
+    }
+
+    func double(_ key: String) -> Double {
+        if let edge, edge.key == key { return record(key, edge.variant.isEmpty ? 0.0 : -1.5) }
+        return record(key, Double(mark(key)) + 0.5)
+    }
+
+    /// Whether a property's value is the value handed out (compared as the same type).
+    static func same(_ handed: Any, _ value: Any) -> Bool {
+        switch handed {
+        case let text as String: return value as? String == text
+        case let flag as Bool: return value as? Bool == flag
+        case let number as Int: return value as? Int == number || value as? Int64 == Int64(number)
+        case let number as Double: return value as? Double == number
+        default: return false
         }
     }
 }
 
-/// The fields the sample's decoding asked for, each with a number for its marks.
-final class ProbeRegistry {
-    private(set) var keys: [String] = []
-    private(set) var boolKeys: [String] = []
-    private var numbers: [String: Int] = [:]
-
-    func number(_ key: String, bool: Bool = false) -> Int {
-        if let number = numbers[key] { return number }
-        numbers[key] = keys.count
-        keys.append(key)
-        if bool { boolKeys.append(key) }
-        return keys.count - 1
-    }
-
-    func string(_ key: String, _ pass: ProbePass) -> String {
-        "\u{1}folio-probe \(pass.index) \(number(key)) \(key)"
-    }
-
-    func integer(_ key: String, _ pass: ProbePass) -> Int {
-        1_000_000_000 + pass.index * 100_000 + number(key)
-    }
-
-    /// Whether `value` is the mark of `key` for this kind in this pass.
-    func holds(_ value: Any, mark key: String, kind: FieldKind, pass: ProbePass) -> Bool {
-        switch kind {
-        case .string: return value as? String == string(key, pass)
-        case .bool: return boolKeys.contains(key) && value as? Bool == pass.bool(key)
-        case .int: return value as? Int == integer(key, pass)
-        case .int64: return value as? Int64 == Int64(integer(key, pass))
-        case .double: return value as? Double == Double(integer(key, pass)) + 0.5
-        }
+extension ProbePass.Edge {
+    var isEmpty: Bool {
+        if case .empty = self { return true }
+        return false
     }
 }
 
@@ -104,7 +128,6 @@ final class ProbeRegistry {
 private struct ProbeDecoder: Decoder {
     let sample: [String: JSONValue]
     let pass: ProbePass
-    let registry: ProbeRegistry
     let coder: EntityCoder
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -138,28 +161,27 @@ private struct ProbeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
         _ = try present(key)
-        _ = decoder.registry.number(key.stringValue, bool: true)
         return decoder.pass.bool(key.stringValue)
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
         _ = try present(key)
-        return decoder.registry.string(key.stringValue, decoder.pass)
+        return decoder.pass.string(key.stringValue)
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
         _ = try present(key)
-        return decoder.registry.integer(key.stringValue, decoder.pass)
+        return decoder.pass.integer(key.stringValue)
     }
 
     func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
         _ = try present(key)
-        return Int64(decoder.registry.integer(key.stringValue, decoder.pass))
+        return Int64(decoder.pass.integer(key.stringValue))
     }
 
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
         _ = try present(key)
-        return Double(decoder.registry.integer(key.stringValue, decoder.pass)) + 0.5
+        return decoder.pass.double(key.stringValue)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
@@ -172,7 +194,6 @@ private struct ProbeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         default: break
         }
         // Not marked: decoded from the sample's own value, as from the file.
-        _ = decoder.registry.number(key.stringValue)
         return try decoder.coder.decoder.decode(T.self, from: Data(JSONWriter.compact(try present(key))))
     }
 

@@ -81,20 +81,20 @@ private struct Walker {
             if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
             first = false
             guard let key = string(), consume(UInt8(ascii: ":")) else { return nil }
-            let slot: Int?
+            let slots: [Int]
             if key.escaped {
                 guard let text = key.text else { return nil }
-                slot = wanted.firstIndex(of: Array(text.utf8))
+                slots = wanted.indices.filter { wanted[$0].elementsEqual(text.utf8) }
             } else {
-                slot = wanted.firstIndex { $0.elementsEqual(key.raw) }
+                slots = wanted.indices.filter { wanted[$0].elementsEqual(key.raw) }
             }
-            guard let slot else {
+            guard !slots.isEmpty else {
                 guard skipValue() else { return nil }
                 continue
             }
             skipSpace()
             guard let value = scalar() else { return nil }
-            row.values[slot] = value
+            for slot in slots { row.values[slot] = value }
         }
     }
 
