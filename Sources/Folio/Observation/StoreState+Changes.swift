@@ -104,13 +104,27 @@ extension StoreState {
     /// Notes how a partition's served state changed when its file was read again.
     func noteReload(of partition: Partition, before: [String: JSONValue]) {
         guard changes.isTracking else { return }
-        let origin = changes.outsideOrigin
+        let origin = outsideOrigin(of: partition)
         var changeSet = ChangeSet(collection: partition.address.collection, partitions: [partition.address.key.text], origin: origin)
         for (id, json) in partition.entities where before[id] != json {
             if before[id] == nil { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
         }
         for id in before.keys where partition.entities[id] == nil { changeSet.deleted.insert(id) }
         changes.record(changeSet)
+    }
+
+    /// Who changed a partition's file, as its last read found it: another Folio process when the
+    /// file holds a version Folio wrote, a person when it holds anything else (a save to adopt, a
+    /// merge with one, a file Folio never wrote). A file that is gone says nothing of who removed
+    /// it: the journal decides (another process checkpointed records this one never read).
+    ///
+    /// Decided by the file, not by the journal alone: another process's checkpoint empties the
+    /// journal before its files' events reach this process, so a read in between has already
+    /// seen the new journal when the files are looked at.
+    func outsideOrigin(of partition: Partition) -> ChangeSet.Origin {
+        guard partition.fileHash != nil else { return changes.outsideOrigin }
+        let isFolios = partition.unkeptFile == nil && !partition.holdsMerge && !handEdits.waits(at: partition.address)
+        return isFolios ? .otherProcess : .outsideEdit
     }
 
     /// The change sets noted since the last call, merged per collection and origin, in order.

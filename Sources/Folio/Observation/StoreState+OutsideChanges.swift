@@ -29,6 +29,26 @@ extension StoreState {
         }
     }
 
+    /// Another process checkpointed records this one never read, and the journal no longer holds
+    /// them: reloads the partitions whose files a checkpoint wrote after `transaction` (from
+    /// `.folio/written`), so that what changed is announced now. Waiting for the folder watcher is
+    /// not enough: a read may load such a file first, and a first load announces nothing.
+    /// Without a readable log, the partitions read so far are checked.
+    func checkFilesCheckpointed(after transaction: UInt64) throws(FolioError) {
+        let log: WrittenLog.Contents?
+        do {
+            log = try writtenLog.read()
+        } catch where error.code == .corruptFile {
+            log = nil
+        }
+        guard let log else {
+            try checkOutsideChanges(nil)
+            return
+        }
+        let paths = log.history.compactMap { path, entries in entries.contains { $0.transaction > transaction } ? path : nil }
+        for address in Set(paths.compactMap(partitionAddress(of:))).sorted() { try checkPartition(address) }
+    }
+
     /// Reloads one partition if its file changed; one this process never read is read now, and
     /// its entities announced (as updated, or inserted when the id index knows they are new).
     private func checkPartition(_ address: PartitionAddress) throws(FolioError) {
@@ -46,7 +66,7 @@ extension StoreState {
             return
         }
         guard changes.isTracking else { return }
-        var changeSet = ChangeSet(collection: address.collection, partitions: [address.key.text], origin: changes.outsideOrigin)
+        var changeSet = ChangeSet(collection: address.collection, partitions: [address.key.text], origin: outsideOrigin(of: loaded))
         for id in loaded.entities.keys {
             if index != nil && index?[id] == nil && !known.contains(id) { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
         }

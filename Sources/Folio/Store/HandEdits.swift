@@ -4,6 +4,9 @@ struct HandEdit {
     var folio: PartitionFile.Contents
     /// What Folio takes the save to hold (merged with Folio's newer state if it was stale).
     var saved: PartitionFile.Contents
+    /// The entities of the file the save replaced, as this process last read it (an earlier save
+    /// already adopted, or `folio`); nil when this process had not read it.
+    var replaced: [String: JSONValue]? = nil
 }
 
 /// The saves by a person that Folio has read and not adopted yet (FORMAT.md, "Editing by

@@ -202,9 +202,12 @@ public actor Store {
         }
         let result = try await readOnce(body)
         // A person's save this read found is adopted now (a command for push collections, the
-        // app's onOutsideEdit hook); the read itself served it already.
-        if state.hasAdoptableEdits && readOnlyReason == nil { try await adoptEdits() }
-        return result
+        // app's onOutsideEdit hook). The read served the save, except where the journal's state
+        // stood over it until the adoption (a second save of an entity the first one changed):
+        // the read is made again to serve what was adopted.
+        guard state.hasAdoptableEdits && readOnlyReason == nil else { return result }
+        try await adoptEdits()
+        return try await readOnce(body)
     }
 
     private func readOnce<T>(_ body: (StoreState) throws(FolioError) -> T) async throws -> T {
@@ -226,12 +229,16 @@ public actor Store {
         return try located(body)
     }
 
-    /// Adopts the hand edits reads have found, in a transaction of their own.
+    /// Adopts the hand edits reads have found, in a transaction of their own; once that is
+    /// durable, each adopted save is kept as Folio's version of its file.
     func adoptEdits() async throws {
-        try await commitWrite { state in
+        let adopted = try await commitWrite { state in
             // The journal was refreshed: a save another process adopted meanwhile is skipped.
-            ((), try state.commit(Transaction(state: state)))
+            let before = Set(state.partitions.partitions.filter(\.adoptedSave).map(\.address))
+            let committed = try state.commit(Transaction(state: state))
+            return (state.partitions.partitions.filter { $0.adoptedSave && !before.contains($0.address) }, committed)
         }
+        for partition in adopted { try state.keepAdoptedSaveAsFolios(partition) }
     }
 
     /// Throws if closed; reloads from disk if a failed sync made the in-memory state unknown.

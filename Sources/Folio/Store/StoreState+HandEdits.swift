@@ -13,9 +13,9 @@ extension StoreState {
     }
 
     /// Notes (or forgets) the edit a partition load found.
-    func noteEdit(_ address: PartitionAddress, _ reconciled: Reconciled?) {
+    func noteEdit(_ address: PartitionAddress, _ reconciled: Reconciled?, replacing replaced: [String: JSONValue]? = nil) {
         if let reconciled, let folio = reconciled.folio {
-            handEdits.note(HandEdit(folio: folio, saved: reconciled.contents), at: address)
+            handEdits.note(HandEdit(folio: folio, saved: reconciled.contents, replaced: replaced), at: address)
         } else {
             handEdits.note(nil, at: address)
         }
@@ -30,7 +30,9 @@ extension StoreState {
     ///
     /// An entity that a record of the current journal generation touched is not taken from the
     /// save: the journal's state is served on top of the file (an earlier adoption of this same
-    /// save is such a record, which makes adopting exactly once).
+    /// save is such a record, which makes adopting exactly once). Unless the file held that
+    /// state when the person saved over it (Folio's version, or the file as this process last
+    /// read it): they saved twice, the first save was adopted, and they changed the entity again.
     func takeAdoption() -> Adoption {
         var adoption = Adoption()
         guard !isReadOnly else { return adoption }
@@ -50,15 +52,20 @@ extension StoreState {
             for id in ids {
                 let before = edit.folio.entities[id], after = edit.saved.entities[id]
                 guard before != after else { continue }
+                var prior = (entity: before, version: edit.folio.versions[id])
                 if journalTouched.contains(id) {
-                    if partitions.peek(address)?.entities[id] != after {
+                    let served = partitions.peek(address)
+                    let current = served?.entities[id]
+                    guard current != after else { continue }
+                    guard before == current || edit.replaced?[id] == current else {
                         report(.info, "\(id): a change committed since the file was written is served over the edit of it", path: address.path)
+                        continue
                     }
-                    continue
+                    prior = (current, served?.versions[id])
                 }
-                let version = after == nil ? edit.folio.versions[id] : (edit.saved.versions[id] ?? edit.folio.versions[id])
+                let version = after == nil ? prior.version : (edit.saved.versions[id] ?? prior.version)
                 adoption.changes.append(JournalRecord.Change(address: address, id: id, entity: after, version: version))
-                adoption.priors[collection, default: [:]][id] = (before, edit.folio.versions[id])
+                adoption.priors[collection, default: [:]][id] = prior
                 adoption.order.append((collection, id))
                 if after == nil { changeSet.deleted.insert(id) } else if before == nil { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
             }
@@ -72,6 +79,20 @@ extension StoreState {
     func adoptEditsDuringCheckpoint() throws(FolioError) {
         guard hasAdoptableEdits else { return }
         if try commit(Transaction(state: self)) != nil { try journal.sync() }
+    }
+
+    /// Keeps an adopted save as Folio's newest version of its file, durably, as soon as its
+    /// adoption is: a later save made from it is then merged against what Folio now serves, and
+    /// no process adopts it again. (Otherwise Folio's version stays the one before the save
+    /// until the next checkpoint, and a second save of an entity the first one changed would
+    /// read as made against a change committed since: served under the journal's state, lost.)
+    /// A file saved again since is left alone: it is a new edit.
+    func keepAdoptedSaveAsFolios(_ partition: Partition) throws(FolioError) {
+        let path = partition.address.path
+        guard !isReadOnly, let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
+        let barrier = DurabilityBarrier(fileSystem: fileSystem, kind: .perFile)
+        try keptVersions.keep(bytes, of: path, barrier: barrier)
+        try barrier.flush()
     }
 
     /// Keeps the bytes of an adopted save that the checkpoint leaves in place (the journal's state

@@ -108,11 +108,11 @@ extension StoreState {
     }
 
     /// Notes the bytes of the file a partition was just loaded from (nil: no file).
-    func noteFile(_ bytes: [UInt8]?, of partition: Partition, _ reconciled: Reconciled?) {
+    func noteFile(_ bytes: [UInt8]?, of partition: Partition, _ reconciled: Reconciled?, replacing replaced: [String: JSONValue]? = nil) {
         partition.fileHash = reconciled?.hash ?? bytes.map(ContentHash.init)
         partition.holdsMerge = reconciled?.merged == true
         partition.unkeptFile = reconciled?.kept == false ? bytes : nil
-        noteEdit(partition.address, reconciled)
+        noteEdit(partition.address, reconciled, replacing: replaced)
     }
 
     /// Brings a partition's file up to date with its committed state, replacing (or removing) it

@@ -119,8 +119,11 @@ extension StoreState {
         if let (bytes, identity) = try fileSystem.read(path) {
             do {
                 let reconciled = reconcile(try PartitionFile.decode(bytes, path: path), bytes: bytes, path: path)
+                // The file as last read: what a person saving over it saw of the journal's
+                // changes (an earlier save of theirs, adopted, or Folio's version).
+                let replaced = partition.base
                 partition.load(reconciled.contents, identity: identity)
-                noteFile(bytes, of: partition, reconciled)
+                noteFile(bytes, of: partition, reconciled, replacing: replaced)
             } catch {
                 if partition.unreadableIdentity != identity {
                     report(.error, "\(error.description); serving the last good state and leaving the file untouched", path: path)

@@ -91,7 +91,12 @@ final class StoreState {
     func refreshJournal() throws(FolioError) {
         let current = try cursor.currentHeader()
         if current != cursor.header {
+            // Records another process checkpointed before this one read them: observers learn
+            // of them from the files that checkpoint wrote.
+            let missedSince = changes.isTracking && cursor.header != nil && !cursor.seesEverything(movingTo: current)
+                ? cursor.nextTransaction : nil
             startGeneration(current)
+            if let missedSince { try checkFilesCheckpointed(after: missedSince) }
         }
         let (records, end) = try cursor.recordsPastCursor()
         for record in records { apply(record, origin: .otherProcess) }

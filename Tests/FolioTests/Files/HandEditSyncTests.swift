@@ -102,6 +102,42 @@ import Testing
         print("hand edit (store \(storeClosed ? "closed" : "open")): \(commands.count) commands, base version \(version), on the server after push and pull")
     }
 
+    /// A person saves the same todo several times before Folio checkpoints: each save is
+    /// adopted, the last one is what the store serves and writes, and one command carries it.
+    /// (Before: a second save of a todo the first save changed read as made against a change
+    /// committed since, the first adoption, and the checkpoint wrote the first save over it.)
+    /// `secondReader`: the later saves are read by another process than the one that adopted
+    /// the first.
+    @Test(arguments: [false, true]) func savesInARowAreAllAdopted(secondReader: Bool) async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let milk = todo("Buy milk", on: "2026-11-22")
+        let bread = todo("Bread", on: "2026-11-22")
+        try await store.write { tx in try tx.upsert(milk); try tx.upsert(bread) }
+        try await store.checkpoint()
+        let file = Self.dayFile(folder.url, "2026-11-22")
+        try Self.editByHand(file, id: milk.id.uuidString, title: "Buy oat milk")
+        #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy oat milk")
+        let reader = secondReader ? try await Store.open(at: folder.url, configuration: .testing()) : store
+        try Self.editByHand(file, id: milk.id.uuidString, title: "Buy soy milk")
+        #expect(try await reader.get(Todo.self, id: milk.id)?.title == "Buy soy milk")
+        try Self.editByHand(file, id: bread.id.uuidString, title: "Rye bread")
+        try Self.editByHand(file, id: milk.id.uuidString, title: "Buy rice milk")
+        #expect(try await reader.get(Todo.self, id: milk.id)?.title == "Buy rice milk")
+        #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy rice milk")
+        try await reader.checkpoint()
+        #expect(try String(contentsOf: file, encoding: .utf8).contains("Buy rice milk"))
+        if secondReader { try await reader.close() }
+        try await store.close()
+        let reopened = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await reopened.get(Todo.self, id: milk.id)?.title == "Buy rice milk")
+        #expect(try await reopened.get(Todo.self, id: bread.id)?.title == "Rye bread")
+        let commands = try await reopened.pendingCommands().filter { $0.entityID == milk.id.uuidString }
+        #expect(commands.count == 1)
+        #expect(try commands.last?.body.map { try SyncHarness.decoder.decode(Todo.self, from: $0) }?.title == "Buy rice milk")
+        try await reopened.close()
+    }
+
     @Test func editOfALocalOnlyCollectionQueuesNothingAndRunsTheHook() async throws {
         let folder = TemporaryFolder()
         let seen = LockedBox<[ChangeSet]>([])

@@ -1,0 +1,141 @@
+@testable import Folio
+import FolioCrashSupport
+import Foundation
+import Testing
+
+/// Who an announcement says changed the data: another Folio process (`.otherProcess`) or a
+/// person (`.outsideEdit`), whatever order the folder's events reach the observing store in.
+@Suite struct ChangeOriginTests {
+    /// An observing store, another store on the same folder (another process, as far as the
+    /// journal and the files tell) and a person editing day files with `sed -i`. The observer's
+    /// watcher is stopped: the test hands it the folder's events itself, in the orders a real
+    /// watcher can deliver them (all at once; the journal first and the files in a later batch;
+    /// an unrelated read in between, which takes in the journal another process has just emptied;
+    /// a read of the day itself). The model is who last changed each todo; every announced todo
+    /// must name that origin, and every change must be announced.
+    @Test func everyChangeIsAnnouncedAsWhoMadeIt() async throws {
+        let seed = ProcessInfo.processInfo.environment["FOLIO_ORIGIN_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SplitMix64(seed: seed)
+        func pick(_ count: Int) -> Int { Int(random.next() % UInt64(count)) }
+        // Ids from the seed, so a seed replays the same run.
+        func seededID() -> UUID {
+            let (a, b) = (random.next(), random.next())
+            return UUID(uuid: withUnsafeBytes(of: (a, b)) { bytes in
+                (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                 bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])
+            })
+        }
+        let folder = TemporaryFolder()
+        let days = ["2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05"]
+        let observer = try await Store.open(at: folder.url, configuration: .testing())
+        let writer = try await Store.open(at: folder.url, configuration: .testing())
+        _ = try await observer.fetch(Query<Todo>(.month("2026-11")))
+        let changes = Collector(await observer.changes())
+        await observer.watcher?.stop()
+
+        var todos: [UUID: Todo] = [:]
+        var lastChange: [String: ChangeSet.Origin] = [:]   // id → who changed it last
+        var inFile: Set<UUID> = []                          // todos whose newest state the file holds
+        var seen = 0
+        var (byProcess, byHand, misattributed, unannounced) = (0, 0, 0, 0)
+        var problems: [String] = []
+        for round in 0..<40 {
+            var changed: [String: ChangeSet.Origin] = [:]
+            var paths: Set<String> = []
+            var day = days[0]
+            let editable = inFile.sorted { $0.uuidString < $1.uuidString }
+            if !editable.isEmpty && pick(3) == 0 {
+                // A person retitles a todo whose file holds its newest state.
+                var edited = todos[editable[pick(editable.count)]]!
+                let title = "typed \(round)"
+                let path = "todos/2026-11/\(edited.date).json"
+                #expect(runTool("/bin/sed", ["-i", "s/\"title\": \"\(edited.title)\"/\"title\": \"\(title)\"/", folder.file(path).path]) == nil)
+                edited.title = title
+                todos[edited.id] = edited
+                changed[edited.id.uuidString] = .outsideEdit
+                paths.insert(path)
+                day = edited.date
+                byHand += 1
+            } else {
+                // Another process adds or retitles one or two todos, then checkpoints or not.
+                var written: [Todo] = []
+                for _ in 0...pick(2) {
+                    let existing = todos.keys.sorted { $0.uuidString < $1.uuidString }
+                    var next: Todo
+                    if existing.isEmpty || pick(2) == 0 {
+                        next = todo("", on: days[pick(days.count)])
+                        next.id = seededID()
+                    } else {
+                        next = todos[existing[pick(existing.count)]]!
+                    }
+                    next.title = "written \(round) \(written.count)"
+                    written.append(next)
+                }
+                try await writer.write { [written] tx in for todo in written { try tx.upsert(todo) } }
+                for todo in written {
+                    todos[todo.id] = todo
+                    changed[todo.id.uuidString] = .otherProcess
+                    inFile.remove(todo.id)
+                    day = todo.date
+                }
+                paths.insert(".folio/journal")
+                if pick(2) == 0 {
+                    try await writer.checkpoint()
+                    inFile = Set(todos.keys)
+                    for date in Set(todos.values.map(\.date)) { paths.insert("todos/2026-11/\(date).json") }
+                }
+                byProcess += 1
+            }
+            // The events, as a watcher may deliver them.
+            let files = paths.filter { $0 != ".folio/journal" }
+            let delivery = pick(4)
+            if ProcessInfo.processInfo.environment["FOLIO_ORIGIN_DEBUG"] != nil { print("round \(round): \(changed) delivery \(delivery) paths \(paths.sorted())") }
+            switch delivery {
+            case 0:
+                await observer.noticeOutsideChanges(paths)
+            case 1:
+                _ = try await observer.fetch(Query<Tag>(.all))
+                await observer.noticeOutsideChanges(files)
+            case 2:
+                await observer.noticeOutsideChanges([".folio/journal"])
+                await observer.noticeOutsideChanges(files)
+            default:
+                _ = try await observer.fetch(Query<Todo>(.day(day)))
+                await observer.noticeOutsideChanges(paths)
+            }
+            for (id, origin) in changed { lastChange[id] = origin }
+            _ = await changes.wait(seconds: 5) { items in
+                let announced = Set(items.dropFirst(seen).filter { $0.origin != .thisProcess }.flatMap(\.ids))
+                return changed.keys.allSatisfy(announced.contains)
+            }
+            let items = changes.items
+            let announced = items.dropFirst(seen).filter { $0.origin != .thisProcess }
+            seen = items.count
+            for changeSet in announced {
+                for id in changeSet.ids where lastChange[id] != changeSet.origin {
+                    misattributed += 1
+                    problems.append("round \(round): \(id) announced as \(changeSet.origin), last changed by \(lastChange[id].map { "\($0)" } ?? "nobody")")
+                }
+            }
+            for id in changed.keys where !announced.contains(where: { $0.ids.contains(id) }) {
+                unannounced += 1
+                problems.append("round \(round): \(id) changed by \(changed[id]!) was never announced")
+            }
+        }
+        try await writer.close()
+        try await observer.close()
+        // Nothing was lost: every todo holds its last change, whoever made it.
+        let reopened = try await Store.open(at: folder.url, configuration: .testing())
+        var lost = 0
+        for (id, expected) in todos {
+            let title = try await reopened.get(Todo.self, id: id)?.title
+            if title != expected.title {
+                lost += 1
+                problems.append("\(id) holds \(title ?? "nothing"), last changed to \(expected.title)")
+            }
+        }
+        try await reopened.close()
+        print("change origins: \(byProcess) changes by another process, \(byHand) by hand, \(misattributed) misattributed, \(unannounced) unannounced, \(lost) lost (seed \(seed))")
+        #expect(problems.isEmpty, "seed \(seed): \(problems.prefix(8))")
+    }
+}
