@@ -138,6 +138,24 @@ import Testing
         try await reopened.close()
     }
 
+    /// The same for a collection that only pulls: saves in a row, no commands.
+    @Test func savesInARowOfAPullOnlyCollectionAreAllAdopted() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(DailyStat(date: "2026-11-22", completed: 1, tagStats: [])) }
+        try await store.checkpoint()
+        let file = folder.url.appendingPathComponent("dailyStats/2026-11.json")
+        for completed in [7, 9, 11] {
+            try Self.editByHand(file, id: "2026-11-22", field: "completed", json: "\(completed)")
+            #expect(try await store.get(DailyStat.self, id: "2026-11-22")?.completed == completed)
+        }
+        try await store.close()
+        let reopened = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await reopened.get(DailyStat.self, id: "2026-11-22")?.completed == 11)
+        #expect(try await reopened.pendingCommands().isEmpty)
+        try await reopened.close()
+    }
+
     @Test func editOfALocalOnlyCollectionQueuesNothingAndRunsTheHook() async throws {
         let folder = TemporaryFolder()
         let seen = LockedBox<[ChangeSet]>([])
