@@ -238,7 +238,7 @@ public actor Store {
             let committed = try state.commit(Transaction(state: state))
             return (state.partitions.partitions.filter { $0.adoptedSave && !before.contains($0.address) }, committed)
         }
-        for partition in adopted { try state.keepAdoptedSaveAsFolios(partition) }
+        for partition in adopted { state.keepAdoptedSaveAsFolios(partition) }
     }
 
     /// Throws if closed; reloads from disk if a failed sync made the in-memory state unknown.

@@ -86,13 +86,18 @@ extension StoreState {
     /// no process adopts it again. (Otherwise Folio's version stays the one before the save
     /// until the next checkpoint, and a second save of an entity the first one changed would
     /// read as made against a change committed since: served under the journal's state, lost.)
-    /// A file saved again since is left alone: it is a new edit.
-    func keepAdoptedSaveAsFolios(_ partition: Partition) throws(FolioError) {
+    /// A file saved again since is left alone: it is a new edit. A failure is reported, not
+    /// thrown: the adoption stands, and the next checkpoint keeps the save as it always did.
+    func keepAdoptedSaveAsFolios(_ partition: Partition) {
         let path = partition.address.path
-        guard !isReadOnly, let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
-        let barrier = DurabilityBarrier(fileSystem: fileSystem, kind: .perFile)
-        try keptVersions.keep(bytes, of: path, barrier: barrier)
-        try barrier.flush()
+        do {
+            guard !isReadOnly, let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
+            let barrier = DurabilityBarrier(fileSystem: fileSystem, kind: .perFile)
+            try keptVersions.keep(bytes, of: path, barrier: barrier)
+            try barrier.flush()
+        } catch {
+            report(.warning, "cannot keep the adopted save as Folio's version yet (\(error.message)); a save of an entity it changed made before the next checkpoint is served under it", path: path)
+        }
     }
 
     /// Keeps the bytes of an adopted save that the checkpoint leaves in place (the journal's state

@@ -65,10 +65,9 @@ extension StoreState {
         }
     }
 
-    /// Threads for fetching files: the cores, at most 8.
-    static var scanWidth: Int {
-        min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8)
-    }
+    /// Threads for fetching files: the cores, at most 8. Asked once: on Linux the answer reads
+    /// the cgroup's files, which cost more than a small query.
+    static let scanWidth: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8)
 }
 
 /// A partition file fetched on a worker thread: read, parsed, and its entities decoded as `E`.

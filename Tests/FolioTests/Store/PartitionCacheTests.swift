@@ -202,7 +202,7 @@ private struct Note: Entity, Equatable {
         try await store.close()
     }
 
-    /// A budget of 64 MiB keeps what was read: the second read of a day reads no file.
+    /// The default budget keeps what was read: the second read of a day reads no file.
     @Test func aPartitionWithinTheBudgetIsNotReadAgain() async throws {
         let folder = TemporaryFolder()
         let reads = PathCounter()
