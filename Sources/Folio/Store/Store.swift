@@ -236,7 +236,8 @@ public actor Store {
             // The journal was refreshed: a save another process adopted meanwhile is skipped.
             let before = Set(state.partitions.partitions.filter(\.adoptedSave).map(\.address))
             let committed = try state.commit(Transaction(state: state))
-            return (state.partitions.partitions.filter { $0.adoptedSave && !before.contains($0.address) }, committed)
+            // Only a save that is now exactly the committed state (not merged, nothing else pending).
+            return (state.partitions.partitions.filter { $0.adoptedSave && !$0.isDirty && !before.contains($0.address) }, committed)
         }
         for partition in adopted { state.keepAdoptedSaveAsFolios(partition) }
     }

@@ -81,8 +81,9 @@ extension StoreState {
         if try commit(Transaction(state: self)) != nil { try journal.sync() }
     }
 
-    /// Keeps an adopted save as Folio's newest version of its file, durably, as soon as its
-    /// adoption is: a later save made from it is then merged against what Folio now serves, and
+    /// Keeps an adopted save that is exactly the partition's committed state (not merged with
+    /// Folio's, no other change pending) as Folio's newest version of its file, durably, as soon
+    /// as its adoption is: a later save made from it is then merged against what Folio now serves, and
     /// no process adopts it again. (Otherwise Folio's version stays the one before the save
     /// until the next checkpoint, and a second save of an entity the first one changed would
     /// read as made against a change committed since: served under the journal's state, lost.)
