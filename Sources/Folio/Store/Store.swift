@@ -215,14 +215,16 @@ public actor Store {
             try state.refreshJournal()
             return try located(body)
         }
-        try state.refreshJournal()
+        // Counted from before the journal is read: files another process's checkpoint wrote are
+        // loaded there when this one observes (StoreState.checkFilesCheckpointed).
         let loadsBefore = state.fileLoads
+        try state.refreshJournal()
         state.defersFileLoads = true
         let first: Result<T, FolioError>
         do throws(FolioError) { first = .success(try located(body)) } catch { first = .failure(error) }
         state.defersFileLoads = false
-        let result = try first.get()
-        if state.fileLoads == loadsBefore { return result }
+        // A pass that loaded files (or put them off) is not the answer, whatever it returned.
+        if state.fileLoads == loadsBefore { return try first.get() }
         try await lock.acquire(exclusive: false)
         defer { lock.release(exclusive: false) }
         try state.refreshJournal()

@@ -239,6 +239,13 @@ extension StoreState {
             return try partition(address).entities[id] == nil ? nil : address
         }
         if !idIndex.isBuilt(collection) {
+            if defersFileLoads {
+                // Finding the id loads files (the look-up below `stat`s every file of the
+                // collection, then reads one), which makes this read run again under the shared
+                // lock (Store.read): do it there once, not twice.
+                fileLoads += 1
+                return nil
+            }
             // A process that has not built the index yet (a cold `get`, a widget adding one todo)
             // asks the saved index first: it answers when nothing changed since it was saved.
             // Partitions in memory must be their files (a read's second, locked pass finds the
