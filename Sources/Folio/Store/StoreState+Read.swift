@@ -23,9 +23,9 @@ extension StoreState {
             }
             if !extra.isEmpty { addresses = (addresses + extra).sorted() }
         }
-        if defersFileLoads, addresses.count(where: { !partitions.contains($0) }) > Self.scanDeferral {
-            // Loading files makes this read run again under the shared lock (Store.read): load
-            // them there once, not twice.
+        if defersFileLoads, addresses.contains(where: { !partitions.contains($0) }) {
+            // Loading a file makes this read run again under the shared lock (Store.read): load
+            // it there, and read the partitions once, not twice.
             fileLoads += 1
             return []
         }

@@ -4,10 +4,6 @@ internal import Foundation
 /// parallel, a batch at a time, then taken in one by one in order, through the partition cache
 /// and its budget, so a query over years of data neither waits on one core nor keeps every file.
 extension StoreState {
-    /// A read that would load more files than this while `defersFileLoads` waits for the shared
-    /// lock instead (see `fetch`).
-    static let scanDeferral = 8
-
     /// How many files are fetched at once, per thread.
     static let scanBatchPerThread = 8
 
