@@ -218,7 +218,11 @@ private struct ScannedString {
     /// The string's text: its bytes as they are, or unescaped by the full parser; nil when the
     /// bytes are not valid UTF-8 or the escapes are invalid.
     var text: String? {
-        guard escaped else { return String(validating: raw, as: UTF8.self) }
+        guard escaped else {
+            // ASCII needs no validation, nor the generic validating initializer's cost.
+            if raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }
+            return String(validating: raw, as: UTF8.self)
+        }
         do {
             guard case .string(let text) = try JSONParser.parse(Array(quoted)) else { return nil }
             return text
