@@ -96,7 +96,12 @@ final class StoreState {
             let missedSince = changes.isTracking && cursor.header != nil && !cursor.seesEverything(movingTo: current)
                 ? cursor.nextTransaction : nil
             startGeneration(current)
-            if let missedSince { try checkFilesCheckpointed(after: missedSince) }
+            if let missedSince {
+                // Only announcements depend on it: a failure must not fail the read or write.
+                do { try checkFilesCheckpointed(after: missedSince) } catch {
+                    report(.warning, "could not check the files another process's checkpoint wrote: \(error.message)", path: error.path)
+                }
+            }
         }
         let (records, end) = try cursor.recordsPastCursor()
         for record in records { apply(record, origin: .otherProcess) }
