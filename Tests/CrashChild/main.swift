@@ -212,6 +212,11 @@ func watch(_ arguments: Arguments) async throws {
     // No polling: only the folder watcher can make the announcement quick.
     var configuration = Store.Configuration()
     configuration.outsideChangePollInterval = .seconds(3600)
+    // Folio's warnings and errors go to stderr, where the test shows them when it fails.
+    configuration.logHandler = { message in
+        guard message.level == .warning || message.level == .error || ProcessInfo.processInfo.environment["FOLIO_WATCH_DEBUG"] != nil else { return }
+        FileHandle.standardError.write(Data("folio \(message.level): \(message.text) \(message.path ?? "")\n".utf8))
+    }
     let store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
     let changes = await store.changes()
     say("ready")

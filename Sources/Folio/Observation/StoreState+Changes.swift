@@ -24,14 +24,17 @@ extension StoreState {
                 var visible = false
                 for change in changes {
                     changeSet.partitions.insert(change.address.key.text)
-                    let partition = loadedForTracking(change.address)
+                    let (partition, justLoaded) = loadedForTracking(change.address)
                     let current = partition?.entities[id]
                     if change.entity == nil {
                         existedBefore = true
                         visible = true
                     } else if partition != nil {
                         if current != nil { existedBefore = true } else if existedBefore == nil { existedBefore = false }
-                        if current != change.entity { visible = true }
+                        // A file loaded just now may already hold the record: the process that
+                        // wrote it may be checkpointing it (this read takes no lock before it
+                        // reads the journal). Then the record looks like no change, but it is one.
+                        if current != change.entity || justLoaded { visible = true }
                     } else {
                         existedBefore = existedBefore ?? (idIndex.locations(in: collection).map { $0[id] != nil })
                         visible = true
@@ -61,14 +64,15 @@ extension StoreState {
         }
     }
 
-    /// The partition, loaded so its state before a record is known; nil if its file is unreadable.
-    private func loadedForTracking(_ address: PartitionAddress) -> Partition? {
-        if let partition = partitions[address] { return partition }
+    /// The partition, loaded so its state before a record is known (nil if its file is
+    /// unreadable), and whether it was loaded just now.
+    private func loadedForTracking(_ address: PartitionAddress) -> (Partition?, justLoaded: Bool) {
+        if let partition = partitions[address] { return (partition, false) }
         do {
-            return try partition(address, verify: false)
+            return (try partition(address, verify: false), true)
         } catch {
             report(.warning, "cannot tell what changed in this file: \(error.message)", path: address.path)
-            return nil
+            return (nil, true)
         }
     }
 

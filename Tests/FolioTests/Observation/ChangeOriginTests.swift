@@ -155,4 +155,32 @@ import Testing
         print("change origins: \(byProcess) changes by another process, \(byHand) by hand, \(misattributed) misattributed, \(unannounced) unannounced, \(lost) lost (seed \(seed))")
         #expect(problems.isEmpty, "seed \(seed): \(problems.prefix(8))")
     }
+
+    /// Another process's checkpoint is caught between replacing a file and emptying the journal:
+    /// the observer reads a record whose file already holds it. The record must still be
+    /// announced (it was not when the observer had to load the file to see what changed: the
+    /// record looked like no change, and the folder-watcher test saw no announcement under load).
+    /// The folder is put in that state by hand: the journal as it was before the checkpoint,
+    /// the files as the checkpoint left them.
+    @Test func aRecordWhoseFileACheckpointAlreadyWroteIsAnnounced() async throws {
+        let folder = TemporaryFolder()
+        let observer = try await Store.open(at: folder.url, configuration: .testing())
+        let changes = Collector(await observer.changes())
+        await observer.watcher?.stop()
+        let writer = try await Store.open(at: folder.url, configuration: .testing())
+        // A collection without commands: a command would announce the entity by its sync status.
+        let stat = DailyStat(date: "2026-11-22", completed: 3, tagStats: [])
+        try await writer.write { tx in try tx.upsert(stat) }
+        let journal = folder.file(".folio/journal")
+        let before = try Data(contentsOf: journal)
+        try await writer.checkpoint()
+        let after = try Data(contentsOf: journal)
+        try before.write(to: journal)
+        await observer.noticeOutsideChanges([".folio/journal"])
+        try after.write(to: journal)
+        #expect(await changes.wait(seconds: 5) { $0.contains { $0.ids.contains(stat.id) } })
+        #expect(changes.items.first { $0.ids.contains(stat.id) }?.origin == .otherProcess)
+        try await writer.close()
+        try await observer.close()
+    }
 }
