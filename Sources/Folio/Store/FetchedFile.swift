@@ -42,8 +42,12 @@ struct FetchedFile: Sendable {
         var hash: ContentHash
         var isNewest: Bool
 
-        init(_ bytes: [UInt8], path: String, fileSystem: FileSystem) {
+        init(_ bytes: [UInt8], path: String, fileSystem: FileSystem, written: WrittenHashes = .none) {
             hash = ContentHash(bytes)
+            if written.isLastWritten(hash, at: path) {
+                isNewest = true
+                return
+            }
             do {
                 isNewest = try KeptVersions(fileSystem: fileSystem).versions(of: path).last { !$0.isEdit }?.hash == hash
             } catch {

@@ -33,10 +33,11 @@ extension StoreState {
             let scanning = filter == nil ? [] : Set(missing.filter(scannable))
             if missing.count > 1 || !scanning.isEmpty {
                 let fileSystem = self.fileSystem
+                let written = writtenHashes.current(fileSystem)
                 let results = parallelMap(missing, width: width) { address in
                     Result { () throws(FolioError) -> Prefetched<E> in
                         try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate,
-                                                filter: scanning.contains(address) ? filter : nil)
+                                                filter: scanning.contains(address) ? filter : nil, written: written)
                     }
                 }
                 for (address, result) in zip(missing, results) { fetched[address] = result }
@@ -79,10 +80,10 @@ struct Prefetched<E: Entity>: Sendable {
     var scanned: (ids: [String], matches: [E])?
 
     static func fetch(_ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?,
-                      filter: FieldFilter? = nil) throws(FolioError) -> Prefetched {
+                      filter: FieldFilter? = nil, written: WrittenHashes = .none) throws(FolioError) -> Prefetched {
         guard let (bytes, identity) = try fileSystem.read(address.path) else { return Prefetched(file: nil) }
         // Checked once, whether the file is then scanned or parsed.
-        let kept = FetchedFile.KeptCheck(bytes, path: address.path, fileSystem: fileSystem)
+        let kept = FetchedFile.KeptCheck(bytes, path: address.path, fileSystem: fileSystem, written: written)
         if let filter, let predicate, kept.isNewest,
            let scanned = scan(bytes, filter: filter, predicate: predicate, path: address.path) {
             return Prefetched(file: nil, scanned: scanned)

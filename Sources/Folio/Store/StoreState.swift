@@ -46,9 +46,12 @@ final class StoreState {
     var collections: [String: PartitionGranularity] = [:]
     /// The store's id, from `folio.json` (the first half of every command id).
     var storeID = ""
-    /// Set by ``Store`` during a read's first, unlocked pass: a query that must load many files
-    /// leaves them for the locked pass that loading any file causes (StoreState+Scan.swift).
+    /// Set by ``Store`` during a read's first, unlocked pass: a read that must load a file leaves
+    /// it for the locked pass that loading any file causes (StoreState+Read.swift).
     var defersFileLoads = false
+    /// What checkpoints last wrote to each file (`.folio/written`), to know Folio's own files
+    /// without listing their kept versions.
+    let writtenHashes = WrittenHashesCache()
     /// The app's hook for recomputing derived data after outside edits (see
     /// ``Store/Configuration/onOutsideEdit``).
     var onOutsideEdit: Store.Configuration.OutsideEditHook?

@@ -165,6 +165,35 @@ import Testing
         try await reopened.close()
     }
 
+    /// A file holding exactly what a checkpoint last wrote is Folio's own (known from
+    /// `.folio/written`, without listing its kept versions), and the journal's records still go on
+    /// top of it: the bytes a checkpoint wrote, copied back after a person's save was adopted,
+    /// serve the adopted save until the next checkpoint, as reading the kept versions would.
+    @Test func aFileAsACheckpointLastWroteItServesTheJournalOnTop() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let milk = todo("Buy milk", on: "2026-11-22")
+        let bread = todo("Bread", on: "2026-11-22")
+        try await store.write { tx in try tx.upsert(milk); try tx.upsert(bread) }
+        try await store.checkpoint()
+        let file = Self.dayFile(folder.url, "2026-11-22")
+        let written = try Data(contentsOf: file)
+        try Self.editByHand(file, id: milk.id.uuidString, title: "Buy oat milk")
+        #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy oat milk")
+        try written.write(to: file)
+        let other = try await Store.open(at: folder.url, configuration: .testing())
+        for reader in [store, other] {
+            #expect(try await reader.get(Todo.self, id: milk.id)?.title == "Buy oat milk")
+            #expect(try await reader.fetch(Query<Todo>(.all, where: #Predicate { $0.title.contains("milk") })).map(\.title) == ["Buy oat milk"])
+        }
+        try await other.close()
+        try await store.close()
+        let reopened = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await reopened.get(Todo.self, id: milk.id)?.title == "Buy oat milk")
+        #expect(try await reopened.pendingCommands().filter { $0.entityID == milk.id.uuidString }.count == 1)
+        try await reopened.close()
+    }
+
     /// The same for a collection that only pulls: saves in a row, no commands.
     @Test func savesInARowOfAPullOnlyCollectionAreAllAdopted() async throws {
         let folder = TemporaryFolder()
