@@ -33,16 +33,24 @@ struct WrittenHashes: Sendable {
 /// The parsed log, kept while the log file's identity is unchanged (every checkpoint appends to
 /// it, so a changed log is read again).
 final class WrittenHashesCache {
+    /// Files a process reads before the log is worth reading for the next ones.
+    static let worthReadingAfter = 16
+
     private var cached: (identity: FileIdentity, hashes: WrittenHashes)?
 
     /// The hashes as the log holds them now; none when there is no log or it cannot be read.
-    func current(_ fileSystem: FileSystem) -> WrittenHashes {
+    /// - Parameter worthReading: Whether to read the log when it is not parsed yet (or changed):
+    ///   the whole log costs more than listing one file's kept versions, so only a process that
+    ///   reads many files asks for it (a cold `get` or a widget reads a file or two).
+    func current(_ fileSystem: FileSystem, worthReading: Bool) -> WrittenHashes {
+        guard worthReading || cached != nil else { return .none }
         do {
             guard let identity = try fileSystem.identity(WrittenLog.path) else {
                 cached = nil
                 return .none
             }
             if let cached, cached.identity == identity { return cached.hashes }
+            guard worthReading else { return .none }
             guard let (bytes, read) = try fileSystem.read(WrittenLog.path) else { return .none }
             let hashes = WrittenHashes(log: bytes)
             cached = (read, hashes)

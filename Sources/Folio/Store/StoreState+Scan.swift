@@ -33,7 +33,7 @@ extension StoreState {
             let scanning = filter == nil ? [] : Set(missing.filter(scannable))
             if missing.count > 1 || !scanning.isEmpty {
                 let fileSystem = self.fileSystem
-                let written = writtenHashes.current(fileSystem)
+                let written = writtenHashes.current(fileSystem, worthReading: missing.count + fileLoads > WrittenHashesCache.worthReadingAfter)
                 let results = parallelMap(missing, width: width) { address in
                     Result { () throws(FolioError) -> Prefetched<E> in
                         try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate,
