@@ -102,6 +102,16 @@ import Testing
         print("hand edit (store \(storeClosed ? "closed" : "open")): \(commands.count) commands, base version \(version), on the server after push and pull")
     }
 
+    /// A store with two todos of one day, checkpointed into their file.
+    static func milkAndBread(in folder: TemporaryFolder) async throws -> (store: Store, milk: Todo, bread: Todo, file: URL) {
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let milk = todo("Buy milk", on: "2026-11-22")
+        let bread = todo("Bread", on: "2026-11-22")
+        try await store.write { tx in try tx.upsert(milk); try tx.upsert(bread) }
+        try await store.checkpoint()
+        return (store, milk, bread, dayFile(folder.url, "2026-11-22"))
+    }
+
     /// A person saves the same todo several times before Folio checkpoints: each save is
     /// adopted, the last one is what the store serves and writes, and one command carries it.
     /// (Before: a second save of a todo the first save changed read as made against a change
@@ -110,12 +120,7 @@ import Testing
     /// the first.
     @Test(arguments: [false, true]) func savesInARowAreAllAdopted(secondReader: Bool) async throws {
         let folder = TemporaryFolder()
-        let store = try await Store.open(at: folder.url, configuration: .testing())
-        let milk = todo("Buy milk", on: "2026-11-22")
-        let bread = todo("Bread", on: "2026-11-22")
-        try await store.write { tx in try tx.upsert(milk); try tx.upsert(bread) }
-        try await store.checkpoint()
-        let file = Self.dayFile(folder.url, "2026-11-22")
+        let (store, milk, bread, file) = try await Self.milkAndBread(in: folder)
         try Self.editByHand(file, id: milk.id.uuidString, title: "Buy oat milk")
         #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy oat milk")
         let reader = secondReader ? try await Store.open(at: folder.url, configuration: .testing()) : store
@@ -171,12 +176,7 @@ import Testing
     /// serve the adopted save until the next checkpoint, as reading the kept versions would.
     @Test func aFileAsACheckpointLastWroteItServesTheJournalOnTop() async throws {
         let folder = TemporaryFolder()
-        let store = try await Store.open(at: folder.url, configuration: .testing())
-        let milk = todo("Buy milk", on: "2026-11-22")
-        let bread = todo("Bread", on: "2026-11-22")
-        try await store.write { tx in try tx.upsert(milk); try tx.upsert(bread) }
-        try await store.checkpoint()
-        let file = Self.dayFile(folder.url, "2026-11-22")
+        let (store, milk, _, file) = try await Self.milkAndBread(in: folder)
         let written = try Data(contentsOf: file)
         try Self.editByHand(file, id: milk.id.uuidString, title: "Buy oat milk")
         #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy oat milk")
