@@ -1,7 +1,8 @@
-/// The bytes each data file held when a checkpoint last wrote it, by hash, from `.folio/written`:
-/// a file whose hash is its entry is Folio's own version of it, known without listing the file's
-/// folder under `.folio/versions/` (one directory read per file, most of a cold scan's system
-/// calls besides the reads themselves).
+/// What a checkpoint last did to each file, from `.folio/written`: the transaction and the bytes'
+/// hash (none: removed). A file whose hash is its entry is Folio's own version of it, known without
+/// listing the file's folder under `.folio/versions/` (one directory read per file, most of a cold
+/// scan's system calls besides the reads themselves); the entries newer than a transaction name
+/// the files a checkpoint this process did not follow wrote.
 ///
 /// Only ever a shortcut to "yes, Folio's version": a file that differs from its entry (a person's
 /// save, a checkpoint cut short, a version kept since without a line: an adopted save, a merge) is
@@ -9,24 +10,25 @@
 /// kept since holds what Folio last wrote to it, and the journal's records (an adoption) are
 /// applied on top of it like on any file.
 struct WrittenHashes: Sendable {
-    private var byPath: [String: ContentHash] = [:]
+    private var last: [String: WrittenLog.Entry] = [:]
 
-    static let none = WrittenHashes()
-
-    /// The last hash of each file in the log's bytes (a file whose last line says it was
-    /// removed has none).
-    init(log bytes: [UInt8]) {
-        guard let contents = WrittenLog.parse(bytes) else { return }
+    /// The last entry of each file in the log's bytes; nil when they are not a log.
+    init?(log bytes: [UInt8]) {
+        guard let contents = WrittenLog.parse(bytes) else { return nil }
         for (path, entries) in contents.history {
-            if let hash = entries.last?.hash { byPath[path] = hash }
+            if let entry = entries.last { last[path] = entry }
         }
     }
 
-    private init() {}
-
     /// Whether `hash` is what a checkpoint last wrote to `path`.
     func isLastWritten(_ hash: ContentHash, at path: String) -> Bool {
-        byPath[path] == hash
+        last[path]?.hash == hash
+    }
+
+    /// The files a checkpoint wrote or removed after `transaction` (lines are appended in the
+    /// order of their transactions, so a file's last one is its newest).
+    func paths(writtenAfter transaction: UInt64) -> [String] {
+        last.compactMap { path, entry in entry.transaction > transaction ? path : nil }
     }
 }
 
@@ -38,25 +40,25 @@ final class WrittenHashesCache {
 
     private var cached: (identity: FileIdentity, hashes: WrittenHashes)?
 
-    /// The hashes as the log holds them now; none when there is no log or it cannot be read.
+    /// The log as it is now; nil when there is none, it cannot be read or parsed, or it is not
+    /// worth reading.
     /// - Parameter worthReading: Whether to read the log when it is not parsed yet (or changed):
     ///   the whole log costs more than listing one file's kept versions, so only a process that
     ///   reads many files asks for it (a cold `get` or a widget reads a file or two).
-    func current(_ fileSystem: FileSystem, worthReading: Bool) -> WrittenHashes {
-        guard worthReading || cached != nil else { return .none }
+    func current(_ fileSystem: FileSystem, worthReading: Bool) -> WrittenHashes? {
+        guard worthReading || cached != nil else { return nil }
         do {
             guard let identity = try fileSystem.identity(WrittenLog.path) else {
                 cached = nil
-                return .none
+                return nil
             }
             if let cached, cached.identity == identity { return cached.hashes }
-            guard worthReading else { return .none }
-            guard let (bytes, read) = try fileSystem.read(WrittenLog.path) else { return .none }
-            let hashes = WrittenHashes(log: bytes)
+            guard worthReading, let (bytes, read) = try fileSystem.read(WrittenLog.path),
+                  let hashes = WrittenHashes(log: bytes) else { return nil }
             cached = (read, hashes)
             return hashes
         } catch {
-            return .none   // the kept versions answer instead
+            return nil   // the kept versions answer instead
         }
     }
 }

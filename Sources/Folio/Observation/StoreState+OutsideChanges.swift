@@ -35,17 +35,11 @@ extension StoreState {
     /// not enough: a read may load such a file first, and a first load announces nothing.
     /// Without a readable log, the partitions read so far are checked.
     func checkFilesCheckpointed(after transaction: UInt64) throws(FolioError) {
-        let log: WrittenLog.Contents?
-        do {
-            log = try writtenLog.read()
-        } catch where error.code == .corruptFile {
-            log = nil
-        }
-        guard let log else {
+        guard let log = writtenHashes.current(fileSystem, worthReading: true) else {
             try checkOutsideChanges(nil)
             return
         }
-        let paths = log.history.compactMap { path, entries in entries.contains { $0.transaction > transaction } ? path : nil }
+        let paths = log.paths(writtenAfter: transaction)
         for address in Set(paths.compactMap(partitionAddress(of:))).sorted() { try checkPartition(address) }
     }
 

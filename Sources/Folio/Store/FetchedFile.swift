@@ -42,9 +42,9 @@ struct FetchedFile: Sendable {
         var hash: ContentHash
         var isNewest: Bool
 
-        init(_ bytes: [UInt8], path: String, fileSystem: FileSystem, written: WrittenHashes = .none) {
+        init(_ bytes: [UInt8], path: String, fileSystem: FileSystem, written: WrittenHashes? = nil) {
             hash = ContentHash(bytes)
-            if written.isLastWritten(hash, at: path) {
+            if written?.isLastWritten(hash, at: path) == true {
                 isNewest = true
                 return
             }

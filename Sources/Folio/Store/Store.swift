@@ -236,10 +236,11 @@ public actor Store {
     func adoptEdits() async throws {
         let adopted = try await commitWrite { state in
             // The journal was refreshed: a save another process adopted meanwhile is skipped.
-            let before = Set(state.partitions.partitions.filter(\.adoptedSave).map(\.address))
             let committed = try state.commit(Transaction(state: state))
-            // Only a save that is now exactly the committed state (not merged, nothing else pending).
-            return (state.partitions.partitions.filter { $0.adoptedSave && !$0.isDirty && !before.contains($0.address) }, committed)
+            // Only a save that is now exactly the committed state (not merged, nothing else
+            // pending). One adopted before and not yet checkpointed is kept already: keeping the
+            // same bytes again changes nothing.
+            return (state.partitions.partitions.filter { $0.adoptedSave && !$0.isDirty }, committed)
         }
         for partition in adopted { state.keepAdoptedSaveAsFolios(partition) }
     }

@@ -22,7 +22,7 @@ extension StoreState {
 
     private func reconcile(_ contents: PartitionFile.Contents, bytes: [UInt8], hash: ContentHash, path: String) -> Reconciled {
         // What a checkpoint last wrote to the file: Folio's, without listing its kept versions.
-        if writtenHashes.current(fileSystem, worthReading: fileLoads > WrittenHashesCache.worthReadingAfter).isLastWritten(hash, at: path) {
+        if writtenHashes.current(fileSystem, worthReading: fileLoads > WrittenHashesCache.worthReadingAfter)?.isLastWritten(hash, at: path) == true {
             return Reconciled(contents: contents, merged: false, kept: true)
         }
         var candidates: [(name: String, contents: PartitionFile.Contents)] = []   // newest first

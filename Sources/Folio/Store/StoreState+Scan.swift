@@ -80,7 +80,7 @@ struct Prefetched<E: Entity>: Sendable {
     var scanned: (ids: [String], matches: [E])?
 
     static func fetch(_ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?,
-                      filter: FieldFilter? = nil, written: WrittenHashes = .none) throws(FolioError) -> Prefetched {
+                      filter: FieldFilter? = nil, written: WrittenHashes? = nil) throws(FolioError) -> Prefetched {
         guard let (bytes, identity) = try fileSystem.read(address.path) else { return Prefetched(file: nil) }
         // Checked once, whether the file is then scanned or parsed.
         let kept = FetchedFile.KeptCheck(bytes, path: address.path, fileSystem: fileSystem, written: written)

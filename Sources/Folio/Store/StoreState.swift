@@ -93,17 +93,14 @@ final class StoreState {
     /// and applies it.
     func refreshJournal() throws(FolioError) {
         let current = try cursor.currentHeader()
-        if current != cursor.header {
+        if current != cursor.header, let missedSince = startGeneration(current), changes.isTracking {
             // Records another process checkpointed before this one read them: observers learn
             // of them from the files that checkpoint wrote.
-            let missedSince = changes.isTracking && cursor.header != nil && !cursor.seesEverything(movingTo: current)
-                ? cursor.nextTransaction : nil
-            startGeneration(current)
-            if let missedSince {
+            do {
                 // Only announcements depend on it: a failure must not fail the read or write.
-                do { try checkFilesCheckpointed(after: missedSince) } catch {
-                    report(.warning, "could not check the files another process's checkpoint wrote: \(error.message)", path: error.path)
-                }
+                try checkFilesCheckpointed(after: missedSince)
+            } catch {
+                report(.warning, "could not check the files another process's checkpoint wrote: \(error.message)", path: error.path)
             }
         }
         let (records, end) = try cursor.recordsPastCursor()
@@ -113,9 +110,15 @@ final class StoreState {
 
     /// Another process checkpointed and reset the journal (or this is the first look): the files
     /// now hold everything the old generation held, so partitions fall back to their files.
-    private func startGeneration(_ newHeader: Journal.Header?) {
+    /// - Returns: The first transaction of the records this process never read, now only in the
+    ///   files (nil when it read them all, or on the first look).
+    private func startGeneration(_ newHeader: Journal.Header?) -> UInt64? {
+        var missedSince: UInt64?
         if !cursor.seesEverything(movingTo: newHeader) {
-            if cursor.header != nil { changes.noteMissedOtherProcessRecords() }
+            if cursor.header != nil {
+                changes.noteMissedOtherProcessRecords()
+                missedSince = cursor.nextTransaction
+            }
             // Records this process never saw are now in files it may not have loaded: forget
             // where ids live, and rebuild that on demand.
             idIndex.forgetLocations()
@@ -129,6 +132,7 @@ final class StoreState {
         touched = []
         outbox.forgetCommands()
         cursor.start(newHeader)
+        return missedSince
     }
 
     /// Applies a record to every part, in this order: what it changes is noted for observers

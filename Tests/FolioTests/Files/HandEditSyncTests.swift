@@ -143,6 +143,28 @@ import Testing
         try await reopened.close()
     }
 
+    /// The same while the app has a change of another todo of the file that is not checkpointed
+    /// yet: the adopted save is then not Folio's version of the file (the file lacks the app's
+    /// change), and a second save of the same todo is still adopted, because the file it replaced
+    /// held the first one.
+    @Test func savesInARowBesideAPendingChangeAreAllAdopted() async throws {
+        let folder = TemporaryFolder()
+        let (store, milk, bread, file) = try await Self.milkAndBread(in: folder)
+        var rye = bread
+        rye.title = "Rye bread"
+        try await store.write { [rye] tx in try tx.upsert(rye) }
+        try Self.editByHand(file, id: milk.id.uuidString, title: "Buy oat milk")
+        #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy oat milk")
+        try Self.editByHand(file, id: milk.id.uuidString, title: "Buy soy milk")
+        #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy soy milk")
+        #expect(try await store.get(Todo.self, id: bread.id)?.title == "Rye bread")
+        try await store.close()
+        let reopened = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await reopened.get(Todo.self, id: milk.id)?.title == "Buy soy milk")
+        #expect(try await reopened.get(Todo.self, id: bread.id)?.title == "Rye bread")
+        try await reopened.close()
+    }
+
     /// A save that is merged (it reads as made from an older buffer: the todo Folio added last
     /// is missing from it) is not kept as Folio's version when it is adopted: every process then
     /// serves the same merge, not the file as saved.

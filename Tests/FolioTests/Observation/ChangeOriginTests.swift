@@ -17,14 +17,6 @@ import Testing
         let seed = ProcessInfo.processInfo.environment["FOLIO_ORIGIN_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
         var random = SplitMix64(seed: seed)
         func pick(_ count: Int) -> Int { Int(random.next() % UInt64(count)) }
-        // Ids from the seed, so a seed replays the same run.
-        func seededID() -> UUID {
-            let (a, b) = (random.next(), random.next())
-            return UUID(uuid: withUnsafeBytes(of: (a, b)) { bytes in
-                (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                 bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])
-            })
-        }
         let folder = TemporaryFolder()
         let days = ["2026-11-02", "2026-11-03", "2026-11-04", "2026-11-05"]
         let observer = try await Store.open(at: folder.url, configuration: .testing())
@@ -74,7 +66,7 @@ import Testing
                     var next: Todo
                     if existing.isEmpty || pick(2) == 0 {
                         next = todo("", on: days[pick(days.count)])
-                        next.id = seededID()
+                        next.id = random.uuid()
                     } else {
                         next = todos[existing[pick(existing.count)]]!
                     }

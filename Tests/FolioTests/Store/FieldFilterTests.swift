@@ -292,7 +292,3 @@ struct ComputedNote: Entity, Equatable {
         guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 }
-
-private extension SplitMix64 {
-    mutating func index(_ count: Int) -> Int { Int.random(in: 0..<count, using: &self) }
-}

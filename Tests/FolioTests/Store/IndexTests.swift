@@ -94,17 +94,9 @@ import Testing
         var files: [String: [UUID: String]] = [:]   // day → id → title
         var store = try await Store.open(at: folder.url, configuration: .testing())
         var todos: [Todo] = []
-        // Ids from the seed, so a seed replays the same run.
-        func seededID() -> UUID {
-            let (a, b) = (random.next(), random.next())
-            return UUID(uuid: withUnsafeBytes(of: (a, b)) { bytes in
-                (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                 bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])
-            })
-        }
         for number in 0..<20 {
             var made = todo("todo \(number)", on: days[pick(days.count)])
-            made.id = seededID()
+            made.id = random.uuid()
             todos.append(made)
         }
         try await store.write { [todos] tx in for todo in todos { try tx.upsert(todo) } }
@@ -153,7 +145,7 @@ import Testing
                 let day = files.keys.filter { FileManager.default.fileExists(atPath: folder.file("todos/2025-05/\($0).json").path) }.sorted()
                 guard !day.isEmpty else { break }
                 let target = day[pick(day.count)]
-                let id = seededID()
+                let id = random.uuid()
                 let url = folder.file("todos/2025-05/\(target).json")
                 var contents = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
                 var entities = contents["entities"] as? [String: Any] ?? [:]
@@ -166,7 +158,7 @@ import Testing
             case 2:   // Folio writes: a new todo, or a todo moved when its id is in one file only
                 store = try await Store.open(at: folder.url, configuration: .testing())
                 var fresh = todo("new \(round)", on: days[pick(days.count)])
-                fresh.id = seededID()
+                fresh.id = random.uuid()
                 try await store.write { [fresh] tx in try tx.upsert(fresh) }
                 files[fresh.date, default: [:]][fresh.id] = fresh.title
                 try await store.close()
@@ -178,7 +170,7 @@ import Testing
             for (day, entities) in files { for id in entities.keys { holders[id, default: []].append(day) } }
             let twice = holders.keys.filter { holders[$0]!.count > 1 }.sorted { $0.uuidString < $1.uuidString }
             let once = holders.keys.filter { holders[$0]!.count == 1 }.sorted { $0.uuidString < $1.uuidString }
-            for id in typed.suffix(1) + twice.prefix(3) + once.shuffled(using: &random).prefix(5) + [seededID()] {
+            for id in typed.suffix(1) + twice.prefix(3) + once.shuffled(using: &random).prefix(5) + [random.uuid()] {
                 store = try await Store.open(at: folder.url, configuration: .testing())
                 let places = holders[id] ?? []
                 do {
