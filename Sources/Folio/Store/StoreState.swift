@@ -161,7 +161,7 @@ final class StoreState {
         }
         let fresh = cursor.nextGeneration(UInt64.random(in: 1...UInt64(UInt32.max)), nextSequence: try nextSequence())
         try journal.reset(to: fresh)
-        startGeneration(fresh)
+        _ = startGeneration(fresh)   // this process's own reset: it read every record
     }
 
 }
