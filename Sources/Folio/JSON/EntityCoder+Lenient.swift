@@ -11,24 +11,19 @@ extension EntityCoder {
         var message: String
     }
 
-    /// Every entity that decodes, and why each other one does not. One decoder pass when all of
-    /// them decode (the common case); one pass per entity otherwise.
+    /// Every entity that decodes, and why each other one does not: each entity decoded on its own,
+    /// straight from its JSON where the direct decoder can vouch for it.
     func decodeEach<E: Entity>(_ type: E.Type, from entities: [String: JSONValue], path: String)
         -> (values: [String: E], failures: [String: FolioError]) {
-        if entities.isEmpty { return ([:], [:]) }
-        do {
-            return (try decodeAll(E.self, from: entities, path: path), [:])
-        } catch {
-            var values: [String: E] = [:]
-            var failures: [String: FolioError] = [:]
-            for (id, json) in entities {
-                switch decodeOne(E.self, from: json) {
-                case .success(let value): values[id] = value
-                case .failure(let failure): failures[id] = Self.error(failure, type: E.self, id: id, path: path)
-                }
+        var values = [String: E](minimumCapacity: entities.count)
+        var failures: [String: FolioError] = [:]
+        for (id, json) in entities {
+            switch decodeOne(E.self, from: json) {
+            case .success(let value): values[id] = value
+            case .failure(let failure): failures[id] = Self.error(failure, type: E.self, id: id, path: path)
             }
-            return (values, failures)
         }
+        return (values, failures)
     }
 
     /// Decodes one entity, keeping the field path of a failure.

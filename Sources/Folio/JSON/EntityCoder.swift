@@ -102,25 +102,6 @@ final class EntityCoder {
         try decodeValue(E.self, from: value)
     }
 
-    /// Decodes many entities of one partition with one decoder pass.
-    func decodeAll<E: Entity>(_ type: E.Type, from entities: [String: JSONValue], path: String) throws(FolioError) -> [String: E] {
-        if entities.isEmpty { return [:] }
-        do {
-            return try JSONValueDecoder.decode([String: E].self, from: .object(entities))
-        } catch {
-            // Not sure of one of them: JSONDecoder decides, and names what is wrong.
-        }
-        do {
-            return try decoder.decode([String: E].self, from: Data(JSONWriter.compact(.object(entities))))
-        } catch {
-            // Find the entity at fault, for a precise error.
-            for key in JSONWriter.sortedKeys(entities) {
-                _ = try decode(E.self, from: entities[key]!, id: key, path: path)
-            }
-            throw FolioError(.decodingFailed, "entities do not decode as \(E.self): \(Self.describe(error))", path: path)
-        }
-    }
-
     /// The entity's JSON as its Swift type sees it: the keys it decodes and encodes again; nil
     /// when the stored JSON does not decode as `E` (then there are no known keys to tell unknown
     /// ones from, and an upsert keeps every stored field its new value does not set).

@@ -27,6 +27,15 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
 
+    /// A member of an object not yet closed, with the offset of its key for errors.
+    private struct PendingMember {
+        let key: String
+        let value: JSONValue
+        let offset: Int
+    }
+
+    private var pendingMembers: [PendingMember] = []
+
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
@@ -85,12 +94,15 @@ struct JSONParser {
     private mutating func parseObject(depth: Int) throws(Failure) -> JSONValue {
         if depth > Self.maximumDepth { throw failure("nesting deeper than \(Self.maximumDepth) levels") }
         position += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if position < bytes.count && bytes[position] == UInt8(ascii: "}") {
             position += 1
-            return .object(members)
+            return .object([:])
         }
+        // The members wait on the parser's stack (shared by every level of nesting) until the
+        // object ends, so that its dictionary is made once at its final size: no growing, and one
+        // hash per key.
+        let first = pendingMembers.count
         while true {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
@@ -104,21 +116,32 @@ struct JSONParser {
             }
             position += 1
             skipWhitespace()
-            let value = try parseValue(depth: depth)
-            // Swift's String == is canonical equivalence: "café" precomposed and decomposed are
-            // one dictionary key. Never merge them silently: say which bytes collided.
-            if let existing = members.index(forKey: key) {
-                let earlier = members.keys[existing]
-                if Array(earlier.utf8) == Array(key.utf8) { throw failure("duplicate key \"\(key)\"", at: keyOffset) }
-                throw failure("key \"\(key)\" (UTF-8 \(Names.hexBytes(key))) is canonically equivalent to the earlier key \"\(earlier)\" (UTF-8 \(Names.hexBytes(earlier))): the same text in two Unicode normalizations; Folio keeps keys as exact bytes and will not merge them", at: keyOffset)
-            }
-            members[key] = value
+            pendingMembers.append(PendingMember(key: key, value: try parseValue(depth: depth), offset: keyOffset))
             skipWhitespace()
             guard position < bytes.count else { throw failure("unterminated object: expected ',' or '}'") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            if bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members) }
+            if bytes[position] == UInt8(ascii: "}") { position += 1; return .object(try popMembers(from: first)) }
             throw failure("expected ',' or '}' but found \(describeNext())")
         }
+    }
+
+    /// The object of the members pending from `first` on, taken off the stack.
+    private mutating func popMembers(from first: Int) throws(Failure) -> [String: JSONValue] {
+        var members = [String: JSONValue](minimumCapacity: pendingMembers.count - first)
+        for index in first..<pendingMembers.count {
+            let member = pendingMembers[index]
+            guard members.updateValue(member.value, forKey: member.key) == nil else {
+                // Swift's String == is canonical equivalence: "café" precomposed and decomposed
+                // are one dictionary key. Never merge them silently: say which bytes collided.
+                let earlier = pendingMembers[first..<index].first { $0.key == member.key }?.key ?? member.key
+                if Array(earlier.utf8) == Array(member.key.utf8) {
+                    throw failure("duplicate key \"\(member.key)\"", at: member.offset)
+                }
+                throw failure("key \"\(member.key)\" (UTF-8 \(Names.hexBytes(member.key))) is canonically equivalent to the earlier key \"\(earlier)\" (UTF-8 \(Names.hexBytes(earlier))): the same text in two Unicode normalizations; Folio keeps keys as exact bytes and will not merge them", at: member.offset)
+            }
+        }
+        pendingMembers.removeSubrange(first...)
+        return members
     }
 
     private mutating func parseArray(depth: Int) throws(Failure) -> JSONValue {

@@ -14,18 +14,28 @@ struct JSONValueDecoder {
     struct Unsure: Error {}
 
     static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        try ValueDecoder(value: value, codingPath: []).decodeValue(T.self)
+        try ValueDecoder(value: value, parentPath: [], key: nil).decodeValue(T.self)
     }
 }
 
 private struct ValueDecoder: Decoder {
     let value: JSONValue
-    let codingPath: [any CodingKey]
+    /// The path to the object holding this value, and this value's key in it (nil at the top):
+    /// the whole path is built only when a type asks for it, not for every field decoded.
+    let parentPath: [any CodingKey]
+    let key: (any CodingKey)?
+    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(value: JSONValue, parentPath: [any CodingKey], key: (any CodingKey)?) {
+        self.value = value
+        self.parentPath = parentPath
+        self.key = key
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = value else { throw JSONValueDecoder.Unsure() }
-        return KeyedDecodingContainer(ObjectContainer<Key>(members: members, codingPath: codingPath))
+        return KeyedDecodingContainer(ObjectContainer<Key>(members: members, decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -37,30 +47,29 @@ private struct ValueDecoder: Decoder {
 
     /// The value as `T`: the scalar types directly, `Date` as Folio reads dates, anything else
     /// through its own `init(from:)` (except the types `JSONDecoder` treats specially).
+    ///
+    /// The type is compared by identity (a pointer comparison) rather than with `is`, and the
+    /// scalar is handed back with `unsafeBitCast` once `T` is known to be its type: this runs for
+    /// every field of every entity read.
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        switch type {
-        case is String.Type: return try cast(Scalars.string(value))
-        case is Bool.Type: return try cast(Scalars.bool(value))
-        case is Double.Type: return try cast(Scalars.double(value))
-        case is Int.Type: return try cast(Scalars.integer(value, as: Int.self))
-        case is Int64.Type: return try cast(Scalars.integer(value, as: Int64.self))
-        case is Int32.Type: return try cast(Scalars.integer(value, as: Int32.self))
-        case is Int16.Type: return try cast(Scalars.integer(value, as: Int16.self))
-        case is Int8.Type: return try cast(Scalars.integer(value, as: Int8.self))
-        case is UInt.Type: return try cast(Scalars.integer(value, as: UInt.self))
-        case is UInt64.Type: return try cast(Scalars.integer(value, as: UInt64.self))
-        case is UInt32.Type: return try cast(Scalars.integer(value, as: UInt32.self))
-        case is UInt16.Type: return try cast(Scalars.integer(value, as: UInt16.self))
-        case is UInt8.Type: return try cast(Scalars.integer(value, as: UInt8.self))
-        case is Date.Type: return try cast(Scalars.date(value))
-        case is Float.Type, is Decimal.Type, is Data.Type, is URL.Type: throw JSONValueDecoder.Unsure()
-        default: return try T(from: self)
+        if T.self == String.self { return unsafeBitCast(try Scalars.string(value), to: T.self) }
+        if T.self == Date.self { return unsafeBitCast(try Scalars.date(value), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try Scalars.bool(value), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try Scalars.integer(value, as: Int.self), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try Scalars.double(value), to: T.self) }
+        if T.self == Int64.self { return unsafeBitCast(try Scalars.integer(value, as: Int64.self), to: T.self) }
+        if T.self == Int32.self { return unsafeBitCast(try Scalars.integer(value, as: Int32.self), to: T.self) }
+        if T.self == Int16.self { return unsafeBitCast(try Scalars.integer(value, as: Int16.self), to: T.self) }
+        if T.self == Int8.self { return unsafeBitCast(try Scalars.integer(value, as: Int8.self), to: T.self) }
+        if T.self == UInt.self { return unsafeBitCast(try Scalars.integer(value, as: UInt.self), to: T.self) }
+        if T.self == UInt64.self { return unsafeBitCast(try Scalars.integer(value, as: UInt64.self), to: T.self) }
+        if T.self == UInt32.self { return unsafeBitCast(try Scalars.integer(value, as: UInt32.self), to: T.self) }
+        if T.self == UInt16.self { return unsafeBitCast(try Scalars.integer(value, as: UInt16.self), to: T.self) }
+        if T.self == UInt8.self { return unsafeBitCast(try Scalars.integer(value, as: UInt8.self), to: T.self) }
+        if T.self == Float.self || T.self == Decimal.self || T.self == Data.self || T.self == URL.self {
+            throw JSONValueDecoder.Unsure()
         }
-    }
-
-    private func cast<T>(_ value: Any) throws -> T {
-        guard let typed = value as? T else { throw JSONValueDecoder.Unsure() }
-        return typed
+        return try T(from: self)
     }
 }
 
@@ -104,7 +113,10 @@ private enum Scalars {
 
 private struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let members: [String: JSONValue]
-    let codingPath: [any CodingKey]
+    /// The decoder of the object itself, whose path its members extend.
+    let decoder: ValueDecoder
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
 
     var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
 
@@ -115,9 +127,18 @@ private struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return value
     }
 
-    private func decoder(_ key: Key) throws -> ValueDecoder {
-        ValueDecoder(value: try member(key), codingPath: codingPath + [key])
+    /// The member, or nil when it is missing or `null` (what `decodeIfPresent` answers nil for).
+    private func presentMember(_ key: Key) -> JSONValue? {
+        guard let value = members[key.stringValue], value != .null else { return nil }
+        return value
     }
+
+    private func decoder(_ key: Key, _ value: JSONValue) -> ValueDecoder {
+        // The top object's path is empty, so its members (an entity's fields) build none.
+        ValueDecoder(value: value, parentPath: decoder.codingPath, key: key)
+    }
+
+    private func decoder(_ key: Key) throws -> ValueDecoder { decoder(key, try member(key)) }
 
     func decodeNil(forKey key: Key) throws -> Bool { try member(key) == .null }
 
@@ -130,6 +151,22 @@ private struct ObjectContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try Scalars.double(member(key)) }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try Scalars.integer(member(key), as: Int.self) }
+
+    // One look-up each, where the protocol's defaults ask `contains`, `decodeNil` and `decode`.
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try presentMember(key).map { try decoder(key, $0).decodeValue(T.self) }
+    }
+
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try presentMember(key).map(Scalars.string) }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try presentMember(key).map(Scalars.bool) }
+
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try presentMember(key).map(Scalars.double) }
+
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try presentMember(key).map { try Scalars.integer($0, as: Int.self) }
+    }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         try decoder(key).container(keyedBy: type)
@@ -158,7 +195,7 @@ private struct ArrayContainer: UnkeyedDecodingContainer {
     private mutating func next() throws -> ValueDecoder {
         guard !isAtEnd else { throw JSONValueDecoder.Unsure() }
         defer { currentIndex += 1 }
-        return ValueDecoder(value: elements[currentIndex], codingPath: codingPath + [ArrayIndex(currentIndex)])
+        return ValueDecoder(value: elements[currentIndex], parentPath: codingPath, key: ArrayIndex(currentIndex))
     }
 
     mutating func decodeNil() throws -> Bool {

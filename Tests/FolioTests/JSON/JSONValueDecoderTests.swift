@@ -7,7 +7,13 @@ import Testing
 private struct Everything: Codable, Equatable {
     enum Mood: String, Codable { case calm, busy }
     enum Shape: Codable, Equatable { case dot, line(length: Int), label(String, Bool) }
-    struct Inner: Codable, Equatable { var name: String; var weight: Double? }
+    struct Inner: Codable, Equatable { var name: String; var weight: Double?; var here: PathEcho? }
+    /// Its coding path, as the decoder tells it.
+    struct PathEcho: Codable, Equatable {
+        var path: String
+        init(from decoder: any Decoder) throws { path = decoder.codingPath.map(\.stringValue).joined(separator: "/") }
+        func encode(to encoder: any Encoder) throws {}
+    }
 
     var text: String
     var flag: Bool
@@ -25,6 +31,12 @@ private struct Everything: Codable, Equatable {
     var uuid: UUID
     var grid: [[Bool]]
     var byNumber: [Int: String]
+    var maybeCount: Int?
+    var maybeFlag: Bool?
+    var maybeRatio: Double?
+    var maybeWhen: Date?
+    var maybeSmall: Int8?
+    var echoes: [PathEcho]
 }
 
 /// The direct decoder (JSONValueDecoder) against `JSONDecoder` as EntityCoder sets it up, on
@@ -92,6 +104,16 @@ private struct Everything: Codable, Equatable {
             "byNumber": .object(odd() ? ["x": .string("a")] : ["1": string("one"), "-2": .string("minus two")]),
         ]
         if Int.random(in: 0..<3, using: &random) == 0 { members["note"] = pick([.null, .string("n"), .number("3")]) }
+        if Bool.random(using: &random) { members["maybeCount"] = odd() ? .null : number("12") }
+        if Bool.random(using: &random) { members["maybeFlag"] = odd() ? .number("0") : pick([.null, .bool(true)]) }
+        if Bool.random(using: &random) { members["maybeRatio"] = odd() ? .string("x") : pick([.null, .number("2.5")]) }
+        if Bool.random(using: &random) { members["maybeWhen"] = odd() ? .string("yesterday") : pick([.null, .string("2026-11-22T09:30:00.828Z")]) }
+        if Bool.random(using: &random) { members["maybeSmall"] = odd() ? .number("300") : pick([.null, number("12")]) }
+        members["echoes"] = .array((0..<Int.random(in: 0..<3, using: &random)).map { _ in pick([.null, .string("e"), .object([:])]) })
+        if Bool.random(using: &random), case .object(var inner)? = members["inner"] {
+            inner["here"] = pick([.string("h"), .object(["x": .null])])
+            members["inner"] = .object(inner)
+        }
         if odd() { members[pick(Array(members.keys).sorted())] = nil }
         if odd() { members["extra"] = .string("unknown fields are ignored") }
         return .object(members)
