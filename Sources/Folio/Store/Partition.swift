@@ -14,8 +14,7 @@ final class Partition {
     /// The server's version of each entity it has seen (set by the sync engine).
     var versions: [String: String]
     /// Decoded Swift values of `entities`, for one entity type at a time.
-    var decoded: [String: Any] = [:]
-    var decodedType: ObjectIdentifier?
+    private(set) var decoded: (any DecodedCache)?
     /// Set while the file on disk cannot be read (broken by a hand edit); the last good state is
     /// served meanwhile and the file is never overwritten.
     var unreadable: FolioError?
@@ -65,7 +64,7 @@ final class Partition {
         self.identity = identity
         entities = base
         versions = baseVersions
-        decoded = [:]
+        decoded = nil
         entityBytes = Self.estimatedSize(of: entities)
         adoptedSave = false
     }
@@ -74,7 +73,7 @@ final class Partition {
         entityBytes += (change.entity.map { Self.estimatedSize(of: $0, id: change.id) } ?? 0)
             - (entities[change.id].map { Self.estimatedSize(of: $0, id: change.id) } ?? 0)
         entities[change.id] = change.entity
-        decoded[change.id] = nil
+        decoded?.forget(change.id)
         if change.forgetsVersion {
             versions[change.id] = nil
         } else if change.entity == nil {
@@ -88,7 +87,7 @@ final class Partition {
         if entities != base || versions != baseVersions {
             entities = base
             versions = baseVersions
-            decoded = [:]
+            decoded = nil
             entityBytes = Self.estimatedSize(of: entities)
         }
     }
@@ -96,7 +95,7 @@ final class Partition {
     /// An estimate of the memory this partition holds: its JSON values, their decoded Swift values
     /// (counted as much again), and a fixed overhead. What ``PartitionCache`` budgets.
     var estimatedBytes: Int {
-        let decodedBytes = entities.isEmpty ? 0 : entityBytes * min(decoded.count, entities.count) / entities.count
+        let decodedBytes = entities.isEmpty ? 0 : entityBytes * min(decoded?.count ?? 0, entities.count) / entities.count
         return Self.overhead + entityBytes + decodedBytes
     }
 
@@ -142,12 +141,9 @@ final class Partition {
     /// cached yet. An entity that does not decode is skipped (its error is cached in `decoded`
     /// in its place, and handed to `undecodable` once), so it never hides its neighbours.
     func values<E: Entity>(_ type: E.Type, coder: EntityCoder, undecodable: (FolioError) -> Void = { _ in }) -> [E] {
-        if decodedType != ObjectIdentifier(E.self) {
-            decoded = [:]
-            decodedType = ObjectIdentifier(E.self)
-        }
-        if decoded.count < entities.count {
-            let missing = decoded.isEmpty ? entities : entities.filter { decoded[$0.key] == nil }
+        let cache = decodedCache(E.self)
+        if cache.count < entities.count {
+            let missing = cache.count == 0 ? entities : entities.filter { !cache.holds($0.key) }
             var (values, failures) = coder.decodeEach(E.self, from: missing, path: address.path)
             for id in values.keys {
                 if let problem = Self.keyMismatch(id: id, in: missing[id]!, path: address.path) {
@@ -155,39 +151,49 @@ final class Partition {
                     failures[id] = problem
                 }
             }
-            for (id, value) in values { decoded[id] = value }
+            if cache.values.isEmpty {
+                cache.values = values
+            } else {
+                cache.values.merge(values) { _, new in new }
+            }
             for id in failures.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
-                decoded[id] = failures[id]!
+                cache.failures[id] = failures[id]!
                 undecodable(failures[id]!)
             }
         }
         var result: [E] = []
         result.reserveCapacity(entities.count)
         for id in entities.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
-            if let value = decoded[id] as? E { result.append(value) }
+            if let value = cache.values[id] { result.append(value) }
         }
         return result
     }
 
     /// Decoded values fetched with the file (StoreState+Scan.swift), for entities not decoded yet.
     func prefill<E: Entity>(_ values: [String: E]) {
-        if decodedType != ObjectIdentifier(E.self) {
-            decoded = [:]
-            decodedType = ObjectIdentifier(E.self)
-        }
-        for (id, value) in values where decoded[id] == nil { decoded[id] = value }
+        let cache = decodedCache(E.self)
+        for (id, value) in values where !cache.holds(id) { cache.values[id] = value }
     }
 
     func value<E: Entity>(_ type: E.Type, id: String, coder: EntityCoder) throws(FolioError) -> E? {
         guard let json = entities[id] else { return nil }
-        if decodedType == ObjectIdentifier(E.self), let value = decoded[id] as? E { return value }
+        let cache = decoded as? DecodedEntities<E>
+        if let value = cache?.values[id] { return value }
         if let problem = Self.keyMismatch(id: id, in: json, path: address.path) { throw problem }
         let value = try coder.decode(E.self, from: json, id: id, path: address.path)
-        if decodedType == nil || decodedType == ObjectIdentifier(E.self) {
-            decodedType = ObjectIdentifier(E.self)
-            decoded[id] = value
-        }
+        if decoded == nil || cache != nil { decodedCache(E.self).values[id] = value }
         return value
+    }
+
+    /// Whether `id` was found not to decode as the type last decoded.
+    func failedToDecode(_ id: String) -> Bool { decoded?.failure(id) != nil }
+
+    /// The cache of values decoded as `E`, replacing one of another type.
+    private func decodedCache<E: Entity>(_ type: E.Type) -> DecodedEntities<E> {
+        if let cache = decoded as? DecodedEntities<E> { return cache }
+        let cache = DecodedEntities<E>()
+        decoded = cache
+        return cache
     }
 
     /// The error for an entity whose own `id` field (a string or number) is not the key it is
@@ -207,4 +213,32 @@ final class Partition {
         error.fieldPath = ["id"]
         return error
     }
+}
+
+/// The decoded values of a partition's entities as one Swift type, whatever that type is.
+protocol DecodedCache: AnyObject {
+    /// How many entities it answers for (decoded or failed).
+    var count: Int { get }
+    /// Forgets what it knows of `id` (its JSON changed).
+    func forget(_ id: String)
+    /// Why `id` does not decode, if it was found not to.
+    func failure(_ id: String) -> FolioError?
+}
+
+/// The values of a partition's entities decoded as `E`, and why the others do not decode: typed,
+/// so reading them back needs no cast per entity.
+final class DecodedEntities<E>: DecodedCache {
+    var values: [String: E] = [:]
+    var failures: [String: FolioError] = [:]
+
+    var count: Int { values.count + failures.count }
+
+    func holds(_ id: String) -> Bool { values[id] != nil || failures[id] != nil }
+
+    func forget(_ id: String) {
+        values[id] = nil
+        failures[id] = nil
+    }
+
+    func failure(_ id: String) -> FolioError? { failures[id] }
 }

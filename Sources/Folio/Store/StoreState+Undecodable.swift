@@ -49,7 +49,7 @@ extension StoreState {
         for address in try addresses(collection: E.collection, granularity: granularity, selection: selection) {
             let partition = try partition(address)
             _ = partition.values(E.self, coder: coder)
-            for id in partition.entities.keys.sorted(by: { $0.precedesInKeyOrder($1) }) where partition.decoded[id] is FolioError {
+            for id in partition.entities.keys.sorted(by: { $0.precedesInKeyOrder($1) }) where partition.failedToDecode(id) {
                 if let entity = undecodable(E.self, in: partition, id: id) { result.append(entity) }
             }
         }
