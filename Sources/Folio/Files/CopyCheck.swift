@@ -28,33 +28,45 @@ struct CopyCheck {
         return origin.device != log.origin.device || origin.inode != log.origin.inode
     }
 
-    /// What makes the copy inconsistent, most telling first (empty: consistent).
+    /// What makes the copy inconsistent, most telling first (empty: consistent), and the hash of
+    /// every data and command file the copy holds.
     /// - Parameters:
     ///   - log: The copy's `.folio/written`.
     ///   - firstTransaction: The copy's journal header's first transaction (nil: no header).
     ///   - end: The transaction after the copy's last valid journal record.
-    func findings(_ log: WrittenLog.Contents, firstTransaction: UInt64?, end: UInt64) throws(FolioError) -> [Finding] {
+    func findings(_ log: WrittenLog.Contents, firstTransaction: UInt64?, end: UInt64) throws(FolioError)
+        -> (findings: [Finding], hashes: [String: ContentHash]) {
         let written = log.history.values.contains { $0.contains { $0.hash != nil } }
         guard let b = firstTransaction else {
-            guard written else { return [] }
-            return [Finding(path: StoreLayout.journal, message: "the copy's journal has no header, but its files were written by checkpoints: it was copied while being emptied")]
+            guard written else { return ([], [:]) }
+            return ([Finding(path: StoreLayout.journal, message: "the copy's journal has no header, but its files were written by checkpoints: it was copied while being emptied")], [:])
         }
         if b < log.since || (b != log.since && !log.checkpoints.contains(b)) {
-            return [Finding(path: WrittenLog.path, message: "the copy's journal was emptied by checkpoint \(b), which its log of written files does not record: the log was copied before that checkpoint, so no file of the copy can be matched to the journal")]
+            return ([Finding(path: WrittenLog.path, message: "the copy's journal was emptied by checkpoint \(b), which its log of written files does not record: the log was copied before that checkpoint, so no file of the copy can be matched to the journal")], [:])
         }
         var findings: [Finding] = []
         var paths = Set(log.history.keys)
         for path in try Self.dataAndCommandFiles(fileSystem) { paths.insert(path) }
-        for path in paths.sorted() {
-            let bytes = try fileSystem.read(path)?.bytes
-            let current = bytes.map(ContentHash.init)
+        let ordered = paths.sorted()
+        // Read and hashed on several threads: a copy's first open reads every file, often from
+        // a cold cache.
+        let fileSystem = self.fileSystem
+        let read = parallelMap(ordered, width: StoreState.scanWidth) { path in
+            Result { () throws(FolioError) -> ContentHash? in try fileSystem.read(path).map { ContentHash($0.bytes) } }
+        }
+        var hashes: [String: ContentHash] = [:]
+        for (path, result) in zip(ordered, read) {
+            let current = try result.get()
+            hashes[path] = current
             let history = log.history[path] ?? []
-            if let problem = judge(path, current: current, history: history, log: log, b: b, end: end),
-               !Self.isDamagedDataFile(path, bytes), !Self.isCutShortCommand(path, bytes, history: history, b: b, end: end) {
+            guard let problem = judge(path, current: current, history: history, log: log, b: b, end: end) else { continue }
+            // Rare: read again for the checks that excuse a damaged data file or a command cut short.
+            let bytes = try fileSystem.read(path)?.bytes
+            if !Self.isDamagedDataFile(path, bytes), !Self.isCutShortCommand(path, bytes, history: history, b: b, end: end) {
                 findings.append(Finding(path: path, message: problem))
             }
         }
-        return findings
+        return (findings, hashes)
     }
 
     private func judge(_ path: String, current: ContentHash?, history: [WrittenLog.Entry], log: WrittenLog.Contents,

@@ -32,12 +32,36 @@ extension StoreState {
         let check = CopyCheck(fileSystem: fileSystem)
         guard try check.isCopy(header) else { return .original }
         let log = try WrittenLog.contents(bytes)
-        let findings = try check.findings(log, firstTransaction: cursor.header?.firstTransaction, end: cursor.nextTransaction)
+        let (findings, hashes) = try check.findings(log, firstTransaction: cursor.header?.firstTransaction, end: cursor.nextTransaction)
         if let first = findings.first { throw Self.inconsistentCopy(first, more: findings.count - 1) }
-        // The copied kept versions are from other instants than the files: recovery must not
-        // merge or adopt against them (a file newer than them would read as a person's save).
-        if !isReadOnly { try fileSystem.removeTree(KeptVersions.folder) }
+        if !isReadOnly { try dropKeptVersionsOfOtherInstants(hashes) }
         return .consistentCopy
+    }
+
+    /// The copied kept versions of a file may be from other instants than the file itself (copied
+    /// before or after a checkpoint replaced it): recovery must not merge or adopt against them,
+    /// or a file newer than them would read as a person's save. A file's versions are kept only
+    /// when the newest is a version Folio wrote and holds exactly the file's bytes (the copy check
+    /// has shown them to belong with the journal); the others are removed, and made again from
+    /// the files when the copy becomes a store of its own (``settleOrigin(_:)``). Keeping them
+    /// spares a copy's first open from writing a version of every file again.
+    /// - Parameter hashes: The hash of every data file of the copy, from the copy check.
+    private func dropKeptVersionsOfOtherInstants(_ hashes: [String: ContentHash]) throws(FolioError) {
+        let kept = KeptVersions(fileSystem: fileSystem)
+        func visit(_ folder: String) throws(FolioError) {
+            for entry in try fileSystem.list(folder) where entry.isDirectory {
+                let child = folder + "/" + entry.name
+                guard entry.name.hasSuffix(".json") else {
+                    try visit(child)
+                    continue
+                }
+                let path = String(child.dropFirst(KeptVersions.folder.count + 1))
+                let newest = try kept.versions(of: path).last
+                if let newest, !newest.isEdit, let current = hashes[path], newest.hash == current { continue }
+                try fileSystem.removeTree(child)
+            }
+        }
+        try visit(KeptVersions.folder)
     }
 
     static func inconsistentCopy(_ finding: CopyCheck.Finding, more: Int) -> FolioError {

@@ -1,0 +1,90 @@
+@testable import Folio
+import FolioCrashSupport
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A copy of a folder (`cp -a` of a store no process is writing) keeps the versions Folio kept of
+/// its files, so that a save from an older buffer is merged in the copy as in the original; but
+/// never versions from another instant than the file (FORMAT.md, "Copying the folder").
+@Suite struct CopiedVersionsTests {
+    private let day = "slots/2026-01/2026-01-25.json"
+
+    private func slot(_ id: String, _ transaction: Int = 0) -> Slot {
+        Slot(id: id, day: "2026-01-25", transaction: transaction, group: [], writer: "W")
+    }
+
+    private func ids(_ store: Store) async throws -> [String] {
+        try await store.fetch(Query<Slot>(.all)).map(\.id).sorted()
+    }
+
+    /// Three checkpoints of one day: three versions kept. Returns the file as the first left it.
+    private func storeWithThreeVersions(in folder: TemporaryFolder) async throws -> String {
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(slot("W-1")) }
+        try await store.checkpoint()
+        let first = try folder.text(day)
+        try await store.write { tx in try tx.upsert(slot("W-2")) }
+        try await store.checkpoint()
+        try await store.write { tx in try tx.upsert(slot("W-3")) }
+        try await store.close()
+        return first
+    }
+
+    private func copy(_ folder: TemporaryFolder) throws -> TemporaryFolder {
+        let copy = TemporaryFolder()
+        try LiveCopyToolsTests.run("/bin/cp", ["-a", folder.url.path + "/.", copy.url.path])
+        return copy
+    }
+
+    private func versions(_ folder: TemporaryFolder) throws -> [KeptVersions.Version] {
+        try KeptVersions(fileSystem: FileSystem(root: folder.url.path)).versions(of: day)
+    }
+
+    @Test func aCopyKeepsTheVersionsASaveFromAnOlderBufferIsMergedAgainst() async throws {
+        let folder = TemporaryFolder()
+        let buffer = try await storeWithThreeVersions(in: folder)
+        let kept = try versions(folder)
+        #expect(kept.count == 3)
+        let copy = try copy(folder)
+
+        let opened = try await Store.open(at: copy.url, configuration: .testing())
+        #expect(try await ids(opened) == ["W-1", "W-2", "W-3"])
+        #expect(try versions(copy).map(\.hash) == kept.map(\.hash), "the copy's first open dropped versions of a file that holds the newest")
+        try await opened.close()
+
+        // An editor saves, in the copy, a buffer it loaded before W-2 and W-3 were added.
+        let edited = buffer.replacingOccurrences(of: "\"entities\": {", with: "\"entities\": {" + EditorRaceTests.entity("E") + ",")
+        try copy.write(edited, to: "slots/2026-01/.2026-01-25.json.edit")
+        try #require(rename(copy.file("slots/2026-01/.2026-01-25.json.edit").path, copy.file(day).path) == 0)
+        let again = try await Store.open(at: copy.url, configuration: .testing())
+        #expect(try await ids(again) == ["E", "W-1", "W-2", "W-3"], "the save was not merged against the version it started from")
+        try await again.close()
+    }
+
+    @Test func aCopysVersionsFromAnotherInstantAreDropped() async throws {
+        let folder = TemporaryFolder()
+        _ = try await storeWithThreeVersions(in: folder)
+        let copy = try copy(folder)
+        // As if the versions folder were copied after a later checkpoint kept a newer version
+        // (one with a todo the file does not hold): the file is older than its newest version.
+        let current = try copy.text(day)
+        let newer = Array(current.replacingOccurrences(of: "\"entities\": {", with: "\"entities\": {" + EditorRaceTests.entity("LATER") + ",").utf8)
+        let order = (try versions(copy).last?.order ?? 0) + 1
+        let digits = String(order)
+        let name = String(repeating: "0", count: 20 - digits.count) + digits + "-\(ContentHash(newer)).json"
+        try copy.write(String(decoding: newer, as: UTF8.self), to: KeptVersions.folder(of: day) + "/" + name)
+
+        let log = LogRecorder()
+        let opened = try await Store.open(at: copy.url, configuration: .testing(log: log.handler))
+        #expect(try await ids(opened) == ["W-1", "W-2", "W-3"])
+        #expect(try versions(copy).map(\.hash) == [ContentHash(Array(current.utf8))], "versions of another instant than the file were kept")
+        #expect(!log.messages.contains { $0.path == day && $0.text.contains("older version") }, "\(log.messages.map(\.text))")
+        try await opened.close()
+        #expect(try copy.text(day) == current)
+    }
+}
