@@ -3,7 +3,7 @@ extension Row {
     enum Key: Int, CaseIterable, Sendable {
         case durableTotal, durableCommit, relaxedTotal, relaxedCommit, concurrentTotal, concurrentCommit
         case bulkTotal, bulkCommit, bulkOutboxTotal, bulkOutboxCommit
-        case warmRead, coldRead, coldTenYears
+        case warmRead, coldRead, coldCopyRead, coldTenYears
         case drainUnbatched, drainBatched, drainBatchedRaw
         case diskAppend, diskOverwrite, diskReplace, folioFraction, grdbFraction
         case checkpointSyncs, commitSwitches, commitCPU
@@ -44,6 +44,7 @@ extension Row {
         time(.bulkOutboxCommit, "4 bulk import + outbox, commit only", "ms", "Folio full", "GRDB WAL FULL", nil)
         time(.warmRead, "5 read one day, warm", "µs", "Folio (cache)", "GRDB by date index", 0.2)
         time(.coldRead, "5 open + read one day, cold process", "ms", "Folio", "GRDB", 1.0)
+        time(.coldCopyRead, "5 first open of a copied store + one day, cold", "ms", "Folio", "GRDB", nil)
         time(.coldTenYears, "5 open \(store) + one day, cold", "ms", "Folio", "GRDB", 0.5)
         rate(.drainUnbatched, "6 drain, one request per command", "Folio one-by-one", "raw URLSession", 0.9, unit: "cmd/s")
         rate(.drainBatched, "6 drain, batched (100) vs one-by-one", "Folio batched", "Folio one-by-one", 10, unit: "cmd/s")

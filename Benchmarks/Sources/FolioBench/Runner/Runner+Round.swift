@@ -102,6 +102,13 @@ extension Runner {
         let coldGRDB = try copy(grdbTemplate, "cold.sqlite", in: folder)
         let lastDay = workload.days[workload.days.count - 1]
         let expected = workload.todosByDay[lastDay]?.count ?? 0
+        // The first open of a copied folder checks every file against the copied journal
+        // (FORMAT.md, "Copying the folder"), once: measured apart, then a store in use.
+        try await pair(flip, {
+            record(.coldCopyRead, try coldRead("folio", coldFolio.path, day: lastDay, expected: expected))
+        }, {
+            recordPeer(.coldCopyRead, try coldRead("grdb", coldGRDB.path, day: lastDay, expected: expected))
+        })
         try await pair(flip, {
             record(.coldRead, try coldRead("folio", coldFolio.path, day: lastDay, expected: expected))
         }, {
