@@ -69,7 +69,10 @@ final class Runner {
             let folder = scratch.appendingPathComponent("round-\(round)", isDirectory: true)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try await runRound(round, in: folder)
-            try FileManager.default.removeItem(at: folder)
+            // Kept until the run ends (removeScratch): on ext4, creating files shortly after
+            // deleting many makes the allocator skip recently freed inodes one by one (`perf`:
+            // `recently_deleted`), which would charge the next round's file-creating rows with
+            // this round's clean-up.
             log("round \(round)/\(options.rounds) done in \(Format.value((ContinuousClock.now - start).seconds)) s")
         }
     }
