@@ -47,6 +47,12 @@ final class EntityCoder {
     }
 
     func encode<E: Entity>(_ entity: E) throws(FolioError) -> JSONValue {
+        do {
+            let value = try JSONValueEncoder.encode(entity)
+            if value.objectValue != nil { return value }
+        } catch {
+            // Not sure of it: JSONEncoder decides, and names what is wrong.
+        }
         let data: Data
         do {
             data = try encoder.encode(entity)
@@ -65,6 +71,15 @@ final class EntityCoder {
 
     /// Encodes any value (a custom command's payload) to a JSON value.
     func encodeValue<V: Encodable>(_ value: V) throws(FolioError) -> JSONValue {
+        do { return try JSONValueEncoder.encode(value) } catch {
+            // Not sure of it: JSONEncoder decides, and names what is wrong.
+        }
+        return try encodeThroughJSONEncoder(value)
+    }
+
+    /// `value` as `JSONEncoder` writes it, parsed: what the direct encoder must give whenever it
+    /// answers.
+    func encodeThroughJSONEncoder<V: Encodable>(_ value: V) throws(FolioError) -> JSONValue {
         do {
             return try JSONParser.parse(Array(encoder.encode(value)))
         } catch let failure as JSONParser.Failure {
