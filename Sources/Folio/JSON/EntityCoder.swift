@@ -41,6 +41,14 @@ final class EntityCoder {
     static func format(_ date: Date) -> String? {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard milliseconds.isFinite else { return nil }
+        if abs(milliseconds) < 1e15, let text = ISO8601Date.format(milliseconds: Int64(milliseconds)) { return text }
+        return formatWithStyle(milliseconds)
+    }
+
+    /// ``format(_:)`` through Foundation's format style: any year (the hand-written form covers
+    /// 1600 to 9999).
+    static func formatWithStyle(_ milliseconds: Double) -> String? {
+        guard milliseconds.isFinite else { return nil }
         let seconds = (milliseconds / 1000).rounded(.down)
         let fraction = String(Int(milliseconds - seconds * 1000) + 1000).dropFirst()
         return Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle()).dropLast() + "." + fraction + "Z"

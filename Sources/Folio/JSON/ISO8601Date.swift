@@ -44,6 +44,55 @@ enum ISO8601Date {
         return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
     }
 
+    /// `2026-11-22T09:30:00.828Z` for a whole number of milliseconds since 1970, written by
+    /// hand for years 1600 to 9999 (Foundation's format style costs microseconds per date, and an
+    /// import encodes two per entity); nil outside them, where the caller uses the format style.
+    static func format(milliseconds: Int64) -> String? {
+        // 1600-01-01 and 10000-01-01, in milliseconds since 1970.
+        guard milliseconds >= -11_676_096_000_000, milliseconds < 253_402_300_800_000 else { return nil }
+        var seconds = milliseconds / 1000
+        var fraction = milliseconds % 1000
+        if fraction < 0 {
+            fraction += 1000
+            seconds -= 1
+        }
+        var days = seconds / 86_400
+        var time = seconds % 86_400
+        if time < 0 {
+            time += 86_400
+            days -= 1
+        }
+        // The civil date of a day count (H. Hinnant's civil_from_days).
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        var bytes = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int64, at start: Int, digits: Int) {
+            var rest = value
+            for index in stride(from: start + digits - 1, through: start, by: -1) {
+                bytes[index] = UInt8(48 + rest % 10)
+                rest /= 10
+            }
+        }
+        put(year, at: 0, digits: 4)
+        put(month, at: 5, digits: 2)
+        put(day, at: 8, digits: 2)
+        put(time / 3600, at: 11, digits: 2)
+        put(time / 60 % 60, at: 14, digits: 2)
+        put(time % 60, at: 17, digits: 2)
+        put(fraction, at: 20, digits: 3)
+        for (index, byte) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
+            bytes[index] = UInt8(ascii: byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     private static func daysIn(_ month: Int, of year: Int) -> Int {
         switch month {
         case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28

@@ -76,4 +76,25 @@ import Testing
         }
         print("ISO 8601 dates: seed \(seed), 2000 dates parsed as the format style parses them")
     }
+
+    /// Folio's date form is written by hand for years 1600 to 9999 (``ISO8601Date/format(milliseconds:)``):
+    /// the same text as Foundation's format style, for random instants and the edges of every day
+    /// and of the range; outside it the format style writes it.
+    @Test func formatsAsTheFormatStyleDoes() throws {
+        let seed = ProcessInfo.processInfo.environment["FOLIO_DATE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SplitMix64(seed: seed)
+        let low: Int64 = -11_676_096_000_000, high: Int64 = 253_402_300_800_000   // 1600-01-01, 10000-01-01
+        var instants: [Int64] = [low, low + 1, high - 1, 0, -1, 1, 951_782_400_000 - 1, 951_782_400_000, 4_107_542_400_000]
+        for _ in 0..<3_000 {
+            let day = Int64(random.next() % UInt64((high - low) / 86_400_000)) * 86_400_000 + low
+            instants.append(contentsOf: [day, day - 1, day + Int64(random.next() % 86_400_000)])
+        }
+        for milliseconds in instants where milliseconds >= low && milliseconds < high {
+            let fast = try #require(ISO8601Date.format(milliseconds: milliseconds), "seed \(seed): \(milliseconds)")
+            #expect(fast == EntityCoder.formatWithStyle(Double(milliseconds)), "seed \(seed): \(milliseconds)")
+        }
+        #expect(ISO8601Date.format(milliseconds: low - 1) == nil && ISO8601Date.format(milliseconds: high) == nil)
+        #expect(EntityCoder.format(Date(timeIntervalSince1970: -12_000_000_000)) == EntityCoder.formatWithStyle(-12_000_000_000_000))
+        print("ISO 8601 dates: seed \(seed), \(instants.count) instants written as the format style writes them")
+    }
 }
