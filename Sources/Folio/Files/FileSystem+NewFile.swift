@@ -52,8 +52,10 @@ extension FileSystem {
     /// crash left of an earlier attempt), then syncs as asked. For files whose every byte is also
     /// in the journal until a barrier makes them durable (outbox command files): a reader that
     /// finds one cut short takes the journal's copy (FORMAT.md, "The outbox").
-    func writeInPlace(_ relative: String, _ bytes: [UInt8], sync: NewFileSync) throws(FolioError) {
-        let exists = try identity(relative) != nil
+    /// - Parameter knownAbsent: The caller listed the folder and the file is not there: no `stat`
+    ///   to tell a new file from one to rewrite.
+    func writeInPlace(_ relative: String, _ bytes: [UInt8], sync: NewFileSync, knownAbsent: Bool = false) throws(FolioError) {
+        let exists = knownAbsent ? false : try identity(relative) != nil
         try step(exists ? .truncate(relative) : .create(relative))
         let fd = Platform.open(absolute(relative), flags: Platform.createTruncateWriteOnly)
         if fd < 0 { throw .system("open", path: relative, errno: Platform.lastError) }

@@ -48,12 +48,13 @@ extension String {
     /// Folio's one key order: by UTF-8 bytes, which any language can reproduce (and which is what
     /// `jq -S` does for the ASCII keys Swift types use).
     func precedesInKeyOrder(_ other: String) -> Bool {
-        var left = self, right = other
-        return left.withUTF8 { a in
-            right.withUTF8 { b in
+        // On the contiguous bytes where the string has them (native strings do), without a copy.
+        let answer = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in
                 for index in 0..<Swift.min(a.count, b.count) where a[index] != b[index] { return a[index] < b[index] }
                 return a.count < b.count
             }
         }
+        return (answer ?? nil) ?? utf8.lexicographicallyPrecedes(other.utf8)
     }
 }

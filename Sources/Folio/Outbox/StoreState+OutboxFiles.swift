@@ -19,15 +19,24 @@ extension StoreState {
         var written = 0
 
         let archive = Self.sentFolder + "/"
+        // The names in each folder written to, listed once: one directory read instead of a
+        // `stat` per command file (a bulk import writes thousands, and hardly any exists).
+        var listed: [String: Set<String>] = [:]
+        func mayExist(_ path: String) throws(FolioError) -> Bool {
+            let folder = FileSystem.parent(of: path)
+            if listed[folder] == nil { listed[folder] = Set(try fileSystem.list(folder).map(\.name)) }
+            return listed[folder]?.contains(FileSystem.name(of: path)) ?? true
+        }
         func ensure(_ path: String, _ value: JSONValue) throws(FolioError) {
             let bytes = JSONWriter.pretty(value)
             if !path.hasPrefix(archive) { try noteWrite(path, ContentHash(bytes)) }
-            if let existing = try fileSystem.identity(path) {
+            let absent = try !mayExist(path)
+            if !absent, let existing = try fileSystem.identity(path) {
                 // Left by a checkpoint a crash cut short: kept if whole, else written again.
                 if existing.size == Int64(bytes.count), try fileSystem.read(path)?.bytes == bytes { return }
             }
             try barrier.makeDirectory(FileSystem.parent(of: path))
-            try fileSystem.writeInPlace(path, bytes, sync: barrier.fileSync)
+            try fileSystem.writeInPlace(path, bytes, sync: barrier.fileSync, knownAbsent: absent)
             folders.insert(FileSystem.parent(of: path))
             written += 1
         }
