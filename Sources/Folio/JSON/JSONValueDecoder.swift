@@ -195,7 +195,7 @@ private struct ArrayContainer: UnkeyedDecodingContainer {
     private mutating func next() throws -> ValueDecoder {
         guard !isAtEnd else { throw JSONValueDecoder.Unsure() }
         defer { currentIndex += 1 }
-        return ValueDecoder(value: elements[currentIndex], parentPath: codingPath, key: ArrayIndex(currentIndex))
+        return ValueDecoder(value: elements[currentIndex], parentPath: codingPath, key: ArrayIndexKey(currentIndex))
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -225,8 +225,9 @@ private struct SingleContainer: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(T.self) }
 }
 
-/// The key of an array element in a coding path, as `JSONDecoder` names it.
-private struct ArrayIndex: CodingKey {
+/// The key of an array element in a coding path, as `JSONDecoder` and `JSONEncoder` name it
+/// (the direct decoder's and encoder's paths).
+struct ArrayIndexKey: CodingKey {
     let intValue: Int?
     let stringValue: String
 

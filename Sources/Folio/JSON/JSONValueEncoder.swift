@@ -241,18 +241,3 @@ private struct SingleWriter: SingleValueEncodingContainer {
 
     mutating func encode<T: Encodable>(_ value: T) throws { try target.encodeValue(value) }
 }
-
-/// The key of an array element in a coding path, as `JSONEncoder` names it.
-private struct ArrayIndexKey: CodingKey {
-    let intValue: Int?
-    let stringValue: String
-
-    init(_ index: Int) {
-        intValue = index
-        stringValue = "Index \(index)"
-    }
-
-    init?(stringValue: String) { return nil }
-
-    init?(intValue: Int) { self.init(intValue) }
-}
