@@ -172,4 +172,17 @@ enum UnknownFields {
         }
         return .object(result)
     }
+
+    /// Whether `new` sets every field of `stored`, and of each object both hold under one key:
+    /// then ``merge(stored:known:new:)`` gives `new` whatever the type knows, and the stored
+    /// entity need not be decoded and encoded again to find out (an upsert of an entity whose
+    /// shape did not change, the common case).
+    static func covers(_ new: JSONValue, _ stored: JSONValue) -> Bool {
+        guard case .object(let newMembers) = new, case .object(let storedMembers) = stored else { return true }
+        for (key, value) in storedMembers {
+            guard let newValue = newMembers[key] else { return false }
+            if !covers(newValue, value) { return false }
+        }
+        return true
+    }
 }

@@ -68,7 +68,7 @@ public final class Transaction {
         var json = try state.coder.encode(entity)
         try Limits.checkEntity(json, id: id, code: .encodingFailed)
         if let current = try location(of: id, collection: E.collection, granularity: granularity) {
-            if let stored = try currentJSON(at: current, id: id) {
+            if let stored = try currentJSON(at: current, id: id), !UnknownFields.covers(json, stored) {
                 // A stored entity that no longer decodes as `E` has no known fields to tell
                 // unknown ones from: every stored field the new value does not set is kept.
                 let known = state.coder.roundTrip(E.self, stored) ?? .object([:])

@@ -76,6 +76,32 @@ import Testing
         #expect(merged == (try parse(#"{"id": "1", "title": "new", "extra": "keep", "nested": {"known": 2, "hand": true}}"#)))
     }
 
+    /// The shortcut an upsert takes (no decode and re-encode of the stored entity) when the new
+    /// JSON sets every stored field: it must be exactly when the merge would change nothing,
+    /// whatever the type knows. Random small objects, nested, sharing keys.
+    @Test func aNewValueThatCoversTheStoredOneIsTheMerge() {
+        var random = SystemRandomNumberGenerator()
+        func object(_ depth: Int) -> JSONValue {
+            var members: [String: JSONValue] = [:]
+            for key in ["a", "b", "c", "d"] where Bool.random(using: &random) {
+                members[key] = depth < 2 && Int.random(in: 0..<3, using: &random) == 0 ? object(depth + 1) : .number(String(Int.random(in: 0..<3, using: &random)))
+            }
+            return .object(members)
+        }
+        var covered = 0
+        for _ in 0..<5000 {
+            let stored = object(0), new = object(0), known = object(0)
+            let merged = UnknownFields.merge(stored: stored, known: known, new: new)
+            if UnknownFields.covers(new, stored) {
+                covered += 1
+                #expect(merged == new, "stored \(stored), new \(new), known \(known)")
+            }
+            // Whenever the merge adds something, the shortcut must not be taken.
+            if merged != new { #expect(!UnknownFields.covers(new, stored)) }
+        }
+        #expect(covered > 200)
+    }
+
     @Test func crc32cMatchesTheStandardCheckValue() {
         #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
         let long = (0..<1000).map { UInt8($0 % 251) }
