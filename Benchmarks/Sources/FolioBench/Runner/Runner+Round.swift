@@ -35,7 +35,7 @@ extension Runner {
 
         // 1. Durable transactions: Folio full vs GRDB WAL synchronous=FULL.
         try await pair(flip, {
-            let timing = try await FolioContender.transactions(try copy(folioTemplate, "durable-folio", in: folder), edits: edits, durability: .full)
+            let timing = try await FolioContender.transactions(try await copyInUse(folioTemplate, "durable-folio", in: folder), edits: edits, durability: .full)
             record(.durableCommit, count / timing.commit.seconds)
             record(.durableTotal, count / timing.total.seconds)
             record(.folioFraction, count / timing.commit.seconds)
@@ -48,7 +48,7 @@ extension Runner {
 
         // 2. Relaxed: Folio relaxed vs GRDB WAL synchronous=NORMAL.
         try await pair(flip, {
-            let timing = try await FolioContender.transactions(try copy(folioTemplate, "relaxed-folio", in: folder), edits: edits, durability: .relaxed)
+            let timing = try await FolioContender.transactions(try await copyInUse(folioTemplate, "relaxed-folio", in: folder), edits: edits, durability: .relaxed)
             record(.relaxedCommit, count / timing.commit.seconds)
             record(.relaxedTotal, count / timing.total.seconds)
         }, {
@@ -59,7 +59,7 @@ extension Runner {
 
         // 3. Four concurrent writers, durable.
         try await pair(flip, {
-            let timing = try await FolioContender.concurrentTransactions(try copy(folioTemplate, "concurrent-folio", in: folder), edits: edits, writers: 4)
+            let timing = try await FolioContender.concurrentTransactions(try await copyInUse(folioTemplate, "concurrent-folio", in: folder), edits: edits, writers: 4)
             record(.concurrentCommit, count / timing.commit.seconds)
             record(.concurrentTotal, count / timing.total.seconds)
         }, {
@@ -90,7 +90,7 @@ extension Runner {
     private func runReads(_ round: Int, flip: Bool, in folder: URL) async throws {
         let days = workload.readDays(count: options.reads, salt: UInt64(round))
         try await pair(flip, {
-            let (time, read) = try await FolioContender.warmReads(try copy(folioTemplate, "warm-folio", in: folder), days: days)
+            let (time, read) = try await FolioContender.warmReads(try await copyInUse(folioTemplate, "warm-folio", in: folder), days: days)
             guard read > 0 else { throw BenchError("Folio's warm reads found no todos") }
             record(.warmRead, time.seconds * 1e6)
         }, {
@@ -124,7 +124,7 @@ extension Runner {
     /// 9. Migrating the 10-year store: a field renamed and one added, in every todo.
     private func runMigration(flip: Bool, in folder: URL) async throws {
         try await pair(flip, {
-            let store = try copy(folioTenYears, "migrate-folio", in: folder)
+            let store = try await copyInUse(folioTenYears, "migrate-folio", in: folder)
             record(.migrateTenYears, try await MigrationContender.folio(store).seconds * 1000)
         }, {
             let database = try copy(grdbTenYears, "migrate.sqlite", in: folder)

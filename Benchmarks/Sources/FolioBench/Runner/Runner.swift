@@ -1,3 +1,4 @@
+import Folio
 import FolioTestServer
 import Foundation
 
@@ -101,6 +102,19 @@ final class Runner {
     func copy(_ source: URL, _ name: String, in folder: URL) throws -> URL {
         let target = folder.appendingPathComponent(name, isDirectory: source.hasDirectoryPath)
         try FileManager.default.copyItem(at: source, to: target)
+        return target
+    }
+
+    /// A copy of a Folio template as a store in use: opened once and its id index made current
+    /// (a `get` of an id it does not hold), not timed. A copy's first open checks every file
+    /// against the copied journal, and its first write rebuilds the id index (the copied one
+    /// names the template's inodes): one-time costs that row 5's "first open of a copied store"
+    /// measures, not the rows that time commits.
+    func copyInUse(_ source: URL, _ name: String, in folder: URL) async throws -> URL {
+        let target = try copy(source, name, in: folder)
+        let store = try await Store.open(at: target, configuration: FolioContender.configuration(.full))
+        _ = try await store.get(Todo.self, id: "absent")
+        try await store.close()
         return target
     }
 }
