@@ -19,6 +19,16 @@ enum JSONWriter {
         return out
     }
 
+    /// Appends `value` in the compact form to `out` (for writers of a larger document).
+    static func appendCompact(_ value: JSONValue, to out: inout [UInt8]) {
+        write(value, into: &out, indent: 0, pretty: false)
+    }
+
+    /// Appends `text` as a JSON string to `out`.
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        writeString(text, into: &out)
+    }
+
     static func sortedKeys(_ members: [String: JSONValue]) -> [String] {
         members.keys.sorted { $0.precedesInKeyOrder($1) }
     }

@@ -44,36 +44,83 @@ struct JournalRecord: Sendable, Equatable {
     var changes: [Change]
     var outbox: [OutboxChange] = []
 
-    /// The payload bytes: compact JSON (see FORMAT.md, "Journal").
+    /// The payload bytes: compact JSON (see FORMAT.md, "Journal"), keys in the canonical order.
+    /// Written straight into bytes, without building the record as JSON values first: a commit
+    /// writes one, and a bulk import's holds every entity. The same bytes as
+    /// `JSONWriter.compact` of the record's JSON value (JournalRecordTests).
     func payload() -> [UInt8] {
-        let changes: [JSONValue] = changes.map { change in
-            var members: [String: JSONValue] = [
-                "collection": .string(change.address.collection),
-                "granularity": .string(change.address.granularity.rawValue),
-                "partition": .string(change.address.key.text),
-                "id": .string(change.id),
-            ]
-            if let entity = change.entity { members["entity"] = entity } else { members["deleted"] = .bool(true) }
-            if let version = change.version { members["version"] = .string(version) }
-            if change.forgetsVersion { members["version"] = .null }
-            return .object(members)
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + 192 * changes.count)
+        func key(_ name: StaticString, first: Bool = false) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out.append(contentsOf: "\":".utf8)
         }
-        var members: [String: JSONValue] = ["changes": .array(changes)]
+        func number(_ value: UInt64) { out.append(contentsOf: String(value).utf8) }
+        out.append(UInt8(ascii: "{"))
+        key("changes", first: true)
+        out.append(UInt8(ascii: "["))
+        for (index, change) in changes.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "{"))
+            key("collection", first: true)
+            JSONWriter.appendString(change.address.collection, to: &out)
+            if let entity = change.entity {
+                key("entity")
+                JSONWriter.appendCompact(entity, to: &out)
+            } else {
+                key("deleted")
+                out.append(contentsOf: "true".utf8)
+            }
+            key("granularity")
+            JSONWriter.appendString(change.address.granularity.rawValue, to: &out)
+            key("id")
+            JSONWriter.appendString(change.id, to: &out)
+            key("partition")
+            JSONWriter.appendString(change.address.key.text, to: &out)
+            if change.forgetsVersion {
+                key("version")
+                out.append(contentsOf: "null".utf8)
+            } else if let version = change.version {
+                key("version")
+                JSONWriter.appendString(version, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
         if !outbox.isEmpty {
-            members["outbox"] = .array(outbox.map { change in
+            key("outbox")
+            out.append(UInt8(ascii: "["))
+            for (index, change) in outbox.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(UInt8(ascii: "{"))
                 switch change {
                 case .enqueue(let sequence, let command):
-                    return .object(["enqueue": .number(String(sequence)), "command": command])
+                    key("command", first: true)
+                    JSONWriter.appendCompact(command, to: &out)
+                    key("enqueue")
+                    number(sequence)
                 case .remove(let sequence, let archive):
-                    return .object(["remove": .number(String(sequence)), "archive": .bool(archive)])
+                    key("archive", first: true)
+                    out.append(contentsOf: (archive ? "true" : "false").utf8)
+                    key("remove")
+                    number(sequence)
                 case .fail(let sequence, let reason):
-                    return .object(["fail": .number(String(sequence)), "reason": reason])
+                    key("fail", first: true)
+                    number(sequence)
+                    key("reason")
+                    JSONWriter.appendCompact(reason, to: &out)
                 case .retry(let sequence):
-                    return .object(["retry": .number(String(sequence))])
+                    key("retry", first: true)
+                    number(sequence)
                 }
-            })
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(UInt8(ascii: "]"))
         }
-        return JSONWriter.compact(.object(members))
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     /// Decodes and validates a payload. Every name is validated again, so a damaged or foreign
