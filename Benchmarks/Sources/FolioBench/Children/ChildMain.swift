@@ -31,11 +31,12 @@ enum ChildMain {
             let (workload, count) = try workload(arguments)
             try await syncs(engine: engine, path: path, workload: workload, count: count)
         case "bulk":
-            // For profiling the bulk import alone: `perf record folio-bench __child bulk folio|grdb PATH SEED TODOS 1`.
-            let (workload, _) = try workload(arguments)
+            // For profiling the bulk import alone: `perf record folio-bench __child bulk folio|grdb PATH SEED TODOS 1`
+            // (with the outbox; 0 without).
+            let (workload, outbox) = try workload(arguments)
             let timing = engine == "folio"
-                ? try await FolioContender.bulkImport(URL(fileURLWithPath: path, isDirectory: true), todos: workload.todos, outbox: true)
-                : try GRDBContender.bulkImport(path, todos: workload.todos, outbox: true)
+                ? try await FolioContender.bulkImport(URL(fileURLWithPath: path, isDirectory: true), todos: workload.todos, outbox: outbox != 0)
+                : try GRDBContender.bulkImport(path, todos: workload.todos, outbox: outbox != 0)
             print("\(timing.commit.nanoseconds) \(timing.total.nanoseconds)")
         case "rss":
             let (workload, count) = try workload(arguments)
