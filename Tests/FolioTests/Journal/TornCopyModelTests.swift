@@ -76,7 +76,7 @@ import Testing
         }
         try await store.close()
 
-        var opened = 0, refused = 0, sameStep = 0
+        var opened = 0, refused = 0, sameStep = 0, staleSaves = 0
         var silent: [String] = []
         let work = root.url.deletingLastPathComponent()
         for copyNumber in 0..<40 {
@@ -96,6 +96,9 @@ import Testing
             }
             if whole { sameStep += 1 }
             let label = "copy \(copyNumber) of steps \(first)…\(last)\(whole ? " (all at step \(instant))" : "")"
+            // An editor's buffer of one day as Folio wrote it earlier: a version the copy holds in
+            // `.folio/versions/`, read before the copy's first open.
+            let buffer = Self.olderBuffer(in: copy, random: &random)
             let reopened: Store
             do {
                 reopened = try await Store.open(at: copy, configuration: .testing())
@@ -116,15 +119,75 @@ import Testing
             if !candidates.contains(where: { $0.todos == todos && $0.pending == pending }) {
                 let nearest = candidates.map { step in step.todos.filter { todos[$0.key] != $0.value }.count + todos.filter { step.todos[$0.key] == nil }.count }
                 silent.append("\(label) opened to a state no step had: \(todos.count) todos, \(pending) commands; differences from each step: \(nearest)")
+                continue
+            }
+            // The person saves that older buffer with one todo added (python, by rename): the
+            // copy keeps what Folio wrote since and adds the person's todo (FORMAT.md, "A save
+            // made from an older version", "Copying the folder").
+            guard let buffer else { continue }
+            let added = todo("by hand \(copyNumber)", on: buffer.day)
+            let entity = String(decoding: JSONWriter.compact(try EntityCoder().encode(added)), as: UTF8.self)
+            let bufferFile = work.appendingPathComponent("buffer-\(copyNumber).json")
+            try Data(buffer.bytes).write(to: bufferFile)
+            if let failure = runTool("/usr/bin/python3", ["-c", Self.pythonSave, bufferFile.path, copy.appendingPathComponent(buffer.path).path,
+                                                          added.id.uuidString, entity]) {
+                Issue.record("\(label): \(failure)")
+                continue
+            }
+            staleSaves += 1
+            let afterSave = try await Store.open(at: copy, configuration: .testing())
+            let merged = Self.describe(try await afterSave.fetch(Query<Todo>(.all)))
+            try await afterSave.close()
+            var expected = todos
+            expected[added.id.uuidString] = "\(added.title)@\(added.date)"
+            if merged != expected {
+                let lost = expected.keys.filter { merged[$0] == nil }.count, changed = expected.filter { merged[$0.key] != nil && merged[$0.key] != $0.value }.count
+                silent.append("\(label): a save from an older version of \(buffer.path) (version \(buffer.version)) lost \(lost) todos and changed \(changed)")
             }
         }
-        print("torn copies: \(steps.count) steps, 40 copies, \(opened) opened whole, \(refused) refused, \(sameStep) from one instant, \(silent.count) silent partial (seed \(seed))")
+        print("torn copies: \(steps.count) steps, 40 copies, \(opened) opened whole, \(refused) refused, \(sameStep) from one instant, \(staleSaves) saves from an older buffer in them, \(silent.count) silent partial or lost (seed \(seed))")
         #expect(silent.isEmpty, "\(silent.prefix(10).joined(separator: "\n"))")
         // Not vacuous the other way: a check that refused every copy mixed from several steps
         // would pass the lines above. Most mixed copies hold the same bytes as one step (few files
         // change per step) and must open.
         #expect(opened > sameStep, "only copies from one instant opened: \(opened) of 40")
+        #expect(staleSaves >= 5, "too few saves from an older buffer to prove anything: \(staleSaves)")
     }
+
+    /// A version of one day file that the copy keeps (its versions folder's newest is a version
+    /// Folio wrote and is the file itself, FORMAT.md), older than the newest where there is one and
+    /// not among the oldest that a checkpoint at open may drop past the limit of 16.
+    static func olderBuffer(in copy: URL, random: inout SplitMix64) -> (path: String, day: String, version: String, bytes: [UInt8])? {
+        let files = FileManager.default.enumerator(atPath: copy.appendingPathComponent("todos").path)?
+            .compactMap { $0 as? String }.filter { $0.hasSuffix(".json") && $0.count == "YYYY-MM/YYYY-MM-DD.json".count }.sorted() ?? []
+        for offset in 0..<files.count {
+            let path = "todos/" + files[(offset + random.index(files.count)) % files.count]
+            let folder = copy.appendingPathComponent(StoreLayout.machinery + "/versions/" + path)
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+            guard let newest = names.last, !newest.hasSuffix(".edit.json"),
+                  let file = FileManager.default.contents(atPath: copy.appendingPathComponent(path).path),
+                  newest.dropLast(5).hasSuffix("-" + ContentHash(Array(file)).description) else { continue }
+            let choices = names.suffix(12).filter { !$0.hasSuffix(".edit.json") }
+            let version = choices.count > 1 ? choices.dropLast()[random.index(choices.count - 1)] : newest
+            guard let bytes = FileManager.default.contents(atPath: folder.appendingPathComponent(version).path) else { continue }
+            return (path, String(path.dropFirst("todos/YYYY-MM/".count).dropLast(".json".count)), version, Array(bytes))
+        }
+        return nil
+    }
+
+    /// `python3 -c SAVE BUFFER TARGET ID ENTITY`: the buffer with one entity added, saved over the
+    /// target by rename, as an editor does.
+    static let pythonSave = """
+        import json, os, sys
+        buffer, target, id, entity = sys.argv[1:5]
+        with open(buffer) as f:
+            data = json.load(f)
+        data["entities"][id] = json.loads(entity)
+        temp = os.path.join(os.path.dirname(target), "." + os.path.basename(target) + ".edit")
+        with open(temp, "w") as f:
+            f.write(json.dumps(data, indent=2, sort_keys=True) + "\\n")
+        os.replace(temp, target)
+        """
 
     static func describe(_ todos: some Sequence<Todo>) -> [String: String] {
         Dictionary(uniqueKeysWithValues: todos.map { ($0.id.uuidString, "\($0.title)@\($0.date)") })
