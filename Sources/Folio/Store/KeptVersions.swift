@@ -27,6 +27,10 @@ struct KeptVersions {
         var isEdit: Bool
     }
 
+    /// The version Folio keeps of a file it removes (its partition has no entities left): a file
+    /// with no entities, so that a save from an older buffer of it is merged against the removal.
+    static let removal = PartitionFile.encode(PartitionFile.Contents(entities: [:], extra: [:]))
+
     /// The folder holding one file's versions.
     static func folder(of path: String) -> String { folder + "/" + path }
 

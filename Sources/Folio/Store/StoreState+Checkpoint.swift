@@ -78,6 +78,10 @@ extension StoreState {
                 partition.markWritten(identity: nil)
                 try noteWrite(path, nil)
             } else if isEmpty {
+                // Folio's newest version of the file is then "no entities": a save from an older
+                // buffer of it is merged against the removal and brings back nothing deleted.
+                keep(partition.unkeptFile, of: path, edit: true)
+                if !isReadOnly { try keptVersions.keep(KeptVersions.removal, of: path, barrier: barrier) }
                 removed.append(partition)
             } else if partition.isDirty || partition.identity == nil {
                 try barrier.makeDirectory(folder)
@@ -91,7 +95,7 @@ extension StoreState {
             }
         }
         // The first barrier: every byte about to be put in place, and the versions kept of it.
-        if !staged.isEmpty { try barrier.flush() }
+        if !staged.isEmpty || !removed.isEmpty { try barrier.flush() }
         // Only if each file is still the one read: an editor's save is never overwritten.
         for (partition, file) in staged {
             if let problem = try writeUnlessChanged(partition, staged: file) {

@@ -41,8 +41,9 @@ extension StoreState {
     /// The copied kept versions of a file may be from other instants than the file itself (copied
     /// before or after a checkpoint replaced it): recovery must not merge or adopt against them,
     /// or a file newer than them would read as a person's save. A file's versions are kept only
-    /// when the newest is a version Folio wrote and holds exactly the file's bytes (the copy check
-    /// has shown them to belong with the journal); the others are removed, and made again from
+    /// when the newest is a version Folio wrote and holds exactly the file's bytes, or is the
+    /// removal of a file the copy does not hold (the copy check has shown them to belong with the
+    /// journal); the others are removed, and made again from
     /// the files when the copy becomes a store of its own (``settleOrigin(_:)``). Keeping them
     /// spares a copy's first open from writing a version of every file again.
     /// - Parameter hashes: The hash of every data file of the copy, from the copy check.
@@ -56,8 +57,9 @@ extension StoreState {
                     continue
                 }
                 let path = String(child.dropFirst(KeptVersions.folder.count + 1))
-                let newest = try kept.versions(of: path).last
-                if let newest, !newest.isEdit, let current = hashes[path], newest.hash == current { continue }
+                // A file Folio removed has the removal as its newest version.
+                let current = hashes[path] ?? ContentHash(KeptVersions.removal)
+                if let newest = try kept.versions(of: path).last, !newest.isEdit, newest.hash == current { continue }
                 try fileSystem.removeTree(child)
             }
         }

@@ -61,6 +61,28 @@ import Darwin
         try await again.close()
     }
 
+    /// Folio removes a file whose last entity was deleted; an editor that loaded it before saves
+    /// its buffer back with an entity added. The deleted entity stays deleted (the removal is
+    /// Folio's newest version of the file), and the person's entity is added.
+    @Test(arguments: [false, true]) func aSaveFromAnOlderBufferOfARemovedFileBringsNothingBack(storeClosed: Bool) async throws {
+        let folder = TemporaryFolder()
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(slot("W-1")) }
+        try await store.checkpoint()
+        let buffer = try folder.text(day)           // the editor loads the file
+        _ = try await store.write { tx in try tx.delete(Slot.self, id: "W-1") }
+        try await store.checkpoint()
+        #expect(!folder.exists(day), "an empty day keeps no file")
+        if storeClosed { try await store.close() }
+        try saveByRename(adding("E", to: buffer), in: folder)
+        if storeClosed { store = try await Store.open(at: folder.url, configuration: .testing()) }
+        #expect(try await ids(store) == ["E"], "the deleted entity came back")
+        try await store.close()
+        let again = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await ids(again) == ["E"])
+        try await again.close()
+    }
+
     /// The same with no Folio process running when the editor saves: the next open merges it.
     @Test func aSaveFromAnOlderBufferWhileNothingRunsIsMergedAtTheNextOpen() async throws {
         let folder = TemporaryFolder()

@@ -141,8 +141,9 @@ import Testing
             var expected = todos
             expected[added.id.uuidString] = "\(added.title)@\(added.date)"
             if merged != expected {
-                let lost = expected.keys.filter { merged[$0] == nil }.count, changed = expected.filter { merged[$0.key] != nil && merged[$0.key] != $0.value }.count
-                silent.append("\(label): a save from an older version of \(buffer.path) (version \(buffer.version)) lost \(lost) todos and changed \(changed)")
+                let lost = expected.keys.filter { merged[$0] == nil }, back = merged.keys.filter { expected[$0] == nil }
+                let changed = expected.filter { merged[$0.key] != nil && merged[$0.key] != $0.value }.count
+                silent.append("\(label): a save from an older version of \(buffer.path) (version \(buffer.version)) lost \(lost.count) todos, brought back \(back.count) deleted ones (\(back.sorted().prefix(3))) and changed \(changed)")
             }
         }
         print("torn copies: \(steps.count) steps, 40 copies, \(opened) opened whole, \(refused) refused, \(sameStep) from one instant, \(staleSaves) saves from an older buffer in them, \(silent.count) silent partial or lost (seed \(seed))")
