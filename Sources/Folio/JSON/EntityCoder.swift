@@ -55,22 +55,8 @@ final class EntityCoder {
     }
 
     func encode<E: Entity>(_ entity: E) throws(FolioError) -> JSONValue {
-        do {
-            let value = try JSONValueEncoder.encode(entity)
-            if value.objectValue != nil { return value }
-        } catch {
-            // Not sure of it: JSONEncoder decides, and names what is wrong.
-        }
-        let data: Data
-        do {
-            data = try encoder.encode(entity)
-        } catch {
-            throw FolioError(.encodingFailed, "could not encode \(E.self) to JSON: \(error)", entityID: entity.id.storageKey)
-        }
         let value: JSONValue
-        do { value = try JSONParser.parse(Array(data)) } catch {
-            throw FolioError(.encodingFailed, "JSONEncoder produced invalid JSON for \(E.self): \(error.message)", entityID: entity.id.storageKey)
-        }
+        do { value = try encodeValue(entity) } catch { throw error.withEntity(entity.id.storageKey) }
         guard value.objectValue != nil else {
             throw FolioError(.encodingFailed, "\(E.self) must encode as a JSON object (a keyed container)", entityID: entity.id.storageKey)
         }
@@ -91,7 +77,7 @@ final class EntityCoder {
         do {
             return try JSONParser.parse(Array(encoder.encode(value)))
         } catch let failure as JSONParser.Failure {
-            throw FolioError(.encodingFailed, "JSONEncoder produced invalid JSON: \(failure.message)")
+            throw FolioError(.encodingFailed, "JSONEncoder produced invalid JSON for \(V.self): \(failure.message)")
         } catch {
             throw FolioError(.encodingFailed, "could not encode \(V.self) to JSON: \(error)")
         }

@@ -27,12 +27,6 @@ private struct ValueDecoder: Decoder {
     var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(value: JSONValue, parentPath: [any CodingKey], key: (any CodingKey)?) {
-        self.value = value
-        self.parentPath = parentPath
-        self.key = key
-    }
-
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = value else { throw JSONValueDecoder.Unsure() }
         return KeyedDecodingContainer(ObjectContainer<Key>(members: members, decoder: self))

@@ -112,8 +112,13 @@ private struct EncodingTarget: Encoder {
     func encodeValue<T: Encodable>(_ value: T) throws {
         if let scalar = try Self.scalar(value) {
             slot.content = .value(scalar)
-            return
+        } else {
+            try encodeItself(value)
         }
+    }
+
+    /// Writes a value that is not a scalar through its own `encode(to:)`.
+    func encodeItself<T: Encodable>(_ value: T) throws {
         // The parser refuses documents nested deeper than this; JSONEncoder then reports it.
         guard depth < JSONParser.maximumDepth else { throw JSONValueEncoder.Unsure() }
         try value.encode(to: self)
@@ -171,10 +176,11 @@ private struct ObjectWriter<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encodeNil(forKey key: Key) throws { member(key).content = .value(.null) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        // A scalar is written without a target of its own.
         if let scalar = try EncodingTarget.scalar(value) {
             member(key).content = .value(scalar)
         } else {
-            try target.child(key, member(key)).encodeValue(value)
+            try target.child(key, member(key)).encodeItself(value)
         }
     }
 

@@ -24,11 +24,6 @@ enum JSONWriter {
         write(value, into: &out, indent: 0, pretty: false)
     }
 
-    /// Appends `text` as a JSON string to `out`.
-    static func appendString(_ text: String, to out: inout [UInt8]) {
-        writeString(text, into: &out)
-    }
-
     static func sortedKeys(_ members: [String: JSONValue]) -> [String] {
         members.keys.sorted { $0.precedesInKeyOrder($1) }
     }
@@ -43,7 +38,7 @@ enum JSONWriter {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
         case .number(let text): out.append(contentsOf: text.utf8)
-        case .string(let text): writeString(text, into: &out)
+        case .string(let text): appendString(text, to: &out)
         case .array(let elements):
             if elements.isEmpty { out.append(contentsOf: "[]".utf8); return }
             out.append(UInt8(ascii: "["))
@@ -61,7 +56,7 @@ enum JSONWriter {
             for (index, member) in members.sorted(by: { $0.key.precedesInKeyOrder($1.key) }).enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 if pretty { newline(&out, indent + 1) }
-                writeString(member.key, into: &out)
+                appendString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 if pretty { out.append(0x20) }
                 write(member.value, into: &out, indent: indent + 1, pretty: pretty)
@@ -73,7 +68,8 @@ enum JSONWriter {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    private static func writeString(_ text: String, into out: inout [UInt8]) {
+    /// Appends `text` as a JSON string to `out`.
+    static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // The string's own contiguous bytes where it has them (native strings do), without a copy.
         if text.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, into: &out) }) == nil {

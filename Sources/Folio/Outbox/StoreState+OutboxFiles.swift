@@ -19,34 +19,37 @@ extension StoreState {
         var written = 0
 
         let archive = Self.sentFolder + "/"
-        // The names in each folder written to, listed once: one directory read instead of a
-        // `stat` per command file (a bulk import writes thousands, and hardly any exists).
+        // The names in each folder, listed once and kept up to date here (only this checkpoint,
+        // under the writers' lock, changes them): one directory read instead of a `stat` per
+        // command file written or removed (an import writes thousands, a drain removes them).
         var listed: [String: Set<String>] = [:]
-        func mayExist(_ path: String) throws(FolioError) -> Bool {
+        func exists(_ path: String) throws(FolioError) -> Bool {
             let folder = FileSystem.parent(of: path)
             if listed[folder] == nil { listed[folder] = Set(try fileSystem.list(folder).map(\.name)) }
-            return listed[folder]?.contains(FileSystem.name(of: path)) ?? true
+            return listed[folder]?.contains(FileSystem.name(of: path)) == true
         }
         func ensure(_ path: String, _ value: JSONValue) throws(FolioError) {
             let bytes = JSONWriter.pretty(value)
             if !path.hasPrefix(archive) { try noteWrite(path, ContentHash(bytes)) }
-            let absent = try !mayExist(path)
+            let absent = try !exists(path)
             if !absent, let existing = try fileSystem.identity(path) {
                 // Left by a checkpoint a crash cut short: kept if whole, else written again.
                 if existing.size == Int64(bytes.count), try fileSystem.read(path)?.bytes == bytes { return }
             }
             try barrier.makeDirectory(FileSystem.parent(of: path))
             try fileSystem.writeInPlace(path, bytes, sync: barrier.fileSync, knownAbsent: absent)
+            listed[FileSystem.parent(of: path)]?.insert(FileSystem.name(of: path))
             folders.insert(FileSystem.parent(of: path))
             written += 1
         }
         // A removal is recorded when there was a file, and always for a command that left the
         // queue (a crash after the unlink and before the log's append leaves no file to see).
         func remove(_ path: String, leftQueue: Bool = false) throws(FolioError) {
-            let exists = try fileSystem.identity(path) != nil
+            let exists = try exists(path)
             if !path.hasPrefix(archive) && (exists || leftQueue) { try noteWrite(path, nil) }
             guard exists else { return }
             try fileSystem.unlink(path)
+            listed[FileSystem.parent(of: path)]?.remove(FileSystem.name(of: path))
             folders.insert(FileSystem.parent(of: path))
             written += 1
         }
@@ -65,7 +68,6 @@ extension StoreState {
         // journal (its record says only "fail" or "retry"): the old file goes only once the new
         // one is durable.
         var afterCopies: [(path: String, leftQueue: Bool)] = []
-        let inFailed = Set(try fileSystem.list(Self.failedFolder).map(\.name))
         for sequence in touched {
             let name = OutboxCommand.fileName(sequence)
             let queued = Self.outboxFolder + "/" + name
@@ -75,7 +77,7 @@ extension StoreState {
             switch outbox.commands[sequence] ?? .gone {
             case .pending(let command):
                 try ensure(queued, command)
-                for path in [failed, reason] where inFailed.contains(FileSystem.name(of: path)) { afterCopies.append((path, false)) }
+                for path in [failed, reason] where try exists(path) { afterCopies.append((path, false)) }
             case .failed(let command, let why):
                 // The reason first: a process that lists failed/ meanwhile never finds a command
                 // without its reason.
@@ -92,7 +94,7 @@ extension StoreState {
             }
         }
         var hasOriginals = false
-        for original in afterCopies where try fileSystem.identity(original.path) != nil { hasOriginals = true }
+        for original in afterCopies where try exists(original.path) { hasOriginals = true }
         if hasOriginals {
             for folder in folders { barrier.noteFolder(folder) }
             try barrier.flush()
