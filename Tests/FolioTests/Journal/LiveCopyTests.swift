@@ -70,7 +70,8 @@ import Darwin
             violations += found.violations.prefix(5).map { "copy \(copies) (checkpoint during copy: \(changed)): \($0)" }
             violationCount += found.violations.count
         }
-        #expect(child.process.isRunning, "the writer stopped: \(child.errorText)")
+        // On a loaded machine the writer may reach --max-seconds; it must not have failed.
+        #expect(child.process.isRunning || child.exitedCleanly, "the writer failed: \(child.errorText)")
         print("live copy: \(copies) copies, \(checked) checked, \(straddled) during a checkpoint, "
               + "\(refused) refused as inconsistent copies, \(violationCount) violations")
         #expect(violations.isEmpty, "\(violations.prefix(20).joined(separator: "\n"))")
@@ -100,7 +101,8 @@ import Darwin
             try await Task.sleep(for: .milliseconds(30))
         }
         try await store.close()
-        #expect(child.process.isRunning, "the writer stopped: \(child.errorText)")
+        // On a loaded machine the writer may reach --max-seconds; it must not have failed.
+        #expect(child.process.isRunning || child.exitedCleanly, "the writer failed: \(child.errorText)")
         child.kill()
         let source = await StoreCheck.run(root.url, acked: ["K": child.acks.last ?? 0])
         violations += source.violations.map { "source after the kill: \($0)" }
