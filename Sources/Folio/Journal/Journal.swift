@@ -58,6 +58,11 @@ final class Journal {
     let fileSystem: FileSystem
     let fd: Int32
     private(set) var closed = false
+    /// The file's size as this process's last write, cut or reset left it; nil when not known
+    /// (``forgetSize()`` when another process's reset is seen). If another process cut the file
+    /// without a reset (its failed append), a record written where the file now ends just grows
+    /// it, without new free space: correct, and the next reset starts afresh.
+    private(set) var knownSize: Int64?
 
     /// Opens the journal, creating it unless `readOnly`; a read-only journal that does not exist
     /// reads as empty.
@@ -148,18 +153,22 @@ final class Journal {
     /// valid record are a sector lost by a power cut, not damage (see ``JournalDamage``). Any other
     /// stop reads and classifies the whole tail, as ``parseRecords(_:baseOffset:generation:expectedTransaction:classifyingTail:)``
     /// does; so `discardedBytes` counts only the bytes read.
+    ///
+    /// It finds the file's end by reading short, not by asking its size: an `fstat` of the journal
+    /// makes the next write's timestamps fine-grained (Linux's multigrain timestamps), and the
+    /// commit's `fdatasync` then writes the inode too: one more wait for the disk per commit.
     /// - Parameter expectedTransaction: The transaction number the first record must carry.
     func readRecords(from offset: Int64, generation: UInt64, expectedTransaction: UInt64) throws(FolioError) -> ReadResult {
-        let fileSize = try size
         var records: [JournalRecord] = []
+        guard fd >= 0 else { return ReadResult(records: records, end: offset, discardedBytes: 0) }
         var position = offset
         var expected = expectedTransaction
         var window = Int64(Self.firstReadSize)
+        var toTheEnd = false
         while true {
-            let available = fileSize - position
-            guard available > 0 else { return ReadResult(records: records, end: position, discardedBytes: 0) }
-            let whole = available <= window
-            let bytes = try read(at: position, count: Int(whole ? available : window))
+            let bytes = try read(at: position, count: Int(window))
+            guard !bytes.isEmpty else { return ReadResult(records: records, end: position, discardedBytes: 0) }
+            let whole = toTheEnd || bytes.count < Int(window)
             var part = try Self.parseRecords(bytes, baseOffset: position, generation: generation, expectedTransaction: expected,
                                              classifyingTail: whole)
             records += part.records
@@ -174,8 +183,13 @@ final class Journal {
                 return part
             }
             // The records run to the end of what was read, or one runs past it: read on. Bytes other
-            // than zeros after them: read all of the rest, and classify it.
-            window = runsPast ? max(window * 2, nextLength) : available
+            // than zeros after them: read all of the rest (rare: a torn tail), and classify it.
+            if runsPast {
+                window = max(window * 2, nextLength)
+            } else {
+                toTheEnd = true
+                window = max(1, try size - position)
+            }
         }
     }
 
@@ -240,9 +254,15 @@ final class Journal {
 
     /// Writes encoded records at `offset`, over free space, or past the file's end followed by
     /// ``freeSpace`` zeros in the same write. Not durable until ``sync()``.
+    ///
+    /// Where the file ends is what this process last made it (``knownSize``), not asked of the file
+    /// system (see ``readRecords(from:generation:expectedTransaction:)`` for why). When it is not
+    /// known, the record brings new free space anyway; zeros written over free space or over a
+    /// torn tail change nothing committed (the writers' lock is held, and every record before
+    /// `offset` was read).
     func append(_ bytes: [UInt8], at offset: Int64) throws(FolioError) {
         let end = offset + Int64(bytes.count)
-        guard end > (try size) else {
+        if let knownSize, end <= knownSize {
             try fileSystem.write(fd, bytes, at: offset, path: StoreLayout.journal)
             return
         }
@@ -251,7 +271,14 @@ final class Journal {
         extended.reserveCapacity(Int(newSize - offset))
         extended.append(contentsOf: bytes)
         extended.append(contentsOf: repeatElement(0, count: Int(newSize - end)))
+        knownSize = nil
         try fileSystem.write(fd, extended, at: offset, path: StoreLayout.journal)
+        knownSize = newSize
+    }
+
+    /// Forgets where the file ends: another process may have reset or grown it.
+    func forgetSize() {
+        knownSize = nil
     }
 
     /// The bytes after `offset` up to the last one that is not zero: a torn tail (or records
@@ -287,7 +314,9 @@ final class Journal {
 
     /// Cuts the file back to `length` (dropping a torn tail or a failed append).
     func truncate(to length: Int64) throws(FolioError) {
+        knownSize = nil
         try fileSystem.truncate(fd, to: length, path: StoreLayout.journal)
+        knownSize = length
     }
 
     /// Starts a new generation: writes the header, drops every record, and syncs.

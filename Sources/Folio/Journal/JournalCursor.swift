@@ -39,6 +39,8 @@ final class JournalCursor {
     /// Moves to a new generation (another process reset the journal, this one did, or this is
     /// the first look): its records are read from just after the header.
     func start(_ newHeader: Journal.Header?) {
+        // Another process's reset cut the file: where it ends is not known any more.
+        if newHeader != header { journal.forgetSize() }
         records = []
         header = newHeader
         readOffset = Int64(Journal.headerSize)

@@ -36,6 +36,56 @@ import Testing
         try await reopened.close()
     }
 
+    /// Another process's reset cuts the file back to its header: a writer that saw the reset writes
+    /// its next record with new free space (it does not ask the file's size, which would cost its
+    /// commit a sync of the inode), and the records after it overwrite that free space again.
+    @Test func afterAnotherProcesssResetCommitsGetFreeSpaceAgain() throws {
+        let folder = TemporaryFolder("free-reset")
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent(StoreLayout.machinery), withIntermediateDirectories: true)
+        let fileSystem = FileSystem(root: folder.url.path)
+        let first = JournalCursor(journal: try Journal(fileSystem: fileSystem))
+        let second = JournalCursor(journal: try Journal(fileSystem: fileSystem))
+        func size() throws -> Int { try folder.bytes(".folio/journal").count }
+        func reset(_ cursor: JournalCursor, generation: UInt64) throws {
+            let fresh = cursor.nextGeneration(generation, nextSequence: 1)
+            try cursor.journal.reset(to: fresh)
+            cursor.start(fresh)
+        }
+        func catchUp(_ cursor: JournalCursor) throws {
+            let current = try cursor.currentHeader()
+            if current != cursor.header { cursor.start(current) }
+            let (records, end) = try cursor.recordsPastCursor()
+            for record in records { cursor.take(record) }
+            cursor.advance(to: end)
+        }
+        func commit(_ cursor: JournalCursor) throws {
+            try catchUp(cursor)
+            let record = JournalRecord(transaction: cursor.nextTransaction, changes: [], outbox: [
+                .enqueue(sequence: cursor.nextTransaction, command: .object(["note": .string("a command")]))])
+            let end = try cursor.append(record)
+            cursor.take(record)
+            cursor.advance(to: end)
+        }
+        try reset(first, generation: 7)
+        for _ in 0..<3 { try commit(first) }
+        let grown = try size()
+        #expect(grown >= Journal.headerSize + Journal.freeSpace, "the first commit brings free space: \(grown)")
+        // The other process takes the journal over and empties it.
+        try catchUp(second)
+        try reset(second, generation: 8)
+        #expect(try size() == Journal.headerSize)
+        for round in 0..<3 {
+            try commit(first)
+            let now = try size()
+            #expect(now >= Journal.headerSize + Journal.freeSpace, "round \(round): the commit after the reset brings free space: \(now) bytes")
+        }
+        let after = try size()
+        try commit(first)
+        #expect(try size() == after, "the next commit overwrites")
+        try catchUp(second)
+        #expect(second.records.count == 4, "the other process reads the four records of the new generation")
+    }
+
     /// Random journals, each a run of records of random sizes (some far larger than the reader's
     /// first read) followed by one ending: nothing, free space, a record cut short then zeros, a
     /// lost sector with valid records after it, garbage, or garbage then a valid record (damage),
