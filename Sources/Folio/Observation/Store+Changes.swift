@@ -97,6 +97,7 @@ extension Store {
     /// other processes' commits, and reload the files that really changed.
     func noticeOutsideChanges(_ paths: Set<String>?) async {
         guard !isClosed, state.changes.isTracking else { return }
+        state.report(.debug, "the folder watcher noticed " + (paths.map { $0.sorted().joined(separator: ", ") } ?? "a change anywhere"))
         do {
             try await read { state throws(FolioError) in try state.checkOutsideChanges(paths) }
         } catch {

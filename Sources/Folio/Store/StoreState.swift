@@ -93,6 +93,11 @@ final class StoreState {
     /// and applies it.
     func refreshJournal() throws(FolioError) {
         let current = try cursor.currentHeader()
+        if current != cursor.header && changes.isTracking {
+            report(.debug, "the journal's generation changed (\(cursor.header.map { String($0.generation) } ?? "none") → \(current.map { String($0.generation) } ?? "none")); "
+                   + (cursor.seesEverything(movingTo: current) ? "every record was read" : "records from transaction \(cursor.nextTransaction) on were not read"),
+                   path: StoreLayout.journal)
+        }
         if current != cursor.header, let missedSince = startGeneration(current), changes.isTracking {
             // Records another process checkpointed before this one read them: observers learn
             // of them from the files that checkpoint wrote.
@@ -104,6 +109,9 @@ final class StoreState {
             }
         }
         let (records, end) = try cursor.recordsPastCursor()
+        if changes.isTracking, let first = records.first?.transaction, let last = records.last?.transaction {
+            report(.debug, "read transactions \(first)–\(last) of another process", path: StoreLayout.journal)
+        }
         for record in records { apply(record, origin: .otherProcess) }
         cursor.advance(to: end)
     }

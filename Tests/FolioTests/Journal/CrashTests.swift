@@ -108,7 +108,9 @@ final class CrashChild {
     let output: URL
     let errors: URL
 
-    init(_ arguments: [String], logs: URL, name: String, executable: String = "folio-crash-child") throws {
+    /// - Parameter environment: Variables added to the test's own for the child.
+    init(_ arguments: [String], logs: URL, name: String, executable: String = "folio-crash-child",
+         environment: [String: String] = [:]) throws {
         output = logs.appendingPathComponent("\(name).out")
         errors = logs.appendingPathComponent("\(name).err")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
@@ -117,6 +119,9 @@ final class CrashChild {
         defer { try? out.close(); try? err.close() }
         process.executableURL = try Self.executable(executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         process.standardOutput = out
         process.standardError = err
         try process.run()

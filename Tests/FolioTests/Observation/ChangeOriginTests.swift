@@ -175,4 +175,26 @@ import Testing
         try await writer.close()
         try await observer.close()
     }
+
+    /// An observer opened on a store whose journal has no header yet (a new store) has had its
+    /// first look: if another process then writes the header, commits and checkpoints (a new
+    /// generation) before the observer looks again, the commit is only in the files, and it is
+    /// announced from them, as when the observer had seen a header. (The CI run of a stop saw
+    /// the folder-watcher test miss exactly this: a fast writer child did all of it between two
+    /// looks of the observer child.)
+    @Test func aCommitCheckpointedBeforeTheFirstHeaderWasSeenIsAnnounced() async throws {
+        let folder = TemporaryFolder()
+        try await Store.open(at: folder.url, configuration: .testing()).close()
+        let observer = try await Store.open(at: folder.url, configuration: .testing())
+        let changes = Collector(await observer.changes())
+        await observer.watcher?.stop()
+        let writer = try await Store.open(at: folder.url, configuration: .testing())
+        let stat = DailyStat(date: "2026-11-22", completed: 3, tagStats: [])
+        try await writer.write { tx in try tx.upsert(stat) }
+        try await writer.close()   // checkpoints, and starts a new generation
+        await observer.noticeOutsideChanges([".folio/journal"])
+        #expect(await changes.wait(seconds: 5) { $0.contains { $0.ids.contains(stat.id) } }, "\(changes.items)")
+        #expect(changes.items.first { $0.ids.contains(stat.id) }?.origin == .otherProcess)
+        try await observer.close()
+    }
 }

@@ -153,7 +153,9 @@ import Testing
         try await Store.open(at: folder.url, configuration: .testing()).close()
         var latencies: [Double] = []
         for attempt in 1...5 {
-            let watcher = try CrashChild(["watch", folder.url.path, "60", "1"], logs: logs, name: "watch-\(attempt)")
+            // Its log (what the folder watcher noticed, what it read of the journal) shows in a failure.
+            let watcher = try CrashChild(["watch", folder.url.path, "60", "1"], logs: logs, name: "watch-\(attempt)",
+                                         environment: ["FOLIO_WATCH_DEBUG": "1"])
             var ready = false
             for _ in 0..<6000 where !ready {
                 ready = watcher.lines.contains("ready")
