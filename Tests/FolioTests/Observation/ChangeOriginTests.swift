@@ -176,12 +176,11 @@ import Testing
         try await observer.close()
     }
 
-    /// An observer opened on a store whose journal has no header yet (a new store) has had its
-    /// first look: if another process then writes the header, commits and checkpoints (a new
-    /// generation) before the observer looks again, the commit is only in the files, and it is
-    /// announced from them, as when the observer had seen a header. (The CI run of a stop saw
-    /// the folder-watcher test miss exactly this: a fast writer child did all of it between two
-    /// looks of the observer child.)
+    /// Another process opens, commits and closes (checkpointing, and starting a new generation)
+    /// between two looks of an observer: the commit is only in the files by then, and it is
+    /// announced from them, as a change of that other process. (What the folder-watcher test's
+    /// child pair does when the writer is fast; written while looking for a missed announcement,
+    /// which this path does not explain.)
     @Test func aCommitCheckpointedBeforeTheFirstHeaderWasSeenIsAnnounced() async throws {
         let folder = TemporaryFolder()
         try await Store.open(at: folder.url, configuration: .testing()).close()
