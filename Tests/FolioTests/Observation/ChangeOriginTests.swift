@@ -156,13 +156,7 @@ import Testing
     /// the files as the checkpoint left them.
     @Test func aRecordWhoseFileACheckpointAlreadyWroteIsAnnounced() async throws {
         let folder = TemporaryFolder()
-        let observer = try await Store.open(at: folder.url, configuration: .testing())
-        let changes = Collector(await observer.changes())
-        await observer.watcher?.stop()
-        let writer = try await Store.open(at: folder.url, configuration: .testing())
-        // A collection without commands: a command would announce the entity by its sync status.
-        let stat = DailyStat(date: "2026-11-22", completed: 3, tagStats: [])
-        try await writer.write { tx in try tx.upsert(stat) }
+        let (observer, changes, writer, stat) = try await Self.observedCommit(in: folder)
         let journal = folder.file(".folio/journal")
         let before = try Data(contentsOf: journal)
         try await writer.checkpoint()
@@ -181,19 +175,27 @@ import Testing
     /// announced from them, as a change of that other process. (What the folder-watcher test's
     /// child pair does when the writer is fast; written while looking for a missed announcement,
     /// which this path does not explain.)
-    @Test func aCommitCheckpointedBeforeTheFirstHeaderWasSeenIsAnnounced() async throws {
+    @Test func aCommitCheckpointedBetweenTwoLooksIsAnnounced() async throws {
         let folder = TemporaryFolder()
         try await Store.open(at: folder.url, configuration: .testing()).close()
+        let (observer, changes, writer, stat) = try await Self.observedCommit(in: folder)
+        try await writer.close()   // checkpoints, and starts a new generation
+        await observer.noticeOutsideChanges([".folio/journal"])
+        #expect(await changes.wait(seconds: 5) { $0.contains { $0.ids.contains(stat.id) } }, "\(changes.items)")
+        #expect(changes.items.first { $0.ids.contains(stat.id) }?.origin == .otherProcess)
+        try await observer.close()
+    }
+
+    /// An observing store (its folder watcher stopped: the test says when it looks) and a second
+    /// store that has committed one DailyStat, a collection without commands (a command would
+    /// announce the entity by its sync status).
+    private static func observedCommit(in folder: TemporaryFolder) async throws -> (Store, Collector<ChangeSet>, Store, DailyStat) {
         let observer = try await Store.open(at: folder.url, configuration: .testing())
         let changes = Collector(await observer.changes())
         await observer.watcher?.stop()
         let writer = try await Store.open(at: folder.url, configuration: .testing())
         let stat = DailyStat(date: "2026-11-22", completed: 3, tagStats: [])
         try await writer.write { tx in try tx.upsert(stat) }
-        try await writer.close()   // checkpoints, and starts a new generation
-        await observer.noticeOutsideChanges([".folio/journal"])
-        #expect(await changes.wait(seconds: 5) { $0.contains { $0.ids.contains(stat.id) } }, "\(changes.items)")
-        #expect(changes.items.first { $0.ids.contains(stat.id) }?.origin == .otherProcess)
-        try await observer.close()
+        return (observer, changes, writer, stat)
     }
 }
