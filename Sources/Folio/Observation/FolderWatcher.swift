@@ -22,6 +22,7 @@ final class FolderWatcher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "folio.watcher")
     private let root: String
     private let onChange: @Sendable (Set<String>?) -> Void
+    private let onProblem: @Sendable (String) -> Void
     // Everything below is touched only on `queue`.
     private var pending: Set<String> = []
     private var pendingEverything = false
@@ -40,14 +41,22 @@ final class FolderWatcher: @unchecked Sendable {
     ///   - onChange: Called on a private queue, at most every 20 ms, with the paths that changed
     ///     (relative to `root`), or nil when the watcher lost track (an overflow) and everything
     ///     must be checked.
-    /// - Returns: nil where the platform has no watcher; the store then only polls.
-    init?(root: String, onChange: @escaping @Sendable (Set<String>?) -> Void) {
+    ///   - onProblem: Called with what went wrong when a folder cannot be watched (changes there
+    ///     are then noticed only by polling), or when no watcher can start at all (the per-user
+    ///     limit of inotify instances, `fs.inotify.max_user_instances`, for example).
+    /// - Returns: nil where the platform has no watcher, or it cannot start; the store then only polls.
+    init?(root: String, onChange: @escaping @Sendable (Set<String>?) -> Void,
+          onProblem: @escaping @Sendable (String) -> Void) {
         self.root = root
         self.onChange = onChange
+        self.onProblem = onProblem
         #if os(Linux) || os(Android)
         isComplete = true
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            onProblem("no folder watcher: inotify_init1 failed (\(Self.describe(errno)))")
+            return nil
+        }
         descriptor = fd
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in self?.readEvents() }
@@ -89,6 +98,10 @@ final class FolderWatcher: @unchecked Sendable {
         return depth == 2 && !name.hasPrefix(".")
     }
 
+    private static func describe(_ code: Int32) -> String {
+        "errno \(code): " + String(cString: strerror(code))
+    }
+
     private static func join(_ folder: String, _ name: String) -> String {
         folder.isEmpty ? name : folder + "/" + name
     }
@@ -118,7 +131,12 @@ final class FolderWatcher: @unchecked Sendable {
 
     private func addFolder(_ folder: String, depth: Int, reportContents: Bool) {
         let wd = inotify_add_watch(descriptor, root + (folder.isEmpty ? "" : "/" + folder), Self.folderMask)
-        guard wd >= 0 else { return }
+        guard wd >= 0 else {
+            let code = errno
+            // A folder removed meanwhile needs no watch.
+            if code != ENOENT { onProblem("cannot watch \(folder.isEmpty ? "the store's folder" : folder): inotify_add_watch failed (\(Self.describe(code)))") }
+            return
+        }
         folders[wd] = folder
         guard let directory = opendir(root + (folder.isEmpty ? "" : "/" + folder)) else { return }
         defer { closedir(directory) }

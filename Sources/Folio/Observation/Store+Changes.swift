@@ -45,12 +45,18 @@ extension Store {
         if changeSubscribers.isEmpty { stopTrackingChanges() }
     }
 
+    private func reportWatcherProblem(_ text: String) {
+        state.report(.warning, text)
+    }
+
     private func startTrackingChanges() {
         guard !state.changes.isTracking else { return }
         state.changes.start()
         let root = fileSystem.root
         watcher = FolderWatcher(root: root) { [weak self] paths in
             Task { await self?.noticeOutsideChanges(paths) }
+        } onProblem: { [weak self, interval = configuration.outsideChangePollInterval] problem in
+            Task { await self?.reportWatcherProblem("\(problem); outside changes there are noticed only by polling, every \(interval)") }
         }
         if watcher?.isComplete != true {
             let interval = configuration.outsideChangePollInterval
