@@ -93,11 +93,6 @@ final class StoreState {
     /// and applies it.
     func refreshJournal() throws(FolioError) {
         let current = try cursor.currentHeader()
-        if current != cursor.header && changes.isTracking {
-            report(.debug, "the journal's generation changed (\(cursor.header.map { String($0.generation) } ?? "none") → \(current.map { String($0.generation) } ?? "none")); "
-                   + (cursor.seesEverything(movingTo: current) ? "every record was read" : "records from transaction \(cursor.nextTransaction) on were not read"),
-                   path: StoreLayout.journal)
-        }
         if current != cursor.header, let missedSince = startGeneration(current), changes.isTracking {
             // Records another process checkpointed before this one read them: observers learn
             // of them from the files that checkpoint wrote.
@@ -122,7 +117,13 @@ final class StoreState {
     ///   files (nil when it read them all, or on the first look).
     private func startGeneration(_ newHeader: Journal.Header?) -> UInt64? {
         var missedSince: UInt64?
-        if !cursor.seesEverything(movingTo: newHeader) {
+        let seesEverything = cursor.seesEverything(movingTo: newHeader)
+        if changes.isTracking {
+            report(.debug, "the journal's generation changed (\(cursor.header.map { String($0.generation) } ?? "none") → \(newHeader.map { String($0.generation) } ?? "none")); "
+                   + (seesEverything ? "every record was read" : "records from transaction \(cursor.nextTransaction) on were not read"),
+                   path: StoreLayout.journal)
+        }
+        if !seesEverything {
             if cursor.header != nil {
                 changes.noteMissedOtherProcessRecords()
                 missedSince = cursor.nextTransaction

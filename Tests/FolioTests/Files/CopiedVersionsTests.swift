@@ -12,25 +12,17 @@ import Darwin
 /// its files, so that a save from an older buffer is merged in the copy as in the original; but
 /// never versions from another instant than the file (FORMAT.md, "Copying the folder").
 @Suite struct CopiedVersionsTests {
-    private let day = "slots/2026-01/2026-01-25.json"
-
-    private func slot(_ id: String, _ transaction: Int = 0) -> Slot {
-        Slot(id: id, day: "2026-01-25", transaction: transaction, group: [], writer: "W")
-    }
-
-    private func ids(_ store: Store) async throws -> [String] {
-        try await store.fetch(Query<Slot>(.all)).map(\.id).sorted()
-    }
+    private let day = OneDay.path
 
     /// Three checkpoints of one day: three versions kept. Returns the file as the first left it.
     private func storeWithThreeVersions(in folder: TemporaryFolder) async throws -> String {
         let store = try await Store.open(at: folder.url, configuration: .testing())
-        try await store.write { tx in try tx.upsert(slot("W-1")) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
         try await store.checkpoint()
         let first = try folder.text(day)
-        try await store.write { tx in try tx.upsert(slot("W-2")) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-2")) }
         try await store.checkpoint()
-        try await store.write { tx in try tx.upsert(slot("W-3")) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-3")) }
         try await store.close()
         return first
     }
@@ -53,16 +45,14 @@ import Darwin
         let copy = try copy(folder)
 
         let opened = try await Store.open(at: copy.url, configuration: .testing())
-        #expect(try await ids(opened) == ["W-1", "W-2", "W-3"])
+        #expect(try await OneDay.ids(opened) == ["W-1", "W-2", "W-3"])
         #expect(try versions(copy).map(\.hash) == kept.map(\.hash), "the copy's first open dropped versions of a file that holds the newest")
         try await opened.close()
 
         // An editor saves, in the copy, a buffer it loaded before W-2 and W-3 were added.
-        let edited = buffer.replacingOccurrences(of: "\"entities\": {", with: "\"entities\": {" + EditorRaceTests.entity("E") + ",")
-        try copy.write(edited, to: "slots/2026-01/.2026-01-25.json.edit")
-        try #require(rename(copy.file("slots/2026-01/.2026-01-25.json.edit").path, copy.file(day).path) == 0)
+        try OneDay.saveByRename(OneDay.adding("E", to: buffer), in: copy)
         let again = try await Store.open(at: copy.url, configuration: .testing())
-        #expect(try await ids(again) == ["E", "W-1", "W-2", "W-3"], "the save was not merged against the version it started from")
+        #expect(try await OneDay.ids(again) == ["E", "W-1", "W-2", "W-3"], "the save was not merged against the version it started from")
         try await again.close()
     }
 
@@ -73,7 +63,7 @@ import Darwin
         // As if the versions folder were copied after a later checkpoint kept a newer version
         // (one with a todo the file does not hold): the file is older than its newest version.
         let current = try copy.text(day)
-        let newer = Array(current.replacingOccurrences(of: "\"entities\": {", with: "\"entities\": {" + EditorRaceTests.entity("LATER") + ",").utf8)
+        let newer = Array(OneDay.adding("LATER", to: current).utf8)
         let order = (try versions(copy).last?.order ?? 0) + 1
         let digits = String(order)
         let name = String(repeating: "0", count: 20 - digits.count) + digits + "-\(ContentHash(newer)).json"
@@ -81,7 +71,7 @@ import Darwin
 
         let log = LogRecorder()
         let opened = try await Store.open(at: copy.url, configuration: .testing(log: log.handler))
-        #expect(try await ids(opened) == ["W-1", "W-2", "W-3"])
+        #expect(try await OneDay.ids(opened) == ["W-1", "W-2", "W-3"])
         #expect(try versions(copy).map(\.hash) == [ContentHash(Array(current.utf8))], "versions of another instant than the file were kept")
         #expect(!log.messages.contains { $0.path == day && $0.text.contains("older version") }, "\(log.messages.map(\.text))")
         try await opened.close()

@@ -11,26 +11,7 @@ import Darwin
 /// One save at a time, at a chosen instant: the cases the editor race (EditorRaceTests) hits at
 /// random. FORMAT.md, "Editing by hand".
 @Suite struct StaleSaveTests {
-    private let day = "slots/2026-01/2026-01-25.json"
-
-    private func slot(_ id: String, _ transaction: Int = 0) -> Slot {
-        Slot(id: id, day: "2026-01-25", transaction: transaction, group: [], writer: "W")
-    }
-
-    /// Saves `text` by rename, as sed -i, rsync and most editors do.
-    private func saveByRename(_ text: String, in folder: TemporaryFolder) throws {
-        let temp = "slots/2026-01/.2026-01-25.json.edit"
-        try folder.write(text, to: temp)
-        try #require(rename(folder.file(temp).path, folder.file(day).path) == 0)
-    }
-
-    private func adding(_ id: String, to text: String) -> String {
-        text.replacingOccurrences(of: "\"entities\": {", with: "\"entities\": {" + EditorRaceTests.entity(id) + ",")
-    }
-
-    private func ids(_ store: Store) async throws -> [String] {
-        try await store.fetch(Query<Slot>(.all)).map(\.id).sorted()
-    }
+    private let day = OneDay.path
 
     private func idsInFile(_ folder: TemporaryFolder) throws -> [String] {
         let file = try JSONSerialization.jsonObject(with: folder.bytes(day)) as? [String: Any]
@@ -41,14 +22,14 @@ import Darwin
         let folder = TemporaryFolder()
         let log = LogRecorder()
         let store = try await Store.open(at: folder.url, configuration: .testing(log: log.handler))
-        try await store.write { tx in try tx.upsert(slot("W-1")) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
         try await store.checkpoint()
         let buffer = try folder.text(day)           // the editor loads the file
-        try await store.write { tx in try tx.upsert(slot("W-2")) }
-        try await store.write { tx in try tx.upsert(slot("W-1", 1)) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-2")) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1", 1)) }
         try await store.checkpoint()                // Folio adds W-2 and changes W-1 meanwhile
-        try saveByRename(adding("E", to: buffer), in: folder)
-        #expect(try await ids(store) == ["E", "W-1", "W-2"])
+        try OneDay.saveByRename(OneDay.adding("E", to: buffer), in: folder)
+        #expect(try await OneDay.ids(store) == ["E", "W-1", "W-2"])
         #expect(try await store.get(Slot.self, id: "W-1")?.transaction == 1)
         try await store.checkpoint()
         #expect(try idsInFile(folder) == ["E", "W-1", "W-2"])
@@ -57,7 +38,7 @@ import Darwin
 
         // A fresh process reads the merged file as it is.
         let again = try await Store.open(at: folder.url, configuration: .testing())
-        #expect(try await ids(again) == ["E", "W-1", "W-2"])
+        #expect(try await OneDay.ids(again) == ["E", "W-1", "W-2"])
         try await again.close()
     }
 
@@ -67,19 +48,19 @@ import Darwin
     @Test(arguments: [false, true]) func aSaveFromAnOlderBufferOfARemovedFileBringsNothingBack(storeClosed: Bool) async throws {
         let folder = TemporaryFolder()
         var store = try await Store.open(at: folder.url, configuration: .testing())
-        try await store.write { tx in try tx.upsert(slot("W-1")) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
         try await store.checkpoint()
         let buffer = try folder.text(day)           // the editor loads the file
         _ = try await store.write { tx in try tx.delete(Slot.self, id: "W-1") }
         try await store.checkpoint()
         #expect(!folder.exists(day), "an empty day keeps no file")
         if storeClosed { try await store.close() }
-        try saveByRename(adding("E", to: buffer), in: folder)
+        try OneDay.saveByRename(OneDay.adding("E", to: buffer), in: folder)
         if storeClosed { store = try await Store.open(at: folder.url, configuration: .testing()) }
-        #expect(try await ids(store) == ["E"], "the deleted entity came back")
+        #expect(try await OneDay.ids(store) == ["E"], "the deleted entity came back")
         try await store.close()
         let again = try await Store.open(at: folder.url, configuration: .testing())
-        #expect(try await ids(again) == ["E"])
+        #expect(try await OneDay.ids(again) == ["E"])
         try await again.close()
     }
 
@@ -87,16 +68,16 @@ import Darwin
     @Test func aSaveFromAnOlderBufferWhileNothingRunsIsMergedAtTheNextOpen() async throws {
         let folder = TemporaryFolder()
         let store = try await Store.open(at: folder.url, configuration: .testing())
-        try await store.write { tx in try tx.upsert(slot("W-1")); try tx.upsert(slot("W-3")) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")); try tx.upsert(OneDay.slot("W-3")) }
         try await store.checkpoint()
         let buffer = try folder.text(day)
-        try await store.write { tx in try tx.upsert(slot("W-2")); _ = try tx.delete(Slot.self, id: "W-3") }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-2")); _ = try tx.delete(Slot.self, id: "W-3") }
         try await store.close()
-        try saveByRename(adding("E", to: buffer), in: folder)
+        try OneDay.saveByRename(OneDay.adding("E", to: buffer), in: folder)
 
         let again = try await Store.open(at: folder.url, configuration: .testing())
         // W-2 (added since the buffer) is kept, W-3 (deleted since) stays deleted, E is added.
-        #expect(try await ids(again) == ["E", "W-1", "W-2"])
+        #expect(try await OneDay.ids(again) == ["E", "W-1", "W-2"])
         try await again.close()
         #expect(try idsInFile(folder) == ["E", "W-1", "W-2"])
     }
@@ -104,17 +85,17 @@ import Darwin
     @Test func aSaveFromTheNewestVersionIsTakenAsItIs() async throws {
         let folder = TemporaryFolder()
         let store = try await Store.open(at: folder.url, configuration: .testing())
-        try await store.write { tx in try tx.upsert(slot("W-1")); try tx.upsert(slot("W-2")) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")); try tx.upsert(OneDay.slot("W-2")) }
         try await store.checkpoint()
         // The person deletes W-1 and adds E, from the file as it is now.
         let text = try folder.text(day)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         var entities = try #require(object["entities"] as? [String: Any])
         entities["W-1"] = nil
-        let edited = adding("E", to: String(decoding: try JSONSerialization.data(withJSONObject: ["entities": entities]), as: UTF8.self)
+        let edited = OneDay.adding("E", to: String(decoding: try JSONSerialization.data(withJSONObject: ["entities": entities]), as: UTF8.self)
             .replacingOccurrences(of: "\"entities\":{", with: "\"entities\": {"))
-        try saveByRename(edited, in: folder)
-        #expect(try await ids(store) == ["E", "W-2"])
+        try OneDay.saveByRename(edited, in: folder)
+        #expect(try await OneDay.ids(store) == ["E", "W-2"])
         try await store.close()
         #expect(try idsInFile(folder) == ["E", "W-2"])
     }
@@ -138,14 +119,14 @@ import Darwin
                 }
             }
             let store = try await Store.open(at: folder.url, configuration: .testing(hook: hook))
-            try await store.write { tx in try tx.upsert(slot("W-1")) }
+            try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
             try await store.checkpoint()
-            try await store.write { tx in try tx.upsert(slot("W-2")) }
+            try await store.write { tx in try tx.upsert(OneDay.slot("W-2")) }
             armed.arm()
             try await store.checkpoint()
             #expect(!armed.isArmed, "the save happened")
             #expect(try idsInFile(folder) == ["E", "W-1", "W-2"], "in place: \(inPlace)")
-            #expect(try await ids(store) == ["E", "W-1", "W-2"])
+            #expect(try await OneDay.ids(store) == ["E", "W-1", "W-2"])
             try await store.close()
         }
     }
@@ -171,9 +152,9 @@ extension StaleSaveTests {
             }
         }
         let store = try await Store.open(at: folder.url, configuration: .testing(hook: hook))
-        try await store.write { tx in try tx.upsert(slot("W-1")) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
         try await store.checkpoint()
-        try await store.write { tx in try tx.upsert(slot("W-2")) }
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-2")) }
         crash.arm()
         await #expect(throws: FolioError.self) { try await store.checkpoint() }
         #expect(crash.crashed, "the crash hit the swap back")
@@ -182,7 +163,7 @@ extension StaleSaveTests {
         #expect(try idsInFile(folder) == ["W-1", "W-2"])
 
         let again = try await Store.open(at: folder.url, configuration: .testing())
-        #expect(try await ids(again) == ["E", "W-1", "W-2"])
+        #expect(try await OneDay.ids(again) == ["E", "W-1", "W-2"])
         try await again.close()
         #expect(try idsInFile(folder) == ["E", "W-1", "W-2"])
     }
