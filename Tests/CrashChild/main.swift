@@ -144,7 +144,9 @@ func write(_ arguments: Arguments) async throws {
     let deadline = ContinuousClock.now + .seconds(arguments.int("max-seconds", default: 120))
 
     let reopenEvery = arguments.int("reopen-every", default: 0)
+    say("start at \(DispatchTime.now().uptimeNanoseconds)")
     var store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
+    say("opened at \(DispatchTime.now().uptimeNanoseconds)")
     for index in 0..<count {
         guard getppid() == parent, ContinuousClock.now < deadline else { break }
         if reopenEvery > 0, index > 0, index % reopenEvery == 0 {
@@ -164,6 +166,7 @@ func write(_ arguments: Arguments) async throws {
     }
     try await store.close()
     say("done")
+    say("done at \(DispatchTime.now().uptimeNanoseconds)")
 }
 
 func read(_ arguments: Arguments) async throws {
@@ -220,6 +223,7 @@ func watch(_ arguments: Arguments) async throws {
     let store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
     let changes = await store.changes()
     say("ready")
+    say("ready at \(DispatchTime.now().uptimeNanoseconds)")
     let watching = Task {
         var seen = 0
         for await change in changes where change.origin != .thisProcess {
@@ -240,6 +244,7 @@ func watch(_ arguments: Arguments) async throws {
     timer.cancel()
     try await store.close()
     say("done")
+    say("done at \(DispatchTime.now().uptimeNanoseconds)")
 }
 
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))

@@ -95,6 +95,12 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     for s in servers:
         threading.Thread(target=s.serve_forever, daemon=True).start()
     print(" ".join(str(s.server_address[1]) for s in servers), flush=True)
-    threading.Event().wait(120)
+    # Serve until the test is gone (its deinit kills the server first), at most 15 minutes: a
+    # fixed two minutes ran out while a test on a loaded machine waited for its turn.
+    import os, time
+    parent = os.getppid()
+    for _ in range(1800):
+        if os.getppid() != parent: break
+        time.sleep(0.5)
     """#
 }

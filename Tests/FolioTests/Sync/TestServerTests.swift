@@ -277,9 +277,12 @@ import Testing
         let server = try TestServer()
         let client = Client(server)
         _ = try await client.send("PUT", "todos/T1", headers: push("k1"), body: json("{}")) // a kept-alive connection
-        server.inject(.delay(seconds: 30))
+        // A delay far longer than the test (stop ends it): with 30 s, a loaded machine once let
+        // it run out before this test's task got to call stop, and T2 was applied.
+        server.inject(.delay(seconds: 900))
         let inFlight = Task { try await client.send("PUT", "todos/T2", headers: push("k2"), body: json("{}")) }
-        for _ in 0..<400 where server.requestCount < 2 { try await Task.sleep(nanoseconds: 5_000_000) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while server.requestCount < 2 && ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
         #expect(server.requestCount == 2)
 
         let started = Date()
