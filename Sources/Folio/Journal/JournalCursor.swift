@@ -39,6 +39,8 @@ final class JournalCursor {
     /// Moves to a new generation (another process reset the journal, this one did, or this is
     /// the first look): its records are read from just after the header.
     func start(_ newHeader: Journal.Header?) {
+        // Another process's reset cut the file: where it ends is not known any more.
+        if newHeader != header { journal.forgetSize() }
         records = []
         header = newHeader
         readOffset = Int64(Journal.headerSize)
@@ -104,8 +106,12 @@ final class JournalCursor {
         return newer.records.contains { $0.outbox.contains { $0.sequence == sequence } }
     }
 
-    /// The bytes past the last record taken in: a torn tail, or records not read yet.
+    /// The bytes past the last record taken in, free space (zeros) left out: a torn tail, or
+    /// records not read yet. Reads the whole tail.
+    /// - Throws: A ``FolioError`` if the journal cannot be read, or if valid records follow
+    ///   damaged bytes (damage, not a torn tail).
     func bytesPastCursor() throws(FolioError) -> Int64 {
-        try journal.size - readOffset
+        guard let header else { return max(0, try journal.size - readOffset) }
+        return try journal.tail(after: readOffset, generation: header.generation, expectedTransaction: nextTransaction)
     }
 }

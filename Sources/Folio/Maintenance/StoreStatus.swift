@@ -21,11 +21,13 @@ public struct StoreStatus: Sendable {
 
     /// The journal's state.
     public struct Journal: Sendable, Equatable {
-        /// The file's size in bytes (0 when missing).
+        /// The file's size in bytes (0 when missing), its free space (zeros after the records)
+        /// included.
         public let bytes: Int64
         /// Committed transactions not yet written to the files.
         public let pendingTransactions: Int
-        /// Bytes after the last committed record (a transaction cut by a crash).
+        /// Bytes after the last committed record up to the last one that is not zero (a
+        /// transaction cut by a crash); free space does not count.
         public let tornBytes: Int64
         /// The generation in the header (nil when the header is missing or unreadable).
         public let generation: UInt64?

@@ -103,8 +103,10 @@ import Testing
                 let bytes = Journal.encode(Self.record(nextTransaction, command: nextTransaction), generation: writer.header!.generation)
                 let length = 1 + Int(random.next() % UInt64(bytes.count - 1))
                 try writer.journal.append(Array(bytes.prefix(length)), at: writer.readOffset)
-                // A shorter one over an earlier one leaves the earlier one's end in the file.
-                tornBytes = max(tornBytes, length)
+                // A shorter one over an earlier one leaves the earlier one's end in the file. Zeros
+                // at its end are free space (FORMAT.md), not a torn tail.
+                let nonZero = (bytes.prefix(length).lastIndex { $0 != 0 }).map { $0 + 1 } ?? 0
+                tornBytes = max(tornBytes, nonZero)
                 counts.torn += 1
             case 4:
                 try Self.reset(writer, nextSequence: nextTransaction)

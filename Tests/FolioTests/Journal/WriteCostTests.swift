@@ -125,6 +125,8 @@ struct ResourceUsage {
     var voluntary: Int
     var involuntary: Int
     var cpuMicroseconds: Int
+    /// The process's peak resident memory so far, in bytes.
+    var peakResidentBytes: Int
 
     static func now() -> ResourceUsage {
         var usage = rusage()
@@ -135,6 +137,12 @@ struct ResourceUsage {
         #endif
         let cpu = (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
             + Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)
-        return ResourceUsage(voluntary: Int(usage.ru_nvcsw), involuntary: Int(usage.ru_nivcsw), cpuMicroseconds: cpu)
+        #if canImport(Darwin)
+        let peak = Int(usage.ru_maxrss)   // bytes there, kilobytes on Linux
+        #else
+        let peak = Int(usage.ru_maxrss) * 1024
+        #endif
+        return ResourceUsage(voluntary: Int(usage.ru_nvcsw), involuntary: Int(usage.ru_nivcsw), cpuMicroseconds: cpu,
+                             peakResidentBytes: peak)
     }
 }

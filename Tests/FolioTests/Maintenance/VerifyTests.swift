@@ -83,8 +83,11 @@ struct VerifyTests {
         try await MaintenanceFixture.store(in: folder)
         let store = try await Store.open(at: folder.url, configuration: .testing())
         try await store.write { tx in try tx.upsert(Tag(id: "late", name: "Late", color: "gray")) }
+        // A record cut short where the records end (the zeros after them are free space).
+        let journal = try folder.bytes(".folio/journal")
+        let recordsEnd = (journal.lastIndex { $0 != 0 } ?? 0) + 1
         let handle = try FileHandle(forWritingTo: folder.file(".folio/journal"))
-        try handle.seekToEnd()
+        try handle.seek(toOffset: UInt64(recordsEnd))
         try handle.write(contentsOf: Data([0x40, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7]))
         try handle.close()
         let report = try await Store.verify(at: folder.url)
