@@ -8,6 +8,9 @@ import Foundation
 enum SyncCounter {
     static let markerPrefix = "/folio-bench-marker/"
     static let traced = "fsync,fdatasync,sync_file_range,msync,syncfs,sync,access"
+    /// The commits of the run without strace that measures a commit's cost: enough that the first
+    /// ones (a new journal's first growth, cold caches) weigh little, as in an app that runs a while.
+    static let costTransactions = 1000
 
     struct Count: Sendable {
         var engine: String
@@ -16,8 +19,8 @@ enum SyncCounter {
         var commitSyncs: [String: Int]
         /// Syncs of the checkpoint after the commits, by file.
         var checkpointSyncs: [String: Int]
-        /// Per transaction, in a second run without strace: wall µs, CPU µs, voluntary and
-        /// involuntary context switches.
+        /// Per transaction, in a second run without strace (``costTransactions`` commits): wall
+        /// µs, CPU µs, voluntary and involuntary context switches.
         var cost: [Double] = []
 
         var perTransaction: Double { Double(commitSyncs.values.reduce(0, +)) / Double(transactions) }
@@ -44,7 +47,7 @@ enum SyncCounter {
             if phase == 1 { result.commitSyncs[file, default: 0] += 1 } else { result.checkpointSyncs[file, default: 0] += 1 }
         }
         guard phase == 3 else { throw BenchError("the trace of \(engine) lacks its markers (is ptrace allowed?)") }
-        let plain = try ChildProcess.run(["syncs", engine, path + "-plain", String(seed), String(todos), String(transactions)])
+        let plain = try ChildProcess.run(["syncs", engine, path + "-plain", String(seed), String(todos), String(max(transactions, costTransactions))])
         result.cost = try ChildProcess.numbers(plain, expected: 4)
         return result
     }

@@ -16,8 +16,8 @@ enum CostReport {
                 + "   (\(count.transactions) txns; commits: \(commit.isEmpty ? "none" : commit); checkpoint: \(checkpoint.isEmpty ? "none" : checkpoint))")
         }
         out.append("")
-        out.append("Cost of one transaction's commit, without strace (wall time depends on the machine's load; CPU time and")
-        out.append("context switches much less):")
+        out.append("Cost of one transaction's commit, without strace, over \(SyncCounter.costTransactions) commits after the seeded files were")
+        out.append("written out (wall time depends on the machine's load; CPU time and context switches much less):")
         for count in runner.syncCounts where count.cost.count == 4 {
             out.append("  " + Format.pad(count.engine, 14, left: true) + Format.pad(Format.value(count.cost[0]), 9) + " µs wall"
                 + Format.pad(Format.value(count.cost[1]), 9) + " µs CPU" + Format.pad(Format.value(count.cost[2]), 8) + " voluntary"
