@@ -25,11 +25,20 @@ struct PartitionKey: Hashable, Sendable, Comparable {
 
     /// Parses `YYYY-MM-DD` strictly: four-digit year 0001–9999, a real calendar date.
     static func day(parsing text: String) -> PartitionKey? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard text.utf8.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = digits(parts[0]), let month = digits(parts[1]), let day = digits(parts[2]),
-              year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month)
-        else { return nil }
+        // Byte by byte (every entity written passes here): ten ASCII bytes, `-` at 4 and 7.
+        guard text.utf8.count == 10 else { return nil }
+        var year = 0, month = 0, day = 0, index = 0
+        for byte in text.utf8 {
+            if index == 4 || index == 7 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+            } else {
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                let digit = Int(byte - 0x30)
+                if index < 4 { year = year * 10 + digit } else if index < 7 { month = month * 10 + digit } else { day = day * 10 + digit }
+            }
+            index += 1
+        }
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month) else { return nil }
         return PartitionKey(text: text)
     }
 

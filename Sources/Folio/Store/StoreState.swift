@@ -149,10 +149,15 @@ final class StoreState {
     /// outbox queue follow it, and the cursor takes it in last.
     func apply(_ record: JournalRecord, origin: ChangeSet.Origin) {
         noteChanges(of: record, origin: origin)
+        // A record's changes come grouped by partition: each partition is looked up once per run.
+        var current: (address: PartitionAddress, partition: Partition?)?
         for change in record.changes {
             let address = change.address
-            touched.insert(address)
-            partitions.peek(address)?.apply(change)
+            if current?.address != address {
+                touched.insert(address)
+                current = (address, partitions.peek(address))
+            }
+            current?.partition?.apply(change)
             idIndex.apply(change.id, at: address, exists: change.entity != nil)
         }
         outbox.apply(record.outbox)

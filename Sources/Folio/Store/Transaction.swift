@@ -19,7 +19,6 @@ public final class Transaction {
     /// The entities staged, in the order the block first touched them: the order of their outbox
     /// commands (a parent created before its child is sent before it).
     var stagingOrder: [(collection: String, id: String)] = []
-    private var firstStaged: Set<String> = []
     /// The partitions where each staged id (`collection/id`) is staged as removed: where a move
     /// takes it from (``versionMoving(_:collection:into:)`` looks there, not in every partition).
     private var removals: [String: Set<PartitionAddress>] = [:]
@@ -204,6 +203,7 @@ public final class Transaction {
     /// The server version of an entity this transaction moves into `target`: the version of the
     /// partition it leaves, so the next command of the entity is made on it.
     func versionMoving(_ id: String, collection: String, into target: PartitionAddress) throws(FolioError) -> String? {
+        guard !removals.isEmpty else { return nil }   // nothing removed, nothing moved (a new entity)
         for address in removals[collection + "/" + id] ?? [] where address != target {
             if let version = try state.partition(address, verify: false).versions[id] { return version }
         }
@@ -211,16 +211,17 @@ public final class Transaction {
     }
 
     private func stage(_ address: PartitionAddress, id: String, entity: JSONValue?) {
-        if firstStaged.insert(address.collection + "/" + id).inserted { stagingOrder.append((address.collection, id)) }
         staged[address, default: [:]][id] = .some(entity)
         if entity == nil {
             removals[address.collection + "/" + id, default: []].insert(address)
-        } else {
+        } else if !removals.isEmpty {
             removals[address.collection + "/" + id]?.remove(address)
         }
         // An upsert that moves an entity stages the removal first, so the last stage says where
-        // the entity is now.
-        locations[address.collection, default: [:]][id] = .some(entity == nil ? nil : address.key)
+        // the entity is now. Every staged entity has a location: one that had none is staged
+        // for the first time, which fixes its place in the staging order.
+        let previous = locations[address.collection, default: [:]].updateValue(entity == nil ? nil : address.key, forKey: id)
+        if previous == nil { stagingOrder.append((address.collection, id)) }
     }
 
     private func location(of id: String, collection: String, granularity: PartitionGranularity) throws(FolioError) -> PartitionAddress? {

@@ -1,8 +1,52 @@
 @testable import Folio
+import FolioCrashSupport
 import Foundation
 import Testing
 
 @Suite struct PartitioningTests {
+    /// A day key is exactly what the Gregorian calendar calls a day, written `YYYY-MM-DD` (FORMAT.md):
+    /// the parser against a model that asks Foundation's calendar, on random near-misses (a digit,
+    /// a dash or a byte changed, a day past the month's end, a leap day, non-ASCII digits).
+    @Test func dayKeysAreExactlyTheCalendarsDays() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        func model(_ text: String) -> Bool {
+            let bytes = Array(text.utf8)
+            guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D,
+                  bytes.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || (0x30...0x39).contains($0.element) }),
+                  let year = Int(text.prefix(4)), let month = Int(text.dropFirst(5).prefix(2)), let day = Int(text.suffix(2)),
+                  year >= 1, (1...12).contains(month), day >= 1 else { return false }
+            let components = DateComponents(year: year, month: month, day: day)
+            guard let date = calendar.date(from: components) else { return false }
+            return calendar.dateComponents([.year, .month, .day], from: date) == components
+        }
+        var random = SplitMix64(seed: 0xDA7E)
+        let pieces = ["0", "1", "2", "9", "-", "/", " ", "+", "a", "٣", "é", "\u{301}"]
+        var disagreements: [String] = []
+        var accepted = 0
+        for round in 0..<20_000 {
+            let year = Int.random(in: 0...2400, using: &random), month = Int.random(in: 0...13, using: &random)
+            let day = Int.random(in: 0...32, using: &random)
+            var text = String(format: "%04d-%02d-%02d", year, month, day)
+            if round % 3 == 0 {
+                var characters = Array(text)
+                let at = Int.random(in: 0..<characters.count, using: &random)
+                switch Int.random(in: 0...2, using: &random) {
+                case 0: characters[at] = Character(pieces.randomElement(using: &random)!)
+                case 1: characters.insert(Character(pieces.randomElement(using: &random)!), at: at)
+                default: characters.remove(at: at)
+                }
+                text = String(characters)
+            }
+            let parsed = PartitionKey.day(parsing: text)
+            if parsed != nil { accepted += 1 }
+            if (parsed != nil) != model(text) || (parsed != nil && parsed?.text != text) { disagreements.append(text) }
+        }
+        print("day keys: 20000 texts, \(accepted) days, \(disagreements.count) disagreements with the calendar")
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+        #expect(accepted > 5_000)
+    }
+
     @Test func eachPartitioningRoundTripsThroughItsFile() async throws {
         let folder = TemporaryFolder()
         let store = try await Store.open(at: folder.url, configuration: .testing())
