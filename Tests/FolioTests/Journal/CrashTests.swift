@@ -169,6 +169,17 @@ final class CrashChild {
         return true
     }
 
+    /// Waits until the child has opened the store and committed once (a writer). A minute at
+    /// most: on a loaded machine starting a child and its first durable commit take seconds.
+    func waitForFirstAck(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while acks.isEmpty {
+            try #require(process.isRunning, "the writer stopped: \(errorText)", sourceLocation: sourceLocation)
+            try #require(ContinuousClock.now < deadline, "the writer acknowledged nothing in 60 s", sourceLocation: sourceLocation)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Complete lines of output (a line cut by a kill has no newline and is left out).
     var lines: [String] {
         let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""

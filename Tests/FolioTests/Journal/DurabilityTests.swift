@@ -43,8 +43,9 @@ import Testing
         let steps = IORecorder()
         // A writer alone syncs on its own thread, so sharing needs writers that have called
         // `write` while a sync runs. A disk whose journal sync takes 5 ms, and whose first sync
-        // waits (at most 3 s) until the other writers have called `write`: on a machine busy with
-        // other tests, the tasks that run them may otherwise start one after the other.
+        // waits (at most 30 s) until the other writers have called `write`: on a machine busy with
+        // other tests, the tasks that run them may otherwise start one after the other (the test
+        // pool's threads have been seen busy elsewhere for over a minute).
         let writers = 32
         let record = steps.hook
         let arrivals = ArrivalGate()
@@ -116,7 +117,7 @@ private final class ArrivalGate: @unchecked Sendable {
             defer { self.arrivals = nil }
             return self.arrivals
         }) else { return }
-        let deadline = ContinuousClock.now + .seconds(3)
+        let deadline = ContinuousClock.now + .seconds(30)
         while arrivals.count < count && ContinuousClock.now < deadline { usleep(1_000) }
     }
 }

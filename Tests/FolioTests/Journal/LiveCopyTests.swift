@@ -31,7 +31,7 @@ import Darwin
                                     "--idle-ms", "\(Self.checkpointDelay + 50)", "--idle-every", "10"],
                                    logs: logs, name: "live")
         defer { child.kill() }
-        try await waitForFirstAck(child)
+        try await child.waitForFirstAck()
 
         var copies = 0, checked = 0, straddled = 0, refused = 0, violationCount = 0
         var violations: [String] = []   // the first few of each copy, for the failure message
@@ -85,7 +85,7 @@ import Darwin
                                     "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25"],
                                    logs: logs, name: "backup")
         defer { child.kill() }
-        try await waitForFirstAck(child)
+        try await child.waitForFirstAck()
         let store = try await Store.open(at: root.url)
         var violations: [String] = []
         var last = 0
@@ -111,16 +111,6 @@ import Darwin
     }
 
     // MARK: Helpers
-
-    /// Waits (at most 20 s) until the child has opened the store and committed once.
-    private func waitForFirstAck(_ child: CrashChild) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while child.acks.isEmpty {
-            try #require(child.process.isRunning, "the writer stopped: \(child.errorText)")
-            try #require(ContinuousClock.now < deadline, "the writer acknowledged nothing in 20 s")
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
 
     /// Copies like rsync: directories depth first, names in sorted order, each file's bytes (with
     /// plain POSIX calls, to keep the copy fast). A file that vanishes between listing and reading

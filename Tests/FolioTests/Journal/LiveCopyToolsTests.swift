@@ -35,12 +35,7 @@ import Testing
                                     "--reopen-every", "1", "--delay-ms", "20", "--max-seconds", "150"],
                                    logs: work, name: "writer")
         defer { child.kill() }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while child.acks.isEmpty {
-            try #require(child.process.isRunning, "the writer stopped: \(child.errorText)")
-            try #require(ContinuousClock.now < deadline, "the writer acknowledged nothing in 20 s")
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        try await child.waitForFirstAck()
         var readOnly = Store.Configuration()
         readOnly.readOnly = true
         let source = try await Store.open(at: root.url, configuration: readOnly)
