@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 @Suite struct PartitioningTests {
-    /// A day key is exactly what the Gregorian calendar calls a day, written `YYYY-MM-DD` (FORMAT.md):
+    /// A day key is exactly what the ISO 8601 (proleptic Gregorian) calendar calls a day, written `YYYY-MM-DD` (FORMAT.md):
     /// the parser against a model that asks Foundation's calendar, on random near-misses (a digit,
     /// a dash or a byte changed, a day past the month's end, a leap day, non-ASCII digits).
     @Test func dayKeysAreExactlyTheCalendarsDays() throws {
@@ -16,11 +16,15 @@ import Testing
                   bytes.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || (0x30...0x39).contains($0.element) }),
                   let year = Int(text.prefix(4)), let month = Int(text.dropFirst(5).prefix(2)), let day = Int(text.suffix(2)),
                   year >= 1, (1...12).contains(month), day >= 1 else { return false }
-            let components = DateComponents(year: year, month: month, day: day)
+            // The calendar repeats every 400 years in ISO 8601's proleptic Gregorian calendar (the
+            // one FORMAT.md's keys use); Foundation's switches to the Julian one before 1582-10-15.
+            // So the day is asked 2,000 years later, where both agree.
+            let components = DateComponents(year: year + 2000, month: month, day: day)
             guard let date = calendar.date(from: components) else { return false }
             return calendar.dateComponents([.year, .month, .day], from: date) == components
         }
-        var random = SplitMix64(seed: 0xDA7E)
+        let seed = ProcessInfo.processInfo.environment["FOLIO_DAY_KEY_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SplitMix64(seed: seed)
         let pieces = ["0", "1", "2", "9", "-", "/", " ", "+", "a", "٣", "é", "\u{301}"]
         var disagreements: [String] = []
         var accepted = 0
@@ -42,8 +46,8 @@ import Testing
             if parsed != nil { accepted += 1 }
             if (parsed != nil) != model(text) || (parsed != nil && parsed?.text != text) { disagreements.append(text) }
         }
-        print("day keys: 20000 texts, \(accepted) days, \(disagreements.count) disagreements with the calendar")
-        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+        print("day keys: 20000 texts, \(accepted) days, \(disagreements.count) disagreements with the calendar (seed \(seed))")
+        #expect(disagreements.isEmpty, "seed \(seed): \(disagreements.prefix(10))")
         #expect(accepted > 5_000)
     }
 
