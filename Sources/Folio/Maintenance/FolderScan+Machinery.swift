@@ -102,10 +102,30 @@ extension FolderScan {
         }
     }
 
+    /// A field index (`<collection>.fields`): one whose every part does not check out is damaged.
+    private func checkFieldIndex(_ path: String, collection: String) {
+        do {
+            try Names.validateCollection(collection)
+        } catch {
+            report(.note, .strayFile, path, "not an index file (\(error.message)): Folio ignores it")
+            return
+        }
+        guard readFile(path) != nil else { return }
+        if !FieldIndexFile.isIntact(fileSystem, collection: collection) {
+            report(.warning, .machinery, path, at: .init(line: 1, column: 1),
+                   "a damaged field index (derived data): Folio ignores it and rebuilds it when needed; `folio recover` deletes it")
+            damagedDerivedFiles.append(path)
+        }
+    }
+
     private func checkIndexes() {
         let folder = StoreLayout.machinery + "/index"
         for entry in list(folder) {
             let path = folder + "/" + entry.name
+            if entry.name.hasSuffix(FieldIndexFile.suffix) {
+                checkFieldIndex(path, collection: String(entry.name.dropLast(FieldIndexFile.suffix.count)))
+                continue
+            }
             do {
                 try Names.validateCollection(entry.name)
             } catch {

@@ -91,6 +91,7 @@ enum MigrationCommit {
         for collection in collections {
             do { try Names.validateCollection(collection) } catch { continue }
             try fileSystem.unlink(IndexFile.path(collection))
+            try fileSystem.unlink(FieldIndexFile.path(collection))
         }
         // The files were rewritten outside any checkpoint: the next open makes the log anew.
         try fileSystem.unlink(WrittenLog.path)

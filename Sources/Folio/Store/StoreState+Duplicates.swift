@@ -113,8 +113,29 @@ struct DuplicateScan {
         self.expectedPartitions = partitions
     }
 
+    /// Partitions read from a field index that holds no id twice (``FieldIndexFile``): their
+    /// ids are compared with the others' only if some partition of the scan is not such a one.
+    private var vouched: [(address: PartitionAddress, ids: ScannedIDs)] = []
+
     mutating func note(_ partition: Partition) {
         note(partition.address, ids: partition.entities.keys)
+    }
+
+    /// Notes a partition read field by field; `vouched` when its ids came from a field index
+    /// entry of an unchanged file and the index holds no id twice.
+    mutating func note(_ address: PartitionAddress, ids: ScannedIDs, vouched: Bool) {
+        guard vouched, !indexed else { return note(address, ids: ids.all) }
+        granularity = address.granularity
+        keys.insert(address.key)
+        self.vouched.append((address, ids))
+    }
+
+    /// Compares the vouched partitions' ids too, unless every partition noted was vouched for.
+    mutating func finish() {
+        let deferred = vouched
+        vouched = []
+        guard !noted.isEmpty else { return }
+        for (address, ids) in deferred { note(address, ids: ids.all) }
     }
 
     /// Notes a partition read field by field (not loaded), by its file's ids.

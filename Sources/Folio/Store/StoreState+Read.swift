@@ -39,18 +39,18 @@ extension StoreState {
         try forEachPartition(addresses, decoding: E.self, matching: query.predicate, filter: filter, scannable: scannable) { item throws(FolioError) in
             let partition: Partition, matches: [E]?
             switch item {
-            case .scanned(let address, let ids, let scanned):
+            case .scanned(let address, let ids, let scanned, let vouched):
                 // An id the index places elsewhere (another process wrote the file since): the
                 // load updates the index and finds an id in two files, as a read would.
-                if let index = idIndex.locations(in: E.collection), ids.contains(where: { index[$0] != address.key }) { indexPartition(address) }
-                scan.note(address, ids: ids)
+                if let index = idIndex.locations(in: E.collection), ids.all.contains(where: { index[$0] != address.key }) { indexPartition(address) }
+                scan.note(address, ids: ids, vouched: vouched)
                 partitionsScanned += 1
                 result.append(contentsOf: scanned)
                 return
-            case .loaded(let loaded, let decoded):
+            case .loaded(let loaded, let decoded, let vouched):
                 (partition, matches) = (loaded, decoded)
+                scan.note(partition.address, ids: ScannedIDs(Array(partition.entities.keys)), vouched: vouched)
             }
-            scan.note(partition)
             var values: [E] = []
             let changes = overlay?.staged[partition.address] ?? [:]
             if changes.isEmpty, let matches {
@@ -74,6 +74,7 @@ extension StoreState {
             // Only what matches is kept: the partition's decoded values go with it.
             result.append(contentsOf: try query.matching(values))
         }
+        scan.finish()
         let twice = duplicateIDs(scan)
         if !twice.isEmpty { result.removeAll { twice.contains($0.id.storageKey) } }
         return query.ordered(result)

@@ -6,6 +6,9 @@ internal import Foundation
 extension StoreState {
     /// How many files are fetched at once, per thread.
     static let scanBatchPerThread = 8
+    /// How many files are fetched at once, per thread, when a filter on fields keeps only the
+    /// matches of each (a file that must be loaded is still kept whole until its turn).
+    static let fieldScanBatchPerThread = 64
 
     /// Calls `body` with each partition at `addresses`, in order, each verified or loaded as
     /// ``partition(_:verify:)`` does. Partitions not in memory are fetched in parallel batches,
@@ -23,7 +26,13 @@ extension StoreState {
                                      filter: FieldFilter? = nil, scannable: (PartitionAddress) -> Bool = { _ in false },
                                      _ body: (ScannedPartition<E>) throws(FolioError) -> Void) throws(FolioError) {
         let width = Self.scanWidth
-        let batchSize = width * Self.scanBatchPerThread
+        // A scan on fields keeps only the matches of each file, not the file: larger batches wait
+        // less on the threads.
+        let batchSize = width * (filter == nil ? Self.scanBatchPerThread : Self.fieldScanBatchPerThread)
+        var fieldIndex = FieldIndexUpdate(collection: E.collection)
+        if let filter, addresses.contains(where: { !partitions.contains($0) && scannable($0) }) {
+            fieldIndex.load(fileSystem, fields: Set(filter.keys))
+        }
         var start = 0
         while start < addresses.count {
             let batch = Array(addresses[start..<min(start + batchSize, addresses.count)])
@@ -31,25 +40,37 @@ extension StoreState {
             let missing = batch.filter { !partitions.contains($0) }
             var fetched: [PartitionAddress: Result<Prefetched<E>, FolioError>] = [:]
             let scanning = filter == nil ? [] : Set(missing.filter(scannable))
-            if missing.count > 1 || !scanning.isEmpty {
+            // In memory but without an entry in a loaded field index (the sample partition of
+            // the filter, a file read by an earlier query): read once more, for its entry only.
+            let unindexed = !fieldIndex.isLoaded ? [] : batch.filter { partitions.contains($0) && scannable($0) && fieldIndex.entries[$0.key] == nil }
+            if missing.count > 1 || !scanning.isEmpty || !unindexed.isEmpty {
                 let fileSystem = self.fileSystem
-                let written = writtenHashes.current(fileSystem, worthReading: missing.count + fileLoads > WrittenHashesCache.worthReadingAfter)
-                let results = parallelMap(missing, width: width) { address in
+                let indexed = fieldIndex.entries
+                // Files read whole need the written log's hashes; those read from the field index do not.
+                let reading = missing.filter { !scanning.contains($0) || indexed[$0.key] == nil }.count
+                let written = reading == 0 ? nil
+                    : writtenHashes.current(fileSystem, worthReading: reading + fileLoads > WrittenHashesCache.worthReadingAfter)
+                let results = parallelMap(missing + unindexed, width: width) { address in
                     Result { () throws(FolioError) -> Prefetched<E> in
-                        try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate,
-                                                filter: scanning.contains(address) ? filter : nil, written: written)
+                        let scanned = scanning.contains(address) || unindexed.contains(address)
+                        return try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate, filter: scanned ? filter : nil,
+                                                       written: written, indexed: scanned ? indexed[address.key] : nil)
                     }
                 }
-                for (address, result) in zip(missing, results) { fetched[address] = result }
+                for (address, result) in zip(missing + unindexed, results) {
+                    if missing.contains(address) { fetched[address] = result }
+                    if scanning.contains(address) || unindexed.contains(address) { fieldIndex.note(address.key, result) }
+                }
             }
             for address in batch {
                 guard let prefetched = fetched[address], !partitions.contains(address) else {
-                    try body(.loaded(try partition(address), matches: nil))
+                    let loaded = try partition(address)
+                    try body(.loaded(loaded, matches: nil, vouched: fieldIndex.vouches(for: loaded, touched: touched)))
                     continue
                 }
                 let file = try prefetched.get()
                 if let scanned = file.scanned {
-                    try body(.scanned(address, ids: scanned.ids, matches: scanned.matches))
+                    try body(.scanned(address, ids: scanned.ids, matches: scanned.matches, vouched: file.fromIndex && fieldIndex.idsAreUnique))
                     continue
                 }
                 let partition = try firstLoad(address, from: file.file)
@@ -57,8 +78,11 @@ extension StoreState {
                 let asFetched = file.file != nil && partition.identity == file.file?.identity && !partition.holdsMerge
                     && !partition.neverRead && partition.unreadable == nil && !touched.contains(address)
                 if asFetched { file.prefill(partition) }
-                try body(.loaded(partition, matches: asFetched ? file.matches : nil))
+                try body(.loaded(partition, matches: asFetched ? file.matches : nil, vouched: false))
             }
+        }
+        if !isReadOnly, let problem = fieldIndex.save(fileSystem, scanned: addresses) {
+            report(.warning, "could not save the field index (it is rebuilt when needed): \(problem.message)", path: problem.path)
         }
     }
 
@@ -77,16 +101,41 @@ struct Prefetched<E: Entity>: Sendable {
     /// when some did not decode or the predicate threw (the store then decodes and reports).
     var matches: [E]?
     /// A file read field by field, not loaded: its ids, and the entities that match in id order.
-    var scanned: (ids: [String], matches: [E])?
+    var scanned: (ids: ScannedIDs, matches: [E])?
 
+    /// A field index entry made from this file while it was read (it holds Folio's newest
+    /// version of itself and had settled, ``FieldIndexFile``); nil when none could be made.
+    var indexEntry: FieldIndexFile.Entry?
+    /// Filtered on its field index entry: the file was not read whole.
+    var fromIndex = false
+
+    /// Reads the file at `address` and takes what a query needs from it.
+    /// - Parameters:
+    ///   - filter: The predicate on fields: the file is scanned instead of loaded where it can be,
+    ///     and a field index entry is made of it.
+    ///   - indexed: The file's field index entry: used instead of the file while the file has
+    ///     the entry's identity.
     static func fetch(_ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?,
-                      filter: FieldFilter? = nil, written: WrittenHashes? = nil) throws(FolioError) -> Prefetched {
+                      filter: FieldFilter? = nil, written: WrittenHashes? = nil, indexed: FieldIndexFile.Entry? = nil) throws(FolioError) -> Prefetched {
+        if let indexed, let filter, let predicate,
+           let found = fromIndex(address, indexed, fileSystem: fileSystem, filter: filter, predicate: predicate) {
+            return found
+        }
+        let readAt = FieldIndexFile.now
         guard let (bytes, identity) = try fileSystem.read(address.path) else { return Prefetched(file: nil) }
         // Checked once, whether the file is then scanned or parsed.
         let kept = FetchedFile.KeptCheck(bytes, path: address.path, fileSystem: fileSystem, written: written)
-        if let filter, let predicate, kept.isNewest,
-           let scanned = scan(bytes, filter: filter, predicate: predicate, path: address.path) {
-            return Prefetched(file: nil, scanned: scanned)
+        var entry: FieldIndexFile.Entry?
+        if filter != nil, kept.isNewest, FieldIndexFile.isSettled(identity, readAt: readAt), let columns = FieldScanner.columns(bytes) {
+            entry = FieldIndexFile.Entry(identity: identity, columns: columns)
+        }
+        if let filter, let predicate, kept.isNewest, let entries = FieldScanner.entries(bytes, keys: filter.keys) {
+            let candidates = entries.filter { entry in
+                do { return try filter.evaluate(entry.row) } catch { return true }   // undetermined: decoded and tested
+            }
+            if let matches = matching(candidates.map { ($0.id, bytes[$0.range]) }, predicate: predicate, path: address.path) {
+                return Prefetched(file: nil, scanned: (ScannedIDs(entries.map(\.id)), matches), indexEntry: entry)
+            }
         }
         let file = FetchedFile.parse(bytes, identity: identity, path: address.path, fileSystem: fileSystem, checkingKeptVersions: true, kept: kept)
         guard case .success(let contents) = file.contents else { return Prefetched(file: file) }
@@ -94,7 +143,7 @@ struct Prefetched<E: Entity>: Sendable {
         for id in Array(values.keys) where Partition.keyMismatch(id: id, in: contents.entities[id]!, path: address.path) != nil {
             values[id] = nil
         }
-        var fetched = Prefetched(file: file, decoded: values)
+        var fetched = Prefetched(file: file, decoded: values, indexEntry: entry)
         if values.count == contents.entities.count {
             let ordered = values.keys.sorted { $0.precedesInKeyOrder($1) }.map { values[$0]! }
             do { fetched.matches = try predicate.map { predicate in try ordered.filter { try predicate.evaluate($0) } } ?? ordered } catch {
@@ -104,34 +153,77 @@ struct Prefetched<E: Entity>: Sendable {
         return fetched
     }
 
-    /// The entities of a file Folio wrote (so it has the format's shape) that `filter` keeps and
-    /// `predicate` confirms, each parsed and decoded alone; nil when the file must be loaded
-    /// instead: the scanner found something unexpected, or an entity it would return does not
-    /// decode, is stored under another id, or makes the predicate throw (the load reports these).
-    static func scan(_ bytes: [UInt8], filter: FieldFilter, predicate: Predicate<E>, path: String) -> (ids: [String], matches: [E])? {
-        guard let entries = FieldScanner.entries(bytes, keys: filter.keys) else { return nil }
+    /// The file's ids and matching entities from its field index entry, reading from the file
+    /// only the objects of the entities the filter keeps (or cannot decide); nil when the file no
+    /// longer has the entry's identity or anything is unexpected (the file is then read whole).
+    static func fromIndex(_ address: PartitionAddress, _ entry: FieldIndexFile.Entry, fileSystem: FileSystem,
+                          filter: FieldFilter, predicate: Predicate<E>) -> Prefetched? {
+        do {
+            guard try fileSystem.identity(address.path) == entry.identity else { return nil }
+        } catch {
+            return nil   // the read that follows reports it
+        }
+        guard let ids = FieldScanner.stringRanges(entry.ids), ids.count == entry.count else { return nil }
+        var columns: [[FieldValue]?] = []
+        for key in filter.keys {
+            guard let line = entry.fields[key] else {
+                columns.append(nil)   // no entity of the file has it
+                continue
+            }
+            guard let values = FieldScanner.values(line), values.count == entry.count else { return nil }
+            columns.append(values)
+        }
+        var candidates: [Int] = []
+        var row = FieldRow(values: Array(repeating: nil, count: columns.count))   // one row, refilled
+        for index in ids.indices {
+            for (slot, column) in columns.enumerated() { row.values[slot] = column?[index] }
+            do {
+                if try filter.evaluate(row) { candidates.append(index) }
+            } catch {
+                candidates.append(index)   // undetermined: decoded and tested
+            }
+        }
+        var found: [(id: String, object: ArraySlice<UInt8>)] = []
+        if let first = candidates.first, let last = candidates.last {
+            guard let ranges = entry.fileRanges() else { return nil }
+            let span = ranges[first].lowerBound..<ranges[last].upperBound
+            let bytes: [UInt8]
+            do {
+                guard let read = try fileSystem.read(address.path, range: span, ifIdentity: entry.identity) else { return nil }
+                bytes = read
+            } catch {
+                return nil
+            }
+            for index in candidates {
+                guard let id = FieldScanner.string(entry.ids, at: ids[index]) else { return nil }
+                found.append((id, bytes[(ranges[index].lowerBound - span.lowerBound)..<(ranges[index].upperBound - span.lowerBound)]))
+            }
+        }
+        guard let matches = matching(found, predicate: predicate, path: address.path) else { return nil }
+        return Prefetched(file: nil, scanned: (ScannedIDs(line: entry.ids), matches), fromIndex: true)
+    }
+
+    /// The candidates (by id, with their object's bytes) that `predicate` confirms, each parsed
+    /// and decoded alone, in id order; nil when one of them does not parse, decode, carry its own
+    /// id, or makes the predicate throw (the file is then loaded, and the load reports these).
+    static func matching(_ candidates: [(id: String, object: ArraySlice<UInt8>)], predicate: Predicate<E>, path: String) -> [E]? {
         var coder: EntityCoder?
         var matches: [(id: String, entity: E)] = []
-        for entry in entries {
-            do {
-                guard try filter.evaluate(entry.row) else { continue }
-            } catch {
-                // Undetermined from the fields alone: decoded and tested below.
-            }
+        for (id, object) in candidates {
             let json: JSONValue
-            do { json = try JSONParser.parse(Array(bytes[entry.range])) } catch { return nil }
+            do { json = try JSONParser.parse(Array(object)) } catch { return nil }
             let decoder = coder ?? EntityCoder()
             coder = decoder
-            guard Partition.keyMismatch(id: entry.id, in: json, path: path) == nil,
+            guard Partition.keyMismatch(id: id, in: json, path: path) == nil,
                   case .success(let entity) = decoder.decodeOne(E.self, from: json) else { return nil }
             do {
-                if try predicate.evaluate(entity) { matches.append((entry.id, entity)) }
+                if try predicate.evaluate(entity) { matches.append((id, entity)) }
             } catch {
                 return nil
             }
         }
         matches.sort { $0.id.precedesInKeyOrder($1.id) }
-        return (entries.map(\.id), matches.map(\.entity))
+        return matches.map(\.entity)
     }
 
     /// Gives a partition that holds exactly the file's entities the decoded values.
@@ -145,8 +237,28 @@ struct Prefetched<E: Entity>: Sendable {
 /// hands it over.
 enum ScannedPartition<E: Entity> {
     /// In memory (loaded now or before); with the matching entities in id order when they were
-    /// decoded and filtered while the file was fetched.
-    case loaded(Partition, matches: [E]?)
+    /// decoded and filtered while the file was fetched. `vouched`: it holds exactly the entities
+    /// of a file that a field index holding no id twice has an entry of (``DuplicateScan``).
+    case loaded(Partition, matches: [E]?, vouched: Bool)
     /// Read field by field and not loaded: the file's ids and the entities that match, in id order.
-    case scanned(PartitionAddress, ids: [String], matches: [E])
+    /// `vouched`: read from a field index that holds no id twice (``DuplicateScan``).
+    case scanned(PartitionAddress, ids: ScannedIDs, matches: [E], vouched: Bool)
+}
+
+/// The ids of a file read field by field: as read from the file, or a field index's ids line,
+/// made into strings only when asked for (a scan whose files the index vouches for never asks).
+struct ScannedIDs: Sendable {
+    private let parsed: [String]?
+    private let line: ArraySlice<UInt8>
+
+    init(_ ids: [String]) {
+        (parsed, line) = (ids, [])
+    }
+
+    /// A field index's `["…",…]` line, already checked to be one.
+    init(line: ArraySlice<UInt8>) {
+        (parsed, self.line) = (nil, line)
+    }
+
+    var all: [String] { parsed ?? FieldScanner.strings(line) ?? [] }
 }

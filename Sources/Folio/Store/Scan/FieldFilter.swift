@@ -149,6 +149,24 @@ extension PredicateExpressions.KeyPath: FieldCompilable {
             return nil
         }
         let slot = compiler.slot(keyPath as AnyKeyPath, kind)
+        // Strings and booleans, the common fields, read without boxing and casting each value:
+        // the closure's type is cast once, here (Output is exactly that type then).
+        switch kind {
+        case .string:
+            let typed: (FieldRow) throws -> String = { row in
+                guard case .string(let text)? = row.values[slot] else { throw FieldUndetermined() }
+                return text
+            }
+            if let typed = typed as? (FieldRow) throws -> Output { return typed }
+        case .bool:
+            let typed: (FieldRow) throws -> Bool = { row in
+                guard case .bool(let flag)? = row.values[slot] else { throw FieldUndetermined() }
+                return flag
+            }
+            if let typed = typed as? (FieldRow) throws -> Output { return typed }
+        default:
+            break
+        }
         return { row in
             guard let value = try read(row.values[slot]) as? Output else { throw FieldUndetermined() }
             return value

@@ -24,6 +24,90 @@ struct FieldScanner {
     }
 }
 
+/// A partition file taken apart by field, for the field index (FieldIndexFile.swift): its ids,
+/// where each entity's object lies in the file, and for each scalar top-level field the values of
+/// every entity, in the file's order, copied byte for byte (so they read as they read in the file).
+struct FieldColumns: Sendable {
+    /// `["<id>",…]`, each id as it is quoted in the file.
+    var ids: [UInt8]
+    var ranges: [Range<Int>]
+    /// Per field name, `[<value>,…]`: its string, boolean or number value in each entity, or
+    /// `null` where the entity has no such field or another kind of value there.
+    var fields: [String: [UInt8]]
+}
+
+extension FieldScanner {
+    /// The columns of the file at `bytes`; nil when the file is not shaped as the scanner expects.
+    static func columns(_ bytes: [UInt8]) -> FieldColumns? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var scanner = Walker(bytes: buffer)
+            guard let (ids, ranges, values) = scanner.columns() else { return nil }
+            var fields: [String: [UInt8]] = [:]
+            for (name, column) in values {
+                var line: [UInt8] = [UInt8(ascii: "[")]
+                for index in ranges.indices {
+                    if index > 0 { line.append(UInt8(ascii: ",")) }
+                    if index < column.count, let value = column[index] { line.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[value])) } else { line.append(contentsOf: "null".utf8) }
+                }
+                line.append(UInt8(ascii: "]"))
+                fields[name] = line
+            }
+            var idLine: [UInt8] = [UInt8(ascii: "[")]
+            for (index, id) in ids.enumerated() {
+                if index > 0 { idLine.append(UInt8(ascii: ",")) }
+                idLine.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[id]))
+            }
+            idLine.append(UInt8(ascii: "]"))
+            return FieldColumns(ids: idLine, ranges: ranges, fields: fields)
+        }
+    }
+
+    /// The strings of a `["…",…]` line (a field index's ids); nil when it is not one.
+    static func strings(_ line: ArraySlice<UInt8>) -> [String]? {
+        line.withUnsafeBufferPointer { buffer in
+            var scanner = Walker(bytes: buffer)
+            guard let values = scanner.scalarArray() else { return nil }
+            var strings: [String] = []
+            strings.reserveCapacity(values.count)
+            for value in values {
+                guard case .string(let text) = value else { return nil }
+                strings.append(text)
+            }
+            return strings
+        }
+    }
+
+    /// Where each string of a `["…",…]` line lies in it (with its quotes); nil when it is not
+    /// such a line or a string is not valid.
+    static func stringRanges(_ line: ArraySlice<UInt8>) -> [Range<Int>]? {
+        line.withUnsafeBufferPointer { buffer in
+            var scanner = Walker(bytes: buffer)
+            return scanner.stringArray()?.map { ($0.lowerBound + line.startIndex)..<($0.upperBound + line.startIndex) }
+        }
+    }
+
+    /// The string at `range` of `line` (one of ``stringRanges(_:)``).
+    static func string(_ line: ArraySlice<UInt8>, at range: Range<Int>) -> String? {
+        guard case .string(let text)? = values(ArraySlice("[".utf8) + line[range] + ArraySlice("]".utf8))?.first else { return nil }
+        return text
+    }
+
+    /// The values of a `[<value>,…]` line (a field index's column); nil when it is not one.
+    static func values(_ line: ArraySlice<UInt8>) -> [FieldValue]? {
+        line.withUnsafeBufferPointer { buffer in
+            var scanner = Walker(bytes: buffer)
+            return scanner.scalarArray()
+        }
+    }
+}
+
+private extension Array where Element == Range<Int>? {
+    /// Appends nils up to `count` elements.
+    mutating func padded(to count: Int) {
+        if self.count < count { append(contentsOf: repeatElement(nil, count: count - self.count)) }
+    }
+}
+
 private struct Walker {
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
@@ -96,6 +180,111 @@ private struct Walker {
             guard let value = scalar() else { return nil }
             for slot in slots { row.values[slot] = value }
         }
+    }
+
+    /// The file's ids (their quoted bytes), entity ranges, and each scalar field's values per
+    /// entity (byte ranges; nil where absent or not a scalar).
+    mutating func columns() -> ([Range<Int>], [Range<Int>], [String: [Range<Int>?]])? {
+        guard consume(UInt8(ascii: "{")) else { return nil }
+        var found: ([Range<Int>], [Range<Int>], [String: [Range<Int>?]])?
+        var first = true
+        while true {
+            skipSpace()
+            if peek == UInt8(ascii: "}") { position += 1; break }
+            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
+            first = false
+            guard let key = string(), consume(UInt8(ascii: ":")) else { return nil }
+            if !key.escaped, key.raw.elementsEqual("entities".utf8) {
+                guard found == nil, let columns = entityColumns() else { return nil }
+                found = columns
+            } else {
+                guard skipValue() else { return nil }
+            }
+        }
+        skipSpace()
+        return position == bytes.count ? found : nil
+    }
+
+    private mutating func entityColumns() -> ([Range<Int>], [Range<Int>], [String: [Range<Int>?]])? {
+        guard consume(UInt8(ascii: "{")) else { return nil }
+        var ids: [Range<Int>] = [], ranges: [Range<Int>] = [], fields: [String: [Range<Int>?]] = [:]
+        var first = true
+        while true {
+            skipSpace()
+            if peek == UInt8(ascii: "}") {
+                position += 1
+                return (ids, ranges, fields)
+            }
+            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
+            first = false
+            skipSpace()
+            let idStart = position
+            guard let id = string(), id.text != nil, consume(UInt8(ascii: ":")) else { return nil }
+            ids.append(idStart..<(idStart + id.quoted.count))
+            skipSpace()
+            let start = position
+            guard consume(UInt8(ascii: "{")) else { return nil }
+            var firstMember = true
+            while true {
+                skipSpace()
+                if peek == UInt8(ascii: "}") { position += 1; break }
+                if !firstMember { guard consume(UInt8(ascii: ",")) else { return nil } }
+                firstMember = false
+                guard let key = string(), let name = key.text, consume(UInt8(ascii: ":")) else { return nil }
+                skipSpace()
+                let valueStart = position
+                guard let value = scalar() else { return nil }
+                let isScalar: Bool
+                if case .other = value { isScalar = false } else { isScalar = true }
+                // The last of two members with one name counts, as in the scanner and the parser.
+                fields[name, default: Array(repeating: nil, count: ranges.count + 1)].padded(to: ranges.count + 1)
+                fields[name]![ranges.count] = isScalar ? valueStart..<position : nil
+            }
+            ranges.append(start..<position)
+        }
+    }
+
+    /// A `["…",…]` array filling the buffer: where each string lies (with its quotes).
+    mutating func stringArray() -> [Range<Int>]? {
+        guard consume(UInt8(ascii: "[")) else { return nil }
+        var ranges: [Range<Int>] = []
+        skipSpace()
+        if peek == UInt8(ascii: "]") {
+            position += 1
+        } else {
+            while true {
+                skipSpace()
+                let start = position
+                guard let string = string(), !string.escaped || string.text != nil else { return nil }
+                ranges.append(start..<position)
+                skipSpace()
+                if peek == UInt8(ascii: "]") { position += 1; break }
+                guard consume(UInt8(ascii: ",")) else { return nil }
+            }
+        }
+        skipSpace()
+        return position == bytes.count ? ranges : nil
+    }
+
+    /// A `[<scalar>,…]` array filling the buffer (spaces around it allowed).
+    mutating func scalarArray() -> [FieldValue]? {
+        guard consume(UInt8(ascii: "[")) else { return nil }
+        var values: [FieldValue] = []
+        skipSpace()
+        if peek == UInt8(ascii: "]") {
+            position += 1
+        } else {
+            while true {
+                skipSpace()
+                guard let value = scalar() else { return nil }
+                values.append(value)
+                skipSpace()
+                if peek == UInt8(ascii: "]") { position += 1; break }
+                guard consume(UInt8(ascii: ",")) else { return nil }
+            }
+        }
+        skipSpace()
+        return position == bytes.count ? values : nil
     }
 
     /// A value read for a filter: strings, booleans and numbers as they are; anything else

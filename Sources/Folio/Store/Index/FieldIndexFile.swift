@@ -1,0 +1,313 @@
+internal import Foundation
+
+/// `.folio/index/<collection>.fields`: the field index, each partition file of a collection taken
+/// apart by field (``FieldColumns``), with the file's identity.
+///
+/// It lets a query with a predicate over years of files (StoreState+Scan.swift) read a few
+/// columns of one file instead of thousands of files: a partition whose file still has the
+/// recorded identity is filtered on the columns the predicate reads, and only the entities that
+/// match are read from the file (by their recorded byte range) and decoded. Like the id index it
+/// is derived data, never authoritative: an entry whose file changed is ignored (the file is read,
+/// and the entry made again), and a missing or damaged index is rebuilt by the next such query.
+///
+/// ```
+/// folio-fields 2
+/// ids unique                          or "ids repeated": whether an id is in two of these files
+/// P 2026-11-22 <device> <inode> <size> <modified ns> <changed ns> <count>
+/// …                                   one line per partition file
+/// S <bytes> <crc> ids
+/// S <bytes> <crc> ranges
+/// S <bytes> <crc> field "title"      one per field name (a JSON string)
+/// . <crc>                             the end of the header, with the CRC-32C of the lines above
+/// ["<id>",…]                          the ids section: one line per partition, in the P lines' order
+/// 17-254 260-498 …                    the ranges section: where each entity's object lies in the file
+/// ["Milk",…]                          each field's section: its value in each entity (null: none)
+/// ```
+///
+/// A query reads the header and the sections it needs, not the whole file, and checks each part it
+/// reads against its CRC-32C (hex): an index cut short, damaged or edited by hand is rebuilt, never
+/// trusted. `ids unique` spares it
+/// comparing the ids of the files it reads from the index with each other (StoreState+Duplicates).
+///
+/// An entry is made only from a file that holds exactly Folio's newest version of it (so it has
+/// the format's shape and is no person's save), and only when the file last changed at least
+/// ``settleTime`` before it was read: an edit in place within the file system's timestamp
+/// granularity keeps size and times, so a file read right after a change could change again
+/// without a new identity (git's "racily clean" entries). A later change then always gives the
+/// file another change time, which no one can set by hand.
+enum FieldIndexFile {
+    struct Entry: Sendable {
+        var identity: FileIdentity
+        /// How many entities the file holds.
+        var count: Int
+        /// `["<id>",…]`, in the file's order.
+        var ids: ArraySlice<UInt8>
+        /// `start-end` of each entity's object in the file, space-separated, in the file's order.
+        var ranges: ArraySlice<UInt8>
+        /// Per field name, `[<value>,…]`: every column of the file, or those a query read.
+        var fields: [String: ArraySlice<UInt8>]
+
+        init(identity: FileIdentity, columns: FieldColumns) {
+            self.identity = identity
+            count = columns.ranges.count
+            ids = ArraySlice(columns.ids)
+            ranges = ArraySlice(columns.ranges.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: " ").utf8)
+            fields = columns.fields.mapValues { ArraySlice($0) }
+        }
+
+        init(identity: FileIdentity, count: Int, ids: ArraySlice<UInt8>, ranges: ArraySlice<UInt8>, fields: [String: ArraySlice<UInt8>]) {
+            (self.identity, self.count, self.ids, self.ranges, self.fields) = (identity, count, ids, ranges, fields)
+        }
+
+        /// Each entity's byte range in the file, or nil when the list is damaged.
+        func fileRanges() -> [Range<Int>]? {
+            if ranges.isEmpty { return count == 0 ? [] : nil }
+            var result: [Range<Int>] = []
+            result.reserveCapacity(count)
+            var number = 0, digits = 0, start: Int?
+            for byte in ranges + CollectionOfOne(UInt8(ascii: " ")) {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    guard digits < 18 else { return nil }
+                    number = number * 10 + Int(byte - UInt8(ascii: "0"))
+                    digits += 1
+                case UInt8(ascii: "-") where start == nil && digits > 0:
+                    (start, number, digits) = (number, 0, 0)
+                case UInt8(ascii: " ") where digits > 0:
+                    guard let first = start, first < number, number <= identity.size else { return nil }
+                    result.append(first..<number)
+                    (start, number, digits) = (nil, 0, 0)
+                default:
+                    return nil
+                }
+            }
+            return result.count == count ? result : nil
+        }
+    }
+
+    static let header = "folio-fields 2"
+    static let suffix = ".fields"
+    /// How long before it is read a file must have last changed for an entry to be made of it.
+    static let settleTime: Int64 = 2_000_000_000
+
+    static func path(_ collection: String) -> String { StoreLayout.machinery + "/index/" + collection + suffix }
+
+    /// Whether a file read at `readAt` (nanoseconds since 1970, taken before the read) with this
+    /// identity may be recorded.
+    static func isSettled(_ identity: FileIdentity, readAt: Int64) -> Bool {
+        readAt - max(identity.changed, identity.modified) >= settleTime
+    }
+
+    /// Now, in nanoseconds since 1970, as file times count.
+    static var now: Int64 { Int64((Date().timeIntervalSince1970 * 1e9).rounded(.down)) }
+
+    struct Contents {
+        var entries: [PartitionKey: Entry] = [:]
+        /// No id is in two of the entries' files.
+        var idsAreUnique = false
+    }
+
+    /// The entries with the columns `fields` (every column when nil), or none when the file is
+    /// missing or not in this form (it is then rebuilt).
+    static func read(_ fileSystem: FileSystem, collection: String, fields: Set<String>?) -> Contents {
+        do {
+            guard let file = try FileSystem.OpenFile(fileSystem, path(collection)) else { return Contents() }
+            return try contents(file, fields: fields) ?? Contents()
+        } catch {
+            return Contents()   // derived data: the query reads the files, and saves a new index
+        }
+    }
+
+    /// Whether the collection's field index reads whole: every part checks out against its CRC.
+    static func isIntact(_ fileSystem: FileSystem, collection: String) -> Bool {
+        do {
+            guard let file = try FileSystem.OpenFile(fileSystem, path(collection)) else { return true }
+            return try contents(file, fields: nil) != nil
+        } catch {
+            return false
+        }
+    }
+
+    private struct Section {
+        enum Kind: Hashable { case ids, ranges, field(String) }
+        var kind: Kind
+        var length: Int
+        var checksum: UInt32
+    }
+
+    private static func contents(_ file: FileSystem.OpenFile, fields wanted: Set<String>?) throws(FolioError) -> Contents? {
+        let size = Int(file.identity.size)
+        var head = try file.read(0..<min(size, 1 << 20))
+        if head.count < size, !head[...].containsHeaderEnd { head = try file.read(0..<size) }
+        var position = 0
+        func line() -> ArraySlice<UInt8>? {
+            guard let end = head[position...].firstIndex(of: 0x0A) else { return nil }
+            defer { position = end + 1 }
+            return head[position..<end]
+        }
+        guard let first = line(), first.elementsEqual(header.utf8), let second = line() else { return nil }
+        let idsAreUnique: Bool
+        switch String(decoding: second, as: UTF8.self) {
+        case "ids unique": idsAreUnique = true
+        case "ids repeated": idsAreUnique = false
+        default: return nil
+        }
+        var partitions: [(key: PartitionKey, identity: FileIdentity, count: Int)] = []
+        var sections: [Section] = []
+        while true {
+            let start = position
+            guard let text = line() else { return nil }
+            if text.first == UInt8(ascii: "."), text.count == 10, text[text.startIndex + 1] == UInt8(ascii: " ") {
+                let checksum = head[..<start].withUnsafeBytes { CRC32C.checksum($0) }
+                guard UInt32(String(decoding: text.dropFirst(2), as: UTF8.self), radix: 16) == checksum else { return nil }
+                break
+            }
+            if text.first == UInt8(ascii: "P") {
+                guard sections.isEmpty, let partition = partitionLine(text) else { return nil }
+                partitions.append(partition)
+            } else {
+                guard let section = sectionLine(text) else { return nil }
+                sections.append(section)
+            }
+        }
+        guard sections.first?.kind == .ids, sections.count >= 2, sections[1].kind == .ranges else { return nil }
+        var read: [(section: Section, bytes: [UInt8])] = []
+        var offset = position
+        for section in sections {
+            defer { offset += section.length }
+            if case .field(let name) = section.kind, let wanted, !wanted.contains(name) { continue }
+            guard offset + section.length <= size else { return nil }
+            read.append((section, try file.read(offset..<(offset + section.length))))
+        }
+        let intact = parallelMap(read, width: StoreState.scanWidth) { part in
+            part.bytes.withUnsafeBytes { CRC32C.checksum($0) } == part.section.checksum
+        }
+        guard !intact.contains(false) else { return nil }
+        var columns: [Section.Kind: [ArraySlice<UInt8>]] = [:]
+        for (section, bytes) in read {
+            guard bytes.last == 0x0A || partitions.isEmpty else { return nil }
+            let lines = bytes.dropLast().lines()
+            guard lines.count == partitions.count || (partitions.isEmpty && bytes.isEmpty), columns[section.kind] == nil else { return nil }
+            columns[section.kind] = lines
+        }
+        guard let ids = columns[.ids], let ranges = columns[.ranges] else { return nil }
+        var entries: [PartitionKey: Entry] = [:]
+        for (index, partition) in partitions.enumerated() {
+            guard entries[partition.key] == nil else { return nil }
+            var fields: [String: ArraySlice<UInt8>] = [:]
+            for (kind, lines) in columns {
+                if case .field(let name) = kind, lines[index] != ArraySlice("-".utf8) { fields[name] = lines[index] }
+            }
+            entries[partition.key] = Entry(identity: partition.identity, count: partition.count, ids: ids[index], ranges: ranges[index], fields: fields)
+        }
+        return Contents(entries: entries, idsAreUnique: idsAreUnique)
+    }
+
+    /// A `P <key> <device> <inode> <size> <modified> <changed> <count>` line.
+    private static func partitionLine(_ line: ArraySlice<UInt8>) -> (key: PartitionKey, identity: FileIdentity, count: Int)? {
+        let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+        guard fields.count == 8, fields[0] == "P",
+              let key = PartitionKey.day(parsing: fields[1]) ?? PartitionKey.month(parsing: fields[1]),
+              let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
+              let modified = Int64(fields[5]), let changed = Int64(fields[6]), let count = Int(fields[7]), count >= 0
+        else { return nil }
+        return (key, FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: changed, isDirectory: false), count)
+    }
+
+    /// An `S <length> <crc> ids`, `S <length> <crc> ranges` or `S <length> <crc> field "<name>"` line.
+    private static func sectionLine(_ line: ArraySlice<UInt8>) -> Section? {
+        let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 4, omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[0].elementsEqual("S".utf8), let length = Int(String(decoding: parts[1], as: UTF8.self)), length >= 0,
+              parts[2].count == 8, let checksum = UInt32(String(decoding: parts[2], as: UTF8.self), radix: 16)
+        else { return nil }
+        switch (String(decoding: parts[3], as: UTF8.self), parts.count) {
+        case ("ids", 4): return Section(kind: .ids, length: length, checksum: checksum)
+        case ("ranges", 4): return Section(kind: .ranges, length: length, checksum: checksum)
+        case ("field", 5):
+            guard let values = FieldScanner.values(ArraySlice("[".utf8) + parts[4] + ArraySlice("]".utf8)),
+                  values.count == 1, case .string(let name) = values[0] else { return nil }
+            return Section(kind: .field(name), length: length, checksum: checksum)
+        default: return nil
+        }
+    }
+
+    /// A CRC-32C as the index writes it: eight hex digits.
+    private static func hex(_ checksum: UInt32) -> String {
+        let digits = String(checksum, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    /// Replaces the index with `entries` (each with every column of its file).
+    static func write(_ fileSystem: FileSystem, collection: String, entries: [PartitionKey: Entry]) throws(FolioError) {
+        let keys = entries.keys.sorted()
+        let names = Set(entries.values.flatMap(\.fields.keys)).sorted()
+        var text = header + "\n" + (idsAreUnique(entries.values) ? "ids unique" : "ids repeated") + "\n"
+        for key in keys {
+            let entry = entries[key]!, identity = entry.identity
+            text += "P \(key.text) \(identity.device) \(identity.inode) \(identity.size) \(identity.modified) \(identity.changed) \(entry.count)\n"
+        }
+        var body: [UInt8] = []
+        body.reserveCapacity(entries.values.reduce(0) { total, entry in
+            total + entry.ids.count + entry.ranges.count + entry.fields.values.reduce(0) { $0 + $1.count + 1 } + 2
+        } + keys.count * names.count * 2)
+        func section(_ title: String, _ line: (Entry) -> ArraySlice<UInt8>) {
+            let start = body.count
+            for key in keys {
+                body.append(contentsOf: line(entries[key]!))
+                body.append(0x0A)
+            }
+            let checksum = body[start...].withUnsafeBytes { CRC32C.checksum($0) }
+            text += "S \(body.count - start) \(hex(checksum)) \(title)\n"
+        }
+        section("ids") { $0.ids }
+        section("ranges") { $0.ranges }
+        for name in names {
+            section("field " + String(decoding: JSONWriter.compact(.string(name)), as: UTF8.self)) { $0.fields[name] ?? ArraySlice("-".utf8) }
+        }
+        text += ". " + hex(CRC32C.checksum(Array(text.utf8))) + "\n"
+        try fileSystem.makeDirectoryDurably(StoreLayout.machinery + "/index")
+        try AtomicFile(fileSystem: fileSystem).replace(path(collection), with: Array(text.utf8) + body)
+    }
+}
+
+extension FieldIndexFile {
+    /// Whether no id is in two of `entries` (nor twice in one, or unreadable).
+    static func idsAreUnique(_ entries: some Collection<Entry>) -> Bool {
+        var seen = Set<String>(minimumCapacity: entries.reduce(0) { $0 + $1.count })
+        for entry in entries {
+            guard let ids = FieldScanner.strings(entry.ids) else { return false }
+            for id in ids where !seen.insert(id).inserted { return false }
+        }
+        return true
+    }
+}
+
+private extension ArraySlice where Element == UInt8 {
+    /// The lines of these bytes (split at each newline; `memchr` finds them).
+    func lines() -> [ArraySlice<UInt8>] {
+        var result: [ArraySlice<UInt8>] = []
+        withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var start = 0
+            while true {
+                let rest = buffer.count - start
+                guard rest > 0, let found = memchr(base + start, 0x0A, rest) else { break }
+                let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                result.append(self[(startIndex + start)..<(startIndex + end)])
+                start = end + 1
+            }
+            result.append(self[(startIndex + start)..<endIndex])
+        }
+        return result
+    }
+
+    /// Whether the bytes hold a field index header's end (a `. <crc>` line).
+    var containsHeaderEnd: Bool {
+        var index = startIndex
+        while let newline = self[index...].firstIndex(of: 0x0A) {
+            if newline + 2 < endIndex, self[newline + 1] == UInt8(ascii: "."), self[newline + 2] == UInt8(ascii: " ") { return true }
+            index = newline + 1
+        }
+        return false
+    }
+}
