@@ -10,12 +10,14 @@ extension Store {
         var evictions: Int
         /// Partition files queries read field by field without loading them.
         var partitionsScanned: Int
+        /// Of those, the ones filtered on the field index (the file itself not read whole).
+        var partitionsFromFieldIndex: Int
     }
 
     func cacheFootprint() -> CacheFootprint {
         let cache = state.partitions
         return CacheFootprint(estimatedBytes: cache.estimatedBytes, mustStayBytes: cache.mustStayBytes,
                               paths: Set(cache.addresses.map(\.path)), evictions: cache.evictions,
-                              partitionsScanned: state.partitionsScanned)
+                              partitionsScanned: state.partitionsScanned, partitionsFromFieldIndex: state.partitionsFromFieldIndex)
     }
 }

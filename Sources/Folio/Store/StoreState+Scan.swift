@@ -70,6 +70,7 @@ extension StoreState {
                 }
                 let file = try prefetched.get()
                 if let scanned = file.scanned {
+                    if file.fromIndex { partitionsFromFieldIndex += 1 }
                     try body(.scanned(address, ids: scanned.ids, matches: scanned.matches, vouched: file.fromIndex && fieldIndex.idsAreUnique))
                     continue
                 }

@@ -42,6 +42,8 @@ final class StoreState {
     var fileLoads = 0
     /// How many partition files queries read field by field without loading them (a field filter).
     var partitionsScanned = 0
+    /// Partitions a query filtered on the field index (for tests).
+    var partitionsFromFieldIndex = 0
     /// The collections registered by this process, with their partitioning.
     var collections: [String: PartitionGranularity] = [:]
     /// The store's id, from `folio.json` (the first half of every command id).

@@ -171,6 +171,8 @@ enum FieldIndexFile {
             }
         }
         guard sections.first?.kind == .ids, sections.count >= 2, sections[1].kind == .ranges else { return nil }
+        // An index cut short, or with bytes added, is not used even where the parts read are whole.
+        guard position + sections.reduce(0, { $0 + $1.length }) == size else { return nil }
         var read: [(section: Section, bytes: [UInt8])] = []
         var offset = position
         for section in sections {

@@ -1,0 +1,246 @@
+@testable import Folio
+import FolioCrashSupport
+import Foundation
+import Testing
+
+/// The field index (`.folio/index/<collection>.fields`): a query over many files filters on its
+/// columns instead of reading the files, and must still answer exactly as the files say, whatever
+/// a person or a tool did to them since the index was written.
+///
+/// The model is the files themselves, read with Foundation's JSON parser (not Folio's): the todos
+/// whose title contains the word and that are not done.
+@Suite struct FieldIndexTests {
+    static let word = "milk"
+    static let words = ["milk", "silk", "bread", "eggs", "tea", "rice", "soap", "mail"]
+    static let days = (1...12).map { String(format: "2025-03-%02d", $0) }
+
+    static func query() -> Query<Todo> {
+        let word = Self.word
+        return Query<Todo>(.all, where: #Predicate { $0.title.contains(word) && !$0.done })
+    }
+
+    /// What the files say the query must return: id → title, from every day file's JSON.
+    static func model(_ folder: TemporaryFolder) throws -> [String: String] {
+        var expected: [String: String] = [:]
+        let month = folder.url.appendingPathComponent("todos/2025-03")
+        for name in try FileManager.default.contentsOfDirectory(atPath: month.path) where name.hasSuffix(".json") {
+            let data = try Data(contentsOf: month.appendingPathComponent(name))
+            let file = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(name) is not a JSON object")
+            for (id, value) in file["entities"] as? [String: Any] ?? [:] {
+                let entity = try #require(value as? [String: Any])
+                let title = entity["title"] as? String ?? ""
+                if title.contains(word), entity["done"] as? Bool == false { expected[id] = title }
+            }
+        }
+        return expected
+    }
+
+    static func found(_ store: Store) async throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try await store.fetch(query()).map { ($0.id.uuidString, $0.title) })
+    }
+
+    static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(arguments.joined(separator: " ")) failed")
+    }
+
+    /// Edits one todo of a file in place (same inode, same size) so that it comes to match the
+    /// query, and sets the file's modification time back to what it was: only the status-change
+    /// time tells the file changed. `undone`: a todo with the word is marked not done
+    /// (`"done": true` becomes `"done":false`); `silk`: a todo not done gets the word in its title.
+    /// - Returns: Whether the file had such a todo.
+    static func makeMatchInPlaceKeepingTimes(_ file: URL, _ mode: String, pick: Int) throws -> Bool {
+        let script = """
+        import json, os, sys
+        path, mode, pick = sys.argv[1], sys.argv[2], int(sys.argv[3])
+        raw = open(path, "rb").read()
+        entities = json.loads(raw)["entities"]
+        def wanted(v):
+            if mode == "undone": return v.get("done") is True and "milk" in v.get("title", "")
+            return v.get("done") is False and "silk" in v.get("title", "")
+        targets = sorted(k for k, v in entities.items() if wanted(v))
+        if not targets:
+            print("none"); sys.exit(0)
+        key = targets[pick % len(targets)]
+        start = raw.find(json.dumps(key).encode())
+        end = raw.find(b"}", start)
+        old, new = (b'"done": true', b'"done":false') if mode == "undone" else (b"silk", b"milk")
+        at = raw.find(old, start, end)
+        assert at >= 0, "no %r in the object of %s" % (old, key)
+        before = os.stat(path)
+        with open(path, "r+b") as f:
+            f.seek(at)
+            f.write(new)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = os.stat(path)
+        assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+        print("edited")
+        """
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, file.path, mode, String(pick)]
+        process.standardOutput = output
+        try process.run()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "the in-place edit of \(file.lastPathComponent) failed")
+        return said.hasPrefix("edited")
+    }
+
+    /// Random edits of the files by hand and by tools, between queries of one open store and of
+    /// fresh ones; every answer must be the files' own. Replays with `FOLIO_FIELD_INDEX_SEED`.
+    @Test func everyAnswerIsTheFilesWhateverChangedThem() async throws {
+        let seed = ProcessInfo.processInfo.environment["FOLIO_FIELD_INDEX_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SplitMix64(seed: seed)
+        let folder = TemporaryFolder()
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        var todos: [Todo] = []
+        for day in Self.days {
+            for _ in 0..<8 {
+                var made = todo(Self.words[random.index(Self.words.count)] + " " + Self.words[random.index(Self.words.count)], on: day,
+                                done: random.index(3) == 0)
+                made.id = random.uuid()
+                todos.append(made)
+            }
+        }
+        try await store.write { [todos] tx in for todo in todos { try tx.upsert(todo) } }
+        try await store.checkpoint()
+        // A fresh process: nothing in memory (an open store answers from what it holds).
+        try await store.close()
+        store = try await Store.open(at: folder.url, configuration: .testing())
+        // Files that changed in the last two seconds get no entry: let them settle once.
+        try await Task.sleep(for: .milliseconds(2200))
+        var answered = 0, fromIndex = 0, edits: [String: Int] = [:]
+        func check(_ label: String) async throws {
+            let before = await store.cacheFootprint().partitionsFromFieldIndex
+            let started = FieldIndexFile.now
+            let found = try await Self.found(store)
+            let expected = try Self.model(folder)
+            #expect(found == expected, "\(label): \(found.count) found, \(expected.count) in the files (seed \(seed))")
+            answered += 1
+            fromIndex += await store.cacheFootprint().partitionsFromFieldIndex - before
+            // No entry of a file that changed within two seconds of being read (racily clean).
+            for (key, entry) in FieldIndexFile.read(FileSystem(root: folder.url.path), collection: "todos", fields: nil).entries {
+                // FORMAT.md says two seconds; a second of slack for the clocks.
+                #expect(started - max(entry.identity.changed, entry.identity.modified) >= 1_000_000_000,
+                        "\(key.text) entered the index unsettled (seed \(seed))")
+            }
+        }
+        try await check("first query")
+        try #require(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent(".folio/index/todos.fields").path))
+        try await check("second query, from the index")
+
+        for round in 0..<16 {
+            let day = Self.days[random.index(Self.days.count)]
+            let file = folder.url.appendingPathComponent("todos/2025-03/\(day).json")
+            let kind = round < 4 ? round : [0, 1, 0, 1, 2, 3, 4, 5][random.index(8)]
+            switch kind {
+            case 0 where try Self.makeMatchInPlaceKeepingTimes(file, "undone", pick: random.index(100)):
+                edits["in place, times kept", default: 0] += 1
+            case 1 where try Self.makeMatchInPlaceKeepingTimes(file, "silk", pick: random.index(100)):
+                edits["in place, times kept", default: 0] += 1
+            case 2:
+                try Self.run(["sed", "-i", "s/bread/milk/g; s/\"done\": true/\"done\": false/", file.path])
+                edits["sed -i", default: 0] += 1
+            case 3:
+                try Self.run(["touch", "-d", "3 days ago", file.path])
+                edits["touch", default: 0] += 1
+            case 4:
+                var made = todo("fresh milk \(round)", on: day)
+                made.id = random.uuid()
+                try await store.write { [made] tx in try tx.upsert(made) }
+                try await store.checkpoint()
+                edits["Folio", default: 0] += 1
+            default:
+                // A script's save: python's json, other spacing, one title rewritten.
+                let script = """
+                import json, sys
+                path = sys.argv[1]
+                data = json.load(open(path, encoding="utf-8"))
+                key = sorted(data["entities"])[int(sys.argv[2]) % len(data["entities"])]
+                data["entities"][key]["title"] = sys.argv[3]
+                json.dump(data, open(path, "w", encoding="utf-8"), indent=1)
+                """
+                try Self.run(["python3", "-c", script, file.path, String(random.index(100)), "milk by script \(round)"])
+                edits["python json", default: 0] += 1
+            }
+            if random.index(3) == 0 {
+                try await store.close()
+                store = try await Store.open(at: folder.url, configuration: .testing())
+            }
+            try await check("round \(round), after edit \(kind) of \(day)")
+            if round == 9 { try await Task.sleep(for: .milliseconds(2200)) }   // the edited files settle and are indexed again
+        }
+        try await store.close()
+        #expect(fromIndex > 0, "no partition was filtered on the index (seed \(seed))")
+        print("field index: \(answered) answers as the files say, \(fromIndex) partitions from the index, edits \(edits.sorted { $0.key < $1.key }) (seed \(seed))")
+    }
+
+    /// An index cut short, with a flipped byte, or edited by hand (a value changed without its
+    /// checksum) is never trusted: the answer is the files', and the index is written anew.
+    @Test func aDamagedIndexIsNeverTrusted() async throws {
+        let folder = TemporaryFolder()
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        let todos = Self.days.map { todo("milk on \($0)", on: $0) }
+        try await store.write { tx in for todo in todos { try tx.upsert(todo) } }
+        try await store.checkpoint()
+        try await store.close()
+        try await Task.sleep(for: .milliseconds(2200))
+        let index = folder.url.appendingPathComponent(".folio/index/todos.fields")
+        store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await Self.found(store).count == todos.count)
+        try await store.close()
+        let good = try Data(contentsOf: index)
+        let text = try #require(String(data: good, encoding: .utf8))
+        #expect(text.hasPrefix("folio-fields 2\nids unique\nP 2025-03-01 "))
+        let title = try #require(text.range(of: "[\"milk on 2025-03-01\"]"), "the title column holds each todo's title")
+        let header = try #require(text.range(of: "\nP 2025-03-02 "))
+
+        let damages: [(String, Data)] = [
+            ("cut short", good.prefix(good.count - 20)),
+            ("a title edited by hand, the length kept", Data(text.replacingCharacters(in: title, with: "[\"silk on 2025-03-01\"]").utf8)),
+            ("a byte flipped in the header", Data(text.replacingCharacters(in: header, with: "\nP 2025-03-12 ").utf8)),
+            ("not an index", Data("{\"entities\": {}}\n".utf8)),
+        ]
+        for (name, damaged) in damages {
+            try damaged.write(to: index)
+            let reader = try await Store.open(at: folder.url, configuration: .testing())
+            let before = await reader.cacheFootprint().partitionsFromFieldIndex
+            #expect(try await Self.found(reader) == (try Self.model(folder)), "\(name)")
+            #expect(await reader.cacheFootprint().partitionsFromFieldIndex == before, "\(name): an entry was trusted")
+            try await reader.close()
+            #expect(try Data(contentsOf: index) == good, "\(name): the index is written anew from the files")
+            let report = try await Store.verify(at: folder.url)
+            #expect(!report.problems.contains { $0.path.hasSuffix("todos.fields") })
+        }
+    }
+
+    /// The index holds only what a query needs to skip a file: a file not yet settled, a file a
+    /// person saved (not Folio's newest version), and a file read while in memory are each read
+    /// from the disk until an entry of their current identity exists.
+    @Test func onlyFolioWrittenSettledFilesGetEntries() async throws {
+        let folder = TemporaryFolder()
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        let todos = Self.days.map { todo("milk on \($0)", on: $0) }
+        try await store.write { tx in for todo in todos { try tx.upsert(todo) } }
+        try await store.checkpoint()
+        try await store.close()
+        store = try await Store.open(at: folder.url, configuration: .testing())
+        let fileSystem = FileSystem(root: folder.url.path)
+        _ = try await Self.found(store)
+        #expect(FieldIndexFile.read(fileSystem, collection: "todos", fields: nil).entries.isEmpty, "files written just now are not settled")
+        try await Task.sleep(for: .milliseconds(2200))
+        _ = try await Self.found(store)
+        let entries = FieldIndexFile.read(fileSystem, collection: "todos", fields: nil).entries
+        #expect(entries.count == Self.days.count, "every settled file has an entry, the filter's sample partition in memory too")
+        let before = await store.cacheFootprint().partitionsFromFieldIndex
+        #expect(try await Self.found(store).count == todos.count)
+        #expect(await store.cacheFootprint().partitionsFromFieldIndex - before == Self.days.count - 1, "all but the sample, which is in memory")
+        try await store.close()
+    }
+}
