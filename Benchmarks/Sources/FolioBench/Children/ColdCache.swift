@@ -45,3 +45,17 @@ enum ColdCache {
         #endif
     }
 }
+
+extension ColdCache {
+    /// Reads every file under `path` (or the file at `path`) once, not timed: the next reads find
+    /// them in the page cache whatever ran before (a cold row drops the caches).
+    static func warm(_ path: String) {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return }
+        let files = isFolder.boolValue
+            ? (FileManager.default.enumerator(atPath: path)?.compactMap { ($0 as? String).map { path + "/" + $0 } } ?? [])
+            : [path]
+        // Folders and vanished files read as nil; only the page cache matters here.
+        for file in files { _ = FileManager.default.contents(atPath: file) }
+    }
+}

@@ -205,15 +205,39 @@ enum FieldIndexFile {
         return Contents(entries: entries, idsAreUnique: idsAreUnique)
     }
 
-    /// A `P <key> <device> <inode> <size> <modified> <changed> <count>` line.
+    /// A `P <key> <device> <inode> <size> <modified> <changed> <count>` line (read byte by byte:
+    /// a ten-year index has thousands).
     private static func partitionLine(_ line: ArraySlice<UInt8>) -> (key: PartitionKey, identity: FileIdentity, count: Int)? {
-        let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
-        guard fields.count == 8, fields[0] == "P",
-              let key = PartitionKey.day(parsing: fields[1]) ?? PartitionKey.month(parsing: fields[1]),
-              let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
-              let modified = Int64(fields[5]), let changed = Int64(fields[6]), let count = Int(fields[7]), count >= 0
-        else { return nil }
-        return (key, FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: changed, isDirectory: false), count)
+        guard line.count > 2, line.first == UInt8(ascii: "P"), line[line.startIndex + 1] == UInt8(ascii: " ") else { return nil }
+        let rest = line.dropFirst(2)
+        guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        let text = String(decoding: rest[..<space], as: UTF8.self)
+        guard let key = PartitionKey.day(parsing: text) ?? PartitionKey.month(parsing: text) else { return nil }
+        // Device, inode, size, mtime, ctime (times before 1970 are negative), count.
+        var numbers: [(magnitude: UInt64, negative: Bool)] = []
+        numbers.reserveCapacity(6)
+        var number: UInt64 = 0, digits = 0, negative = false
+        for byte in rest[(space + 1)...] + CollectionOfOne(UInt8(ascii: " ")) {
+            if byte == UInt8(ascii: " "), digits > 0 {
+                numbers.append((number, negative))
+                (number, digits, negative) = (0, 0, false)
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 19 {
+                number = number * 10 + UInt64(byte - UInt8(ascii: "0"))
+                digits += 1
+            } else if byte == UInt8(ascii: "-"), digits == 0, !negative, numbers.count == 3 || numbers.count == 4 {
+                negative = true
+            } else {
+                return nil
+            }
+        }
+        guard numbers.count == 6, numbers[2].magnitude <= UInt64(Int64.max), numbers[3].magnitude <= UInt64(Int64.max),
+              numbers[4].magnitude <= UInt64(Int64.max), numbers[5].magnitude <= UInt64(Int.max) else { return nil }
+        func signed(_ value: (magnitude: UInt64, negative: Bool)) -> Int64 {
+            value.negative ? -Int64(value.magnitude) : Int64(value.magnitude)
+        }
+        let identity = FileIdentity(device: numbers[0].magnitude, inode: numbers[1].magnitude, size: signed(numbers[2]),
+                                    modified: signed(numbers[3]), changed: signed(numbers[4]), isDirectory: false)
+        return (key, identity, Int(numbers[5].magnitude))
     }
 
     /// An `S <length> <crc> ids`, `S <length> <crc> ranges` or `S <length> <crc> field "<name>"` line.
