@@ -92,6 +92,16 @@ import Testing
         return said.hasPrefix("edited")
     }
 
+    /// A store with one todo with the word on each day, written and closed.
+    static func oneTodoADay(in folder: TemporaryFolder) async throws -> [Todo] {
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let todos = days.map { todo("milk on \($0)", on: $0) }
+        try await store.write { tx in for todo in todos { try tx.upsert(todo) } }
+        try await store.checkpoint()
+        try await store.close()
+        return todos
+    }
+
     /// Random edits of the files by hand and by tools, between queries of one open store and of
     /// fresh ones; every answer must be the files' own. Replays with `FOLIO_FIELD_INDEX_SEED`.
     @Test func everyAnswerIsTheFilesWhateverChangedThem() async throws {
@@ -187,14 +197,10 @@ import Testing
     /// checksum) is never trusted: the answer is the files', and the index is written anew.
     @Test func aDamagedIndexIsNeverTrusted() async throws {
         let folder = TemporaryFolder()
-        var store = try await Store.open(at: folder.url, configuration: .testing())
-        let todos = Self.days.map { todo("milk on \($0)", on: $0) }
-        try await store.write { tx in for todo in todos { try tx.upsert(todo) } }
-        try await store.checkpoint()
-        try await store.close()
+        let todos = try await Self.oneTodoADay(in: folder)
         try await Task.sleep(for: .milliseconds(2200))
         let index = folder.url.appendingPathComponent(".folio/index/todos.fields")
-        store = try await Store.open(at: folder.url, configuration: .testing())
+        let store = try await Store.open(at: folder.url, configuration: .testing())
         #expect(try await Self.found(store).count == todos.count)
         try await store.close()
         let good = try Data(contentsOf: index)
@@ -211,6 +217,8 @@ import Testing
         ]
         for (name, damaged) in damages {
             try damaged.write(to: index)
+            let found = try await Store.verify(at: folder.url)
+            #expect(found.problems.contains { $0.path.hasSuffix("todos.fields") }, "\(name): verify reports it")
             let reader = try await Store.open(at: folder.url, configuration: .testing())
             let before = await reader.cacheFootprint().partitionsFromFieldIndex
             #expect(try await Self.found(reader) == (try Self.model(folder)), "\(name)")
@@ -222,17 +230,13 @@ import Testing
         }
     }
 
-    /// The index holds only what a query needs to skip a file: a file not yet settled, a file a
-    /// person saved (not Folio's newest version), and a file read while in memory are each read
-    /// from the disk until an entry of their current identity exists.
-    @Test func onlyFolioWrittenSettledFilesGetEntries() async throws {
+    /// Files written less than two seconds before a query read them get no entry; once settled,
+    /// every file gets one, the filter's sample partition (in memory) included, and the next
+    /// query reads all the others from the index.
+    @Test func onlySettledFilesGetEntries() async throws {
         let folder = TemporaryFolder()
-        var store = try await Store.open(at: folder.url, configuration: .testing())
-        let todos = Self.days.map { todo("milk on \($0)", on: $0) }
-        try await store.write { tx in for todo in todos { try tx.upsert(todo) } }
-        try await store.checkpoint()
-        try await store.close()
-        store = try await Store.open(at: folder.url, configuration: .testing())
+        let todos = try await Self.oneTodoADay(in: folder)
+        let store = try await Store.open(at: folder.url, configuration: .testing())
         let fileSystem = FileSystem(root: folder.url.path)
         _ = try await Self.found(store)
         #expect(FieldIndexFile.read(fileSystem, collection: "todos", fields: nil).entries.isEmpty, "files written just now are not settled")

@@ -117,8 +117,14 @@ private struct Walker {
     }
 
     mutating func file(wanted: [[UInt8]]) -> [FieldScanner.Entry]? {
+        entitiesMember { $0.entities(wanted: wanted) }
+    }
+
+    /// Walks the file's top-level object, `read` taking the value of its one `entities` member;
+    /// nil when the file is not one such object or `read` fails.
+    private mutating func entitiesMember<T>(_ read: (inout Walker) -> T?) -> T? {
         guard consume(UInt8(ascii: "{")) else { return nil }
-        var entries: [FieldScanner.Entry]?
+        var found: T?
         var first = true
         while true {
             skipSpace()
@@ -127,14 +133,14 @@ private struct Walker {
             first = false
             guard let key = string(), consume(UInt8(ascii: ":")) else { return nil }
             if !key.escaped, key.raw.elementsEqual("entities".utf8) {
-                guard entries == nil, let found = entities(wanted: wanted) else { return nil }
-                entries = found
+                guard found == nil, let value = read(&self) else { return nil }
+                found = value
             } else {
                 guard skipValue() else { return nil }
             }
         }
         skipSpace()
-        return position == bytes.count ? entries : nil
+        return position == bytes.count ? found : nil
     }
 
     private mutating func entities(wanted: [[UInt8]]) -> [FieldScanner.Entry]? {
@@ -185,24 +191,7 @@ private struct Walker {
     /// The file's ids (their quoted bytes), entity ranges, and each scalar field's values per
     /// entity (byte ranges; nil where absent or not a scalar).
     mutating func columns() -> ([Range<Int>], [Range<Int>], [String: [Range<Int>?]])? {
-        guard consume(UInt8(ascii: "{")) else { return nil }
-        var found: ([Range<Int>], [Range<Int>], [String: [Range<Int>?]])?
-        var first = true
-        while true {
-            skipSpace()
-            if peek == UInt8(ascii: "}") { position += 1; break }
-            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
-            first = false
-            guard let key = string(), consume(UInt8(ascii: ":")) else { return nil }
-            if !key.escaped, key.raw.elementsEqual("entities".utf8) {
-                guard found == nil, let columns = entityColumns() else { return nil }
-                found = columns
-            } else {
-                guard skipValue() else { return nil }
-            }
-        }
-        skipSpace()
-        return position == bytes.count ? found : nil
+        entitiesMember { $0.entityColumns() }
     }
 
     private mutating func entityColumns() -> ([Range<Int>], [Range<Int>], [String: [Range<Int>?]])? {
