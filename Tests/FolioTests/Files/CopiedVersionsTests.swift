@@ -77,4 +77,20 @@ import Darwin
         try await opened.close()
         #expect(try copy.text(day) == current)
     }
+
+    /// A copy of a store that never queued a command (pull-only data) becomes a store of its own
+    /// that verifies clean: no `sent.json` saying `0`, which reads as damaged (a mark names a
+    /// command; a missing one says nothing was sent).
+    @Test func aCopyOfAStoreWithoutCommandsVerifiesClean() async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(DailyStat(date: "2025-05-01", completed: 3, tagStats: [])) }
+        try await store.close()
+        let copy = try copy(folder)
+        let opened = try await Store.open(at: copy.url, configuration: .testing())
+        #expect(try await opened.get(DailyStat.self, id: "2025-05-01")?.completed == 3)
+        try await opened.close()
+        let report = try await Store.verify(at: copy.url)
+        #expect(report.problems.isEmpty, "\(report.problems.map { "\($0.path): \($0.message)" })")
+    }
 }
