@@ -40,9 +40,13 @@ extension StoreState {
             let missing = batch.filter { !partitions.contains($0) }
             var fetched: [PartitionAddress: Result<Prefetched<E>, FolioError>] = [:]
             let scanning = filter == nil ? [] : Set(missing.filter(scannable))
-            // In memory but without an entry in a loaded field index (the sample partition of
-            // the filter, a file read by an earlier query): read once more, for its entry only.
-            let unindexed = !fieldIndex.isLoaded ? [] : batch.filter { partitions.contains($0) && scannable($0) && fieldIndex.entries[$0.key] == nil }
+            // In memory but without an entry of its file as it is, in a loaded field index (the
+            // sample partition of the filter, a file read by an earlier query): read once more,
+            // for its entry only.
+            let unindexed = !fieldIndex.isLoaded ? [] : batch.filter { address in
+                guard let partition = partitions.peek(address), scannable(address) else { return false }
+                return fieldIndex.entries[address.key]?.identity != partition.identity
+            }
             if missing.count > 1 || !scanning.isEmpty || !unindexed.isEmpty {
                 let fileSystem = self.fileSystem
                 let indexed = fieldIndex.entries

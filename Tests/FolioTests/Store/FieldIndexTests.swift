@@ -282,4 +282,30 @@ import Testing
         }
         #expect(entries.values.first { $0.count == 2 }?.fileRanges() == columns.ranges)
     }
+
+    /// In a copy (`cp -a`, the index copied along) every entry names the original's files: each
+    /// is made again from the copy's, the sample partition the filter reads into memory too (a
+    /// stale entry of it would make every query compare every id).
+    @Test func aCopiedIndexIsMadeAgainForEveryFile() async throws {
+        let folder = TemporaryFolder()
+        _ = try await Self.oneTodoADay(in: folder)
+        try await Task.sleep(for: .milliseconds(2200))
+        let original = try await Store.open(at: folder.url, configuration: .testing())
+        _ = try await Self.found(original)
+        try await original.close()
+        let copy = TemporaryFolder()
+        try Self.run(["cp", "-a", folder.url.path + "/.", copy.url.path])
+        try await Task.sleep(for: .milliseconds(2200))   // cp gave every file a new ctime
+        let store = try await Store.open(at: copy.url, configuration: .testing())
+        #expect(try await Self.found(store) == (try Self.model(copy)))
+        try await store.close()
+        let fileSystem = FileSystem(root: copy.url.path)
+        let entries = FieldIndexFile.read(fileSystem, collection: "todos", fields: nil).entries
+        #expect(entries.count == Self.days.count)
+        for day in Self.days {
+            let key = try #require(PartitionKey.day(parsing: day))
+            let identity = try fileSystem.identity("todos/2025-03/\(day).json")
+            #expect(entries[key]?.identity == identity, "\(day)'s entry is not of the copy's file")
+        }
+    }
 }
