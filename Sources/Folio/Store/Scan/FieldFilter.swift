@@ -238,6 +238,14 @@ extension PredicateExpressions.CollectionContainsCollection: FieldCompilable whe
     func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Bool)? {
         guard let whole = base.compiled(compiler), let part = other.compiled(compiler) else { return nil }
         if let whole = whole as? (FieldRow) throws -> String, let part = part as? (FieldRow) throws -> String {
+            // A constant word (the usual search) is looked at once, not at every row.
+            if let constant = other as? PredicateExpressions.Value<String> {
+                let word = constant.value, plainWord = TextSearch.plainBytes(word), needle = Array(word.utf8)
+                return { row in
+                    let text = try whole(row)
+                    return plainWord && TextSearch.plainBytes(text) ? TextSearch.contains(text, needle) : TextSearch.characters(text, contain: word)
+                }
+            }
             return { row in
                 let text = try whole(row), word = try part(row)
                 return TextSearch.plainBytes(text, word) ? TextSearch.contains(text, word) : TextSearch.characters(text, contain: word)
@@ -266,7 +274,13 @@ extension PredicateExpressions.SequenceStartsWith: FieldCompilable where Base: F
 enum TextSearch {
     /// Whether both strings are such text.
     static func plainBytes(_ first: String, _ second: String) -> Bool {
-        first.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } && second.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D }
+        plainBytes(first) && plainBytes(second)
+    }
+
+    /// Whether the string is such text.
+    static func plainBytes(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 < 0x80 && $0 != 0x0D } }
+            ?? text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D }
     }
 
     /// `Collection.contains` as Foundation's `CollectionContainsCollection` calls it: generic, so
@@ -282,9 +296,14 @@ enum TextSearch {
 
     /// Whether `word`'s bytes occur in `text`'s.
     static func contains(_ text: String, _ word: String) -> Bool {
-        var text = text, word = word
+        contains(text, Array(word.utf8))
+    }
+
+    /// Whether the bytes `word` occur in `text`'s.
+    static func contains(_ text: String, _ word: [UInt8]) -> Bool {
+        var text = text
         return text.withUTF8 { haystack in
-            word.withUTF8 { needle in
+            word.withUnsafeBufferPointer { needle in
                 guard let first = needle.first else { return true }
                 guard needle.count <= haystack.count else { return false }
                 var index = 0
