@@ -130,12 +130,30 @@ struct DuplicateScan {
         self.vouched.append((address, ids))
     }
 
-    /// Compares the vouched partitions' ids too, unless every partition noted was vouched for.
+    /// Compares the vouched partitions' ids with the others', unless every partition noted was
+    /// vouched for. The vouched ones hold no id twice among themselves, so only the others' ids
+    /// are looked for in theirs: as the bytes of the index's ids lines (an id Folio wrote is
+    /// quoted as it is), without making each of years of ids a string. A line with an escape
+    /// (`\`) is compared the slow way, id by id.
     mutating func finish() {
         let deferred = vouched
         vouched = []
-        guard !noted.isEmpty else { return }
-        for (address, ids) in deferred { note(address, ids: ids.all) }
+        guard !noted.isEmpty, !deferred.isEmpty else { return }
+        var quoted: [ArraySlice<UInt8>: Int] = [:]
+        quoted.reserveCapacity(seen.count)
+        for (id, partition) in seen { quoted[ArraySlice(("\"" + id + "\"").utf8)] = partition }
+        for (address, ids) in deferred {
+            if let parsed = ids.parsed {
+                for id in parsed { if let other = seen[id] { pairs.append((id, noted[other], address)) } }
+            } else if !ids.line.contains(UInt8(ascii: "\\")) {
+                for range in ids.ranges {
+                    guard let other = quoted[ids.line[range]] else { continue }
+                    pairs.append((String(decoding: ids.line[range].dropFirst().dropLast(), as: UTF8.self), noted[other], address))
+                }
+            } else {
+                for id in ids.all { if let other = seen[id] { pairs.append((id, noted[other], address)) } }
+            }
+        }
     }
 
     /// Notes a partition read field by field (not loaded), by its file's ids.
@@ -144,7 +162,7 @@ struct DuplicateScan {
         keys.insert(address.key)
         guard !indexed else { return }
         noted.append(address)
-        if seen.isEmpty {
+        if seen.isEmpty, vouched.isEmpty {
             // Sized from the first partition: growing a dictionary of years of ids step by step
             // costs more than the lookups.
             seen.reserveCapacity(min(ids.underestimatedCount * expectedPartitions * 5 / 4, 1 << 22))

@@ -205,7 +205,7 @@ struct Prefetched<E: Entity>: Sendable {
             }
         }
         guard let matches = matching(found, predicate: predicate, path: address.path) else { return nil }
-        return Prefetched(file: nil, scanned: (ScannedIDs(line: entry.ids), matches), fromIndex: true)
+        return Prefetched(file: nil, scanned: (ScannedIDs(line: entry.ids, ranges: ids), matches), fromIndex: true)
     }
 
     /// The candidates (by id, with their object's bytes) that `predicate` confirms, each parsed
@@ -253,16 +253,19 @@ enum ScannedPartition<E: Entity> {
 /// The ids of a file read field by field: as read from the file, or a field index's ids line,
 /// made into strings only when asked for (a scan whose files the index vouches for never asks).
 struct ScannedIDs: Sendable {
-    private let parsed: [String]?
-    private let line: ArraySlice<UInt8>
+    /// The ids as strings, when they were read as such.
+    let parsed: [String]?
+    /// A field index's ids line and where each id lies in it (with its quotes).
+    let line: ArraySlice<UInt8>
+    let ranges: [Range<Int>]
 
     init(_ ids: [String]) {
-        (parsed, line) = (ids, [])
+        (parsed, line, ranges) = (ids, [], [])
     }
 
-    /// A field index's `["…",…]` line, already checked to be one.
-    init(line: ArraySlice<UInt8>) {
-        (parsed, self.line) = (nil, line)
+    /// A field index's `["…",…]` line, already checked to be one, with its ids' ranges.
+    init(line: ArraySlice<UInt8>, ranges: [Range<Int>]) {
+        (parsed, self.line, self.ranges) = (nil, line, ranges)
     }
 
     var all: [String] { parsed ?? FieldScanner.strings(line) ?? [] }

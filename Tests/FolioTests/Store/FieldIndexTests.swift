@@ -36,7 +36,10 @@ import Testing
     }
 
     static func found(_ store: Store) async throws -> [String: String] {
-        Dictionary(uniqueKeysWithValues: try await store.fetch(query()).map { ($0.id.uuidString, $0.title) })
+        let todos = try await store.fetch(query())
+        let found = Dictionary(todos.map { ($0.id.uuidString, $0.title) }, uniquingKeysWith: { first, _ in first })
+        #expect(found.count == todos.count, "an id answered twice")
+        return found
     }
 
     static func run(_ arguments: [String]) throws {
@@ -307,5 +310,33 @@ import Testing
             let identity = try fileSystem.identity("todos/2025-03/\(day).json")
             #expect(entries[key]?.identity == identity, "\(day)'s entry is not of the copy's file")
         }
+    }
+
+    /// An id a person copies into a new day file, while its other copy sits in a file the index
+    /// vouches for, is found as when every file is read: the query returns neither copy.
+    @Test func anIdCopiedIntoANewFileIsFoundBesideTheIndex() async throws {
+        let folder = TemporaryFolder()
+        let todos = try await Self.oneTodoADay(in: folder)
+        try await Task.sleep(for: .milliseconds(2200))
+        let first = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await Self.found(first).count == todos.count)
+        try await first.close()
+        let victim = todos[4]
+        let script = """
+        import json, sys
+        source, target, key = sys.argv[1], sys.argv[2], sys.argv[3]
+        entity = json.load(open(source, encoding="utf-8"))["entities"][key]
+        entity["date"] = "2025-03-20"
+        json.dump({"entities": {key: entity}}, open(target, "w", encoding="utf-8"), indent=2)
+        """
+        let month = folder.url.appendingPathComponent("todos/2025-03")
+        try Self.run(["python3", "-c", script, month.appendingPathComponent("\(victim.date).json").path,
+                      month.appendingPathComponent("2025-03-20.json").path, victim.id.uuidString])
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let found = try await Self.found(store)
+        #expect(await store.cacheFootprint().partitionsFromFieldIndex > 0, "the index was not used")
+        #expect(found[victim.id.uuidString] == nil, "an id in two files was served from one of them")
+        #expect(found.count == todos.count - 1)
+        try await store.close()
     }
 }
