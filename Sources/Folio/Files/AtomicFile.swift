@@ -13,9 +13,12 @@ struct AtomicFile {
     static let counter = Counter()
 
     /// Writes `bytes` to `relative` by temp file, fsync and rename. Does not sync the directory.
-    func replace(_ relative: String, with bytes: [UInt8]) throws(FolioError) {
+    /// - Parameter synced: False for derived data that checks itself when read (the field
+    ///   index's checksums): the rename is still atomic for readers and copies, and a power cut
+    ///   may leave a damaged file, which its reader rebuilds.
+    func replace(_ relative: String, with bytes: [UInt8], synced: Bool = true) throws(FolioError) {
         let temp = StoreLayout.tempFolder + "/" + Self.counter.nextName(for: FileSystem.name(of: relative))
-        _ = try fileSystem.writeNewFile(temp, bytes, sync: .all, for: relative)
+        _ = try fileSystem.writeNewFile(temp, bytes, sync: synced ? .all : .none, for: relative)
         do {
             try fileSystem.rename(temp, to: relative)
         } catch {
