@@ -24,31 +24,17 @@ struct FileSystem: Sendable {
 
     /// The whole file and the identity it had when read, or nil when it does not exist.
     func read(_ relative: String) throws(FolioError) -> (bytes: [UInt8], identity: FileIdentity)? {
-        try step(.read(relative))
-        let fd = Platform.open(absolute(relative), flags: Platform.readOnly)
-        if fd < 0 {
-            let code = Platform.lastError
-            if Platform.isNotFound(code) { return nil }
-            throw .system("open", path: relative, errno: code)
-        }
-        defer { _ = Platform.close(fd) }
-        let (identity, statError) = Platform.identity(ofOpen: fd)
-        guard let identity else { throw .system("fstat", path: relative, errno: statError) }
-        if identity.isDirectory { throw Self.directoryInstead(of: relative) }
-        var bytes = [UInt8](repeating: 0, count: Int(identity.size))
-        var count = bytes.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: 0) }
-        if count < 0 { throw .system("read", path: relative, errno: Platform.lastError) }
+        guard let file = try OpenFile(self, relative) else { return nil }
+        var bytes = try file.read(0..<Int(file.identity.size))
         // The file may have grown since fstat (an edit in place): read on until the end.
-        while count == bytes.count {
-            var more = [UInt8](repeating: 0, count: 65536)
-            let extra = more.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: Int64(count)) }
-            if extra < 0 { throw .system("read", path: relative, errno: Platform.lastError) }
-            if extra == 0 { break }
-            bytes.append(contentsOf: more[0..<extra])
-            count += extra
+        if bytes.count == Int(file.identity.size) {
+            while true {
+                let more = try file.read(bytes.count..<(bytes.count + 65536))
+                if more.isEmpty { break }
+                bytes.append(contentsOf: more)
+            }
         }
-        bytes.removeSubrange(count...)
-        return (bytes, identity)
+        return (bytes, file.identity)
     }
 
     /// The identity of a file, or nil when it does not exist.

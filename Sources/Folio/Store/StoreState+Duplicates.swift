@@ -117,10 +117,6 @@ struct DuplicateScan {
     /// ids are compared with the others' only if some partition of the scan is not such a one.
     private var vouched: [(address: PartitionAddress, ids: ScannedIDs)] = []
 
-    mutating func note(_ partition: Partition) {
-        note(partition.address, ids: partition.entities.keys)
-    }
-
     /// Notes a partition read field by field; `vouched` when its ids came from a field index
     /// entry of an unchanged file and the index holds no id twice.
     mutating func note(_ address: PartitionAddress, ids: ScannedIDs, vouched: Bool) {

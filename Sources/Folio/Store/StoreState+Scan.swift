@@ -110,7 +110,7 @@ struct Prefetched<E: Entity>: Sendable {
 
     /// A field index entry made from this file while it was read (it holds Folio's newest
     /// version of itself and had settled, ``FieldIndexFile``); nil when none could be made.
-    var indexEntry: FieldIndexFile.Entry?
+    var indexEntry: FieldIndexFile.Record?
     /// Filtered on its field index entry: the file was not read whole.
     var fromIndex = false
 
@@ -121,7 +121,7 @@ struct Prefetched<E: Entity>: Sendable {
     ///   - indexed: The file's field index entry: used instead of the file while the file has
     ///     the entry's identity.
     static func fetch(_ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?,
-                      filter: FieldFilter? = nil, written: WrittenHashes? = nil, indexed: FieldIndexFile.Entry? = nil) throws(FolioError) -> Prefetched {
+                      filter: FieldFilter? = nil, written: WrittenHashes? = nil, indexed: FieldIndexFile.Record? = nil) throws(FolioError) -> Prefetched {
         if let indexed, let filter, let predicate,
            let found = fromIndex(address, indexed, fileSystem: fileSystem, filter: filter, predicate: predicate) {
             return found
@@ -130,11 +130,16 @@ struct Prefetched<E: Entity>: Sendable {
         guard let (bytes, identity) = try fileSystem.read(address.path) else { return Prefetched(file: nil) }
         // Checked once, whether the file is then scanned or parsed.
         let kept = FetchedFile.KeptCheck(bytes, path: address.path, fileSystem: fileSystem, written: written)
-        var entry: FieldIndexFile.Entry?
+        var entry: FieldIndexFile.Record?
         if filter != nil, kept.isNewest, FieldIndexFile.isSettled(identity, readAt: readAt), let columns = FieldScanner.columns(bytes) {
-            entry = FieldIndexFile.Entry(identity: identity, columns: columns)
+            entry = FieldIndexFile.Record(identity: identity, columns: columns)
         }
-        if let filter, let predicate, kept.isNewest, let entries = FieldScanner.entries(bytes, keys: filter.keys) {
+        // A file just taken apart for the index is filtered on those columns, not walked again.
+        if let filter, let predicate, let entry,
+           let scanned = filtered(entry, filter: filter, predicate: predicate, path: address.path, read: { bytes[$0] }) {
+            return Prefetched(file: nil, scanned: scanned, indexEntry: entry)
+        }
+        if let filter, let predicate, kept.isNewest, entry == nil, let entries = FieldScanner.entries(bytes, keys: filter.keys) {
             let candidates = entries.filter { entry in
                 do { return try filter.evaluate(entry.row) } catch { return true }   // undetermined: decoded and tested
             }
@@ -161,13 +166,29 @@ struct Prefetched<E: Entity>: Sendable {
     /// The file's ids and matching entities from its field index entry, reading from the file
     /// only the objects of the entities the filter keeps (or cannot decide); nil when the file no
     /// longer has the entry's identity or anything is unexpected (the file is then read whole).
-    static func fromIndex(_ address: PartitionAddress, _ entry: FieldIndexFile.Entry, fileSystem: FileSystem,
+    static func fromIndex(_ address: PartitionAddress, _ entry: FieldIndexFile.Record, fileSystem: FileSystem,
                           filter: FieldFilter, predicate: Predicate<E>) -> Prefetched? {
         do {
             guard try fileSystem.identity(address.path) == entry.identity else { return nil }
         } catch {
             return nil   // the read that follows reports it
         }
+        let scanned = filtered(entry, filter: filter, predicate: predicate, path: address.path) { span in
+            do {
+                return try fileSystem.read(address.path, range: span, ifIdentity: entry.identity).map { ArraySlice($0) }
+            } catch {
+                return nil   // the read of the whole file that follows reports it
+            }
+        }
+        return scanned.map { Prefetched(file: nil, scanned: $0, fromIndex: true) }
+    }
+
+    /// A file's ids and matching entities from a field index entry of it: the filter runs on the
+    /// entry's columns, and only the objects of the entities it keeps (or cannot decide) are
+    /// taken from the file, through `read` (the file's bytes in a range, or nil). Nil when
+    /// anything is unexpected: the file is then read whole.
+    static func filtered(_ entry: FieldIndexFile.Record, filter: FieldFilter, predicate: Predicate<E>, path: String,
+                         read: (Range<Int>) -> ArraySlice<UInt8>?) -> (ids: ScannedIDs, matches: [E])? {
         guard let ids = FieldScanner.stringRanges(entry.ids), ids.count == entry.count else { return nil }
         var columns: [[FieldValue]?] = []
         for key in filter.keys {
@@ -192,20 +213,15 @@ struct Prefetched<E: Entity>: Sendable {
         if let first = candidates.first, let last = candidates.last {
             guard let ranges = entry.fileRanges() else { return nil }
             let span = ranges[first].lowerBound..<ranges[last].upperBound
-            let bytes: [UInt8]
-            do {
-                guard let read = try fileSystem.read(address.path, range: span, ifIdentity: entry.identity) else { return nil }
-                bytes = read
-            } catch {
-                return nil
-            }
+            guard let bytes = read(span), bytes.count == span.count else { return nil }
             for index in candidates {
                 guard let id = FieldScanner.string(entry.ids, at: ids[index]) else { return nil }
-                found.append((id, bytes[(ranges[index].lowerBound - span.lowerBound)..<(ranges[index].upperBound - span.lowerBound)]))
+                let start = bytes.startIndex + ranges[index].lowerBound - span.lowerBound
+                found.append((id, bytes[start..<(start + ranges[index].count)]))
             }
         }
-        guard let matches = matching(found, predicate: predicate, path: address.path) else { return nil }
-        return Prefetched(file: nil, scanned: (ScannedIDs(line: entry.ids, ranges: ids), matches), fromIndex: true)
+        guard let matches = matching(found, predicate: predicate, path: path) else { return nil }
+        return (ScannedIDs(line: entry.ids, ranges: ids), matches)
     }
 
     /// The candidates (by id, with their object's bytes) that `predicate` confirms, each parsed

@@ -266,9 +266,9 @@ import Testing
                 == ["title": #"["Milk \"fresh\"","Bread"]"#, "na me": "[1,null]", "done": "[false,null]", "list": "[null,null]"])
         let identity = FileIdentity(device: 7, inode: 9, size: Int64(document.count), modified: -5_000_000_000, changed: 1_795_000_000_000_000_000, isDirectory: false)
         let empty = FileIdentity(device: 7, inode: 10, size: 20, modified: 1, changed: 2, isDirectory: false)
-        let entries: [PartitionKey: FieldIndexFile.Entry] = [
-            try #require(PartitionKey.day(parsing: "1969-12-31")): FieldIndexFile.Entry(identity: identity, columns: columns),
-            try #require(PartitionKey.month(parsing: "2026-11")): FieldIndexFile.Entry(identity: empty, columns: FieldColumns(ids: Array("[]".utf8), ranges: [], fields: [:])),
+        let entries: [PartitionKey: FieldIndexFile.Record] = [
+            try #require(PartitionKey.day(parsing: "1969-12-31")): FieldIndexFile.Record(identity: identity, columns: columns),
+            try #require(PartitionKey.month(parsing: "2026-11")): FieldIndexFile.Record(identity: empty, columns: FieldColumns(ids: Array("[]".utf8), ranges: [], fields: [:])),
         ]
         try FieldIndexFile.write(fileSystem, collection: "notes", entries: entries)
         for fields: Set<String>? in [nil, ["title"], ["na me", "done"], ["absent"]] {

@@ -36,7 +36,7 @@ internal import Foundation
 /// without a new identity (git's "racily clean" entries). A later change then always gives the
 /// file another change time, which no one can set by hand.
 enum FieldIndexFile {
-    struct Entry: Sendable {
+    struct Record: Sendable {
         var identity: FileIdentity
         /// How many entities the file holds.
         var count: Int
@@ -102,7 +102,7 @@ enum FieldIndexFile {
     static var now: Int64 { Int64((Date().timeIntervalSince1970 * 1e9).rounded(.down)) }
 
     struct Contents {
-        var entries: [PartitionKey: Entry] = [:]
+        var entries: [PartitionKey: Record] = [:]
         /// No id is in two of the entries' files.
         var idsAreUnique = false
     }
@@ -193,14 +193,14 @@ enum FieldIndexFile {
             columns[section.kind] = lines
         }
         guard let ids = columns[.ids], let ranges = columns[.ranges] else { return nil }
-        var entries: [PartitionKey: Entry] = [:]
+        var entries: [PartitionKey: Record] = [:]
         for (index, partition) in partitions.enumerated() {
             guard entries[partition.key] == nil else { return nil }
             var fields: [String: ArraySlice<UInt8>] = [:]
             for (kind, lines) in columns {
                 if case .field(let name) = kind, lines[index] != ArraySlice("-".utf8) { fields[name] = lines[index] }
             }
-            entries[partition.key] = Entry(identity: partition.identity, count: partition.count, ids: ids[index], ranges: ranges[index], fields: fields)
+            entries[partition.key] = Record(identity: partition.identity, count: partition.count, ids: ids[index], ranges: ranges[index], fields: fields)
         }
         return Contents(entries: entries, idsAreUnique: idsAreUnique)
     }
@@ -264,7 +264,7 @@ enum FieldIndexFile {
     }
 
     /// Replaces the index with `entries` (each with every column of its file).
-    static func write(_ fileSystem: FileSystem, collection: String, entries: [PartitionKey: Entry]) throws(FolioError) {
+    static func write(_ fileSystem: FileSystem, collection: String, entries: [PartitionKey: Record]) throws(FolioError) {
         let keys = entries.keys.sorted()
         let names = Set(entries.values.flatMap(\.fields.keys)).sorted()
         var text = header + "\n" + (idsAreUnique(entries.values) ? "ids unique" : "ids repeated") + "\n"
@@ -276,7 +276,7 @@ enum FieldIndexFile {
         body.reserveCapacity(entries.values.reduce(0) { total, entry in
             total + entry.ids.count + entry.ranges.count + entry.fields.values.reduce(0) { $0 + $1.count + 1 } + 2
         } + keys.count * names.count * 2)
-        func section(_ title: String, _ line: (Entry) -> ArraySlice<UInt8>) {
+        func section(_ title: String, _ line: (Record) -> ArraySlice<UInt8>) {
             let start = body.count
             for key in keys {
                 body.append(contentsOf: line(entries[key]!))
@@ -302,7 +302,7 @@ extension FieldIndexFile {
     /// Whether no id is in two of `entries` (nor twice in one, or unreadable). Ids are compared
     /// as their quoted bytes (no string made of each); a line with an escape makes the answer no,
     /// which only costs the queries the comparison it would have spared.
-    static func idsAreUnique(_ entries: some Collection<Entry>) -> Bool {
+    static func idsAreUnique(_ entries: some Collection<Record>) -> Bool {
         var seen = Set<QuotedID>(minimumCapacity: entries.reduce(0) { $0 + $1.count })
         for entry in entries {
             guard !QuotedID.hasEscape(entry.ids), let ranges = FieldScanner.stringRanges(entry.ids) else { return false }

@@ -113,63 +113,47 @@ extension PredicateExpressions.Variable: PredicateVariable {
 extension PredicateExpressions.KeyPath: FieldCompilable {
     func compiled(_ compiler: FieldCompiler) -> ((FieldRow) throws -> Output)? {
         guard (root as? any PredicateVariable)?.variableID == compiler.variable else { return nil }
-        let read: ((FieldValue?) throws -> Any)
-        let kind: FieldKind
+        // The closure reads its slot as `T`, which is `Output`: its type is cast once, here, so no
+        // value is boxed and cast at each row.
+        func reading<T>(_ kind: FieldKind, _ read: @escaping (FieldValue?) throws -> T) -> ((FieldRow) throws -> Output)? {
+            let slot = compiler.slot(keyPath as AnyKeyPath, kind)
+            let typed: (FieldRow) throws -> T = { row in try read(row.values[slot]) }
+            return typed as? (FieldRow) throws -> Output
+        }
+        // Only plain integer text: anything else ("1.0", "1e2") is left to the decoder.
+        func integerText(_ value: FieldValue?) throws -> String {
+            guard case .number(let text)? = value, text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) })
+            else { throw FieldUndetermined() }
+            return text
+        }
         switch Output.self {
         case is String.Type:
-            kind = .string
-            read = { value in
+            return reading(.string) { value in
                 guard case .string(let text)? = value else { throw FieldUndetermined() }
                 return text
             }
         case is Bool.Type:
-            kind = .bool
-            read = { value in
+            return reading(.bool) { value in
                 guard case .bool(let flag)? = value else { throw FieldUndetermined() }
                 return flag
             }
-        case is Int.Type, is Int64.Type:
-            kind = Output.self == Int.self ? .int : .int64
-            let isInt = kind == .int
-            read = { value in
-                // Only plain integer text: anything else ("1.0", "1e2") is left to the decoder.
-                guard case .number(let text)? = value, text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) })
-                else { throw FieldUndetermined() }
-                if isInt, let number = Int(text) { return number }
-                if !isInt, let number = Int64(text) { return number }
-                throw FieldUndetermined()
+        case is Int.Type:
+            return reading(.int) { value in
+                guard let number = Int(try integerText(value)) else { throw FieldUndetermined() }
+                return number
+            }
+        case is Int64.Type:
+            return reading(.int64) { value in
+                guard let number = Int64(try integerText(value)) else { throw FieldUndetermined() }
+                return number
             }
         case is Double.Type:
-            kind = .double
-            read = { value in
+            return reading(.double) { value in
                 guard case .number(let text)? = value, let number = Double(text), number.isFinite else { throw FieldUndetermined() }
                 return number
             }
         default:
             return nil
-        }
-        let slot = compiler.slot(keyPath as AnyKeyPath, kind)
-        // Strings and booleans, the common fields, read without boxing and casting each value:
-        // the closure's type is cast once, here (Output is exactly that type then).
-        switch kind {
-        case .string:
-            let typed: (FieldRow) throws -> String = { row in
-                guard case .string(let text)? = row.values[slot] else { throw FieldUndetermined() }
-                return text
-            }
-            if let typed = typed as? (FieldRow) throws -> Output { return typed }
-        case .bool:
-            let typed: (FieldRow) throws -> Bool = { row in
-                guard case .bool(let flag)? = row.values[slot] else { throw FieldUndetermined() }
-                return flag
-            }
-            if let typed = typed as? (FieldRow) throws -> Output { return typed }
-        default:
-            break
-        }
-        return { row in
-            guard let value = try read(row.values[slot]) as? Output else { throw FieldUndetermined() }
-            return value
         }
     }
 }

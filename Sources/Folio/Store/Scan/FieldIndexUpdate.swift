@@ -4,11 +4,11 @@
 struct FieldIndexUpdate {
     let collection: String
     /// The entries with the query's columns, as loaded.
-    private(set) var entries: [PartitionKey: FieldIndexFile.Entry] = [:]
+    private(set) var entries: [PartitionKey: FieldIndexFile.Record] = [:]
     /// The saved index holds no id twice (``FieldIndexFile/Contents/idsAreUnique``).
     private(set) var idsAreUnique = false
     /// Entries made by this query (every column), and keys whose entry went stale.
-    private var made: [PartitionKey: FieldIndexFile.Entry] = [:]
+    private var made: [PartitionKey: FieldIndexFile.Record] = [:]
     private var stale: Set<PartitionKey> = []
     private(set) var isLoaded = false
 

@@ -42,39 +42,31 @@ extension FieldScanner {
         bytes.withUnsafeBufferPointer { buffer in
             var scanner = Walker(bytes: buffer)
             guard let (ids, ranges, values) = scanner.columns() else { return nil }
-            var fields: [String: [UInt8]] = [:]
-            for (name, column) in values {
+            // `[a,b,…]` of the values' bytes as they are in the file, `null` for none.
+            func line(_ items: [Range<Int>?]) -> [UInt8] {
                 var line: [UInt8] = [UInt8(ascii: "[")]
-                for index in ranges.indices {
+                for (index, item) in items.enumerated() {
                     if index > 0 { line.append(UInt8(ascii: ",")) }
-                    if index < column.count, let value = column[index] { line.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[value])) } else { line.append(contentsOf: "null".utf8) }
+                    if let item { line.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[item])) } else { line.append(contentsOf: "null".utf8) }
                 }
                 line.append(UInt8(ascii: "]"))
-                fields[name] = line
+                return line
             }
-            var idLine: [UInt8] = [UInt8(ascii: "[")]
-            for (index, id) in ids.enumerated() {
-                if index > 0 { idLine.append(UInt8(ascii: ",")) }
-                idLine.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[id]))
-            }
-            idLine.append(UInt8(ascii: "]"))
-            return FieldColumns(ids: idLine, ranges: ranges, fields: fields)
+            let fields = values.mapValues { column in line(ranges.indices.map { $0 < column.count ? column[$0] : nil }) }
+            return FieldColumns(ids: line(ids), ranges: ranges, fields: fields)
         }
     }
 
     /// The strings of a `["…",…]` line (a field index's ids); nil when it is not one.
     static func strings(_ line: ArraySlice<UInt8>) -> [String]? {
-        line.withUnsafeBufferPointer { buffer in
-            var scanner = Walker(bytes: buffer)
-            guard let values = scanner.scalarArray() else { return nil }
-            var strings: [String] = []
-            strings.reserveCapacity(values.count)
-            for value in values {
-                guard case .string(let text) = value else { return nil }
-                strings.append(text)
-            }
-            return strings
+        guard let values = values(line) else { return nil }
+        var strings: [String] = []
+        strings.reserveCapacity(values.count)
+        for value in values {
+            guard case .string(let text) = value else { return nil }
+            strings.append(text)
         }
+        return strings
     }
 
     /// Where each string of a `["…",…]` line lies in it (with its quotes); nil when it is not
@@ -120,72 +112,88 @@ private struct Walker {
         entitiesMember { $0.entities(wanted: wanted) }
     }
 
-    /// Walks the file's top-level object, `read` taking the value of its one `entities` member;
-    /// nil when the file is not one such object or `read` fails.
-    private mutating func entitiesMember<T>(_ read: (inout Walker) -> T?) -> T? {
-        guard consume(UInt8(ascii: "{")) else { return nil }
-        var found: T?
+    /// Walks an object's members (after spaces): `each` gets the member's key, the position just
+    /// past its colon, and must read the value; false when the bytes are not such an object or
+    /// `each` fails.
+    private mutating func members(_ each: (inout Walker, ScannedString) -> Bool) -> Bool {
+        guard consume(UInt8(ascii: "{")) else { return false }
         var first = true
         while true {
             skipSpace()
-            if peek == UInt8(ascii: "}") { position += 1; break }
-            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
+            if peek == UInt8(ascii: "}") {
+                position += 1
+                return true
+            }
+            if !first { guard consume(UInt8(ascii: ",")) else { return false } }
             first = false
-            guard let key = string(), consume(UInt8(ascii: ":")) else { return nil }
-            if !key.escaped, key.raw.elementsEqual("entities".utf8) {
-                guard found == nil, let value = read(&self) else { return nil }
-                found = value
-            } else {
-                guard skipValue() else { return nil }
+            guard let key = string(), consume(UInt8(ascii: ":")) else { return false }
+            skipSpace()
+            guard each(&self, key) else { return false }
+        }
+    }
+
+    /// Walks an array that fills the buffer (spaces around it allowed): `each` reads one element.
+    private mutating func elements(_ each: (inout Walker) -> Bool) -> Bool {
+        guard consume(UInt8(ascii: "[")) else { return false }
+        skipSpace()
+        if peek == UInt8(ascii: "]") {
+            position += 1
+        } else {
+            while true {
+                skipSpace()
+                guard each(&self) else { return false }
+                skipSpace()
+                if peek == UInt8(ascii: "]") { position += 1; break }
+                guard consume(UInt8(ascii: ",")) else { return false }
             }
         }
         skipSpace()
-        return position == bytes.count ? found : nil
+        return position == bytes.count
+    }
+
+    /// Walks the file's top-level object, `read` taking the value of its one `entities` member;
+    /// nil when the file is not one such object or `read` fails.
+    private mutating func entitiesMember<T>(_ read: (inout Walker) -> T?) -> T? {
+        var found: T?
+        let walked = members { walker, key in
+            guard !key.escaped, key.raw.elementsEqual("entities".utf8) else { return walker.skipValue() }
+            guard found == nil, let value = read(&walker) else { return false }
+            found = value
+            return true
+        }
+        skipSpace()
+        return walked && position == bytes.count ? found : nil
     }
 
     private mutating func entities(wanted: [[UInt8]]) -> [FieldScanner.Entry]? {
-        guard consume(UInt8(ascii: "{")) else { return nil }
         var entries: [FieldScanner.Entry] = []
-        var first = true
-        while true {
-            skipSpace()
-            if peek == UInt8(ascii: "}") { position += 1; return entries }
-            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
-            first = false
-            guard let id = string(), let idText = id.text, consume(UInt8(ascii: ":")) else { return nil }
-            skipSpace()
-            let start = position
-            guard let row = entity(wanted: wanted) else { return nil }
-            entries.append(FieldScanner.Entry(id: idText, range: start..<position, row: row))
+        let walked = members { walker, id in
+            guard let idText = id.text else { return false }
+            let start = walker.position
+            guard let row = walker.entity(wanted: wanted) else { return false }
+            entries.append(FieldScanner.Entry(id: idText, range: start..<walker.position, row: row))
+            return true
         }
+        return walked ? entries : nil
     }
 
     /// One entity's object: the wanted top-level fields' values, the rest skipped.
     private mutating func entity(wanted: [[UInt8]]) -> FieldRow? {
-        guard consume(UInt8(ascii: "{")) else { return nil }
         var row = FieldRow(values: Array(repeating: nil, count: wanted.count))
-        var first = true
-        while true {
-            skipSpace()
-            if peek == UInt8(ascii: "}") { position += 1; return row }
-            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
-            first = false
-            guard let key = string(), consume(UInt8(ascii: ":")) else { return nil }
+        let walked = members { walker, key in
             let slots: [Int]
             if key.escaped {
-                guard let text = key.text else { return nil }
+                guard let text = key.text else { return false }
                 slots = wanted.indices.filter { wanted[$0].elementsEqual(text.utf8) }
             } else {
                 slots = wanted.indices.filter { wanted[$0].elementsEqual(key.raw) }
             }
-            guard !slots.isEmpty else {
-                guard skipValue() else { return nil }
-                continue
-            }
-            skipSpace()
-            guard let value = scalar() else { return nil }
+            guard !slots.isEmpty else { return walker.skipValue() }
+            guard let value = walker.scalar() else { return false }
             for slot in slots { row.values[slot] = value }
+            return true
         }
+        return walked ? row : nil
     }
 
     /// The file's ids (their quoted bytes), entity ranges, and each scalar field's values per
@@ -195,85 +203,56 @@ private struct Walker {
     }
 
     private mutating func entityColumns() -> ([Range<Int>], [Range<Int>], [String: [Range<Int>?]])? {
-        guard consume(UInt8(ascii: "{")) else { return nil }
         var ids: [Range<Int>] = [], ranges: [Range<Int>] = [], fields: [String: [Range<Int>?]] = [:]
-        var first = true
-        while true {
-            skipSpace()
-            if peek == UInt8(ascii: "}") {
-                position += 1
-                return (ids, ranges, fields)
-            }
-            if !first { guard consume(UInt8(ascii: ",")) else { return nil } }
-            first = false
-            skipSpace()
-            let idStart = position
-            guard let id = string(), id.text != nil, consume(UInt8(ascii: ":")) else { return nil }
-            ids.append(idStart..<(idStart + id.quoted.count))
-            skipSpace()
-            let start = position
-            guard consume(UInt8(ascii: "{")) else { return nil }
-            var firstMember = true
-            while true {
-                skipSpace()
-                if peek == UInt8(ascii: "}") { position += 1; break }
-                if !firstMember { guard consume(UInt8(ascii: ",")) else { return nil } }
-                firstMember = false
-                guard let key = string(), let name = key.text, consume(UInt8(ascii: ":")) else { return nil }
-                skipSpace()
-                let valueStart = position
-                guard let value = scalar() else { return nil }
+        let walked = members { walker, id in
+            guard id.text != nil else { return false }
+            ids.append(walker.range(of: id))
+            let start = walker.position
+            let entity = ranges.count
+            let fieldsWalked = walker.members { walker, key in
+                guard let name = key.text else { return false }
+                let valueStart = walker.position
+                guard let value = walker.scalar() else { return false }
                 let isScalar: Bool
                 if case .other = value { isScalar = false } else { isScalar = true }
                 // The last of two members with one name counts, as in the scanner and the parser.
-                fields[name, default: Array(repeating: nil, count: ranges.count + 1)].padded(to: ranges.count + 1)
-                fields[name]![ranges.count] = isScalar ? valueStart..<position : nil
+                fields[name, default: []].padded(to: entity + 1)
+                fields[name]![entity] = isScalar ? valueStart..<walker.position : nil
+                return true
             }
-            ranges.append(start..<position)
+            guard fieldsWalked else { return false }
+            ranges.append(start..<walker.position)
+            return true
         }
+        return walked ? (ids, ranges, fields) : nil
+    }
+
+    /// Where a string the walker read lies in its bytes, with its quotes.
+    private func range(of string: ScannedString) -> Range<Int> {
+        let start = bytes.baseAddress.map { string.quoted.baseAddress.map($0.distance(to:)) ?? 0 } ?? 0
+        return start..<(start + string.quoted.count)
     }
 
     /// A `["…",…]` array filling the buffer: where each string lies (with its quotes).
     mutating func stringArray() -> [Range<Int>]? {
-        guard consume(UInt8(ascii: "[")) else { return nil }
         var ranges: [Range<Int>] = []
-        skipSpace()
-        if peek == UInt8(ascii: "]") {
-            position += 1
-        } else {
-            while true {
-                skipSpace()
-                let start = position
-                guard let string = string(), !string.escaped || string.text != nil else { return nil }
-                ranges.append(start..<position)
-                skipSpace()
-                if peek == UInt8(ascii: "]") { position += 1; break }
-                guard consume(UInt8(ascii: ",")) else { return nil }
-            }
+        let walked = elements { walker in
+            guard let string = walker.string(), !string.escaped || string.text != nil else { return false }
+            ranges.append(walker.range(of: string))
+            return true
         }
-        skipSpace()
-        return position == bytes.count ? ranges : nil
+        return walked ? ranges : nil
     }
 
     /// A `[<scalar>,…]` array filling the buffer (spaces around it allowed).
     mutating func scalarArray() -> [FieldValue]? {
-        guard consume(UInt8(ascii: "[")) else { return nil }
         var values: [FieldValue] = []
-        skipSpace()
-        if peek == UInt8(ascii: "]") {
-            position += 1
-        } else {
-            while true {
-                skipSpace()
-                guard let value = scalar() else { return nil }
-                values.append(value)
-                skipSpace()
-                if peek == UInt8(ascii: "]") { position += 1; break }
-                guard consume(UInt8(ascii: ",")) else { return nil }
-            }
+        let walked = elements { walker in
+            guard let value = walker.scalar() else { return false }
+            values.append(value)
+            return true
         }
-        skipSpace()
-        return position == bytes.count ? values : nil
+        return walked ? values : nil
     }
 
     /// A value read for a filter: strings, booleans and numbers as they are; anything else
