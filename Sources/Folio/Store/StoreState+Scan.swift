@@ -30,8 +30,14 @@ extension StoreState {
         // less on the threads.
         let batchSize = width * (filter == nil ? Self.scanBatchPerThread : Self.fieldScanBatchPerThread)
         var fieldIndex = FieldIndexUpdate(collection: E.collection)
-        if let filter, addresses.contains(where: { !partitions.contains($0) && scannable($0) }) {
+        let identities: [PartitionKey: FileIdentity]
+        let unread = filter == nil ? [] : addresses.filter { !partitions.contains($0) && scannable($0) }
+        if let filter, !unread.isEmpty {
+            let prefetch = IdentityPrefetch(unread, fileSystem: fileSystem)
             fieldIndex.load(fileSystem, fields: Set(filter.keys))
+            identities = prefetch.wait()
+        } else {
+            identities = [:]
         }
         var start = 0
         while start < addresses.count {
@@ -58,7 +64,8 @@ extension StoreState {
                     Result { () throws(FolioError) -> Prefetched<E> in
                         let scanned = scanning.contains(address) || unindexed.contains(address)
                         return try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate, filter: scanned ? filter : nil,
-                                                       written: written, indexed: scanned ? indexed[address.key] : nil)
+                                                       written: written, indexed: scanned ? indexed[address.key] : nil,
+                                                       identity: identities[address.key])
                     }
                 }
                 for (address, result) in zip(missing + unindexed, results) {
@@ -121,9 +128,10 @@ struct Prefetched<E: Entity>: Sendable {
     ///   - indexed: The file's field index entry: used instead of the file while the file has
     ///     the entry's identity.
     static func fetch(_ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?,
-                      filter: FieldFilter? = nil, written: WrittenHashes? = nil, indexed: FieldIndexFile.Record? = nil) throws(FolioError) -> Prefetched {
+                      filter: FieldFilter? = nil, written: WrittenHashes? = nil, indexed: FieldIndexFile.Record? = nil,
+                      identity: FileIdentity? = nil) throws(FolioError) -> Prefetched {
         if let indexed, let filter, let predicate,
-           let found = fromIndex(address, indexed, fileSystem: fileSystem, filter: filter, predicate: predicate) {
+           let found = fromIndex(address, indexed, identity: identity, fileSystem: fileSystem, filter: filter, predicate: predicate) {
             return found
         }
         let readAt = FieldIndexFile.now
@@ -140,11 +148,16 @@ struct Prefetched<E: Entity>: Sendable {
             return Prefetched(file: nil, scanned: scanned, indexEntry: entry)
         }
         if let filter, let predicate, kept.isNewest, entry == nil, let entries = FieldScanner.entries(bytes, keys: filter.keys) {
-            let candidates = entries.filter { entry in
-                do { return try filter.evaluate(entry.row) } catch { return true }   // undetermined: decoded and tested
+            var candidates: [Candidate] = []
+            for entry in entries {
+                do {
+                    if try filter.evaluate(entry.row) { candidates.append((entry.id, bytes[entry.range], entry.row)) }
+                } catch {
+                    candidates.append((entry.id, bytes[entry.range], nil))   // undetermined: decoded and tested
+                }
             }
-            if let matches = matching(candidates.map { ($0.id, bytes[$0.range]) }, predicate: predicate, path: address.path) {
-                return Prefetched(file: nil, scanned: (ScannedIDs(entries.map(\.id)), matches), indexEntry: entry)
+            if let matches = matching(candidates, filter: filter, predicate: predicate, path: address.path) {
+                return Prefetched(file: nil, scanned: (ScannedIDs(entries.map { $0.id }), matches), indexEntry: entry)
             }
         }
         let file = FetchedFile.parse(bytes, identity: identity, path: address.path, fileSystem: fileSystem, checkingKeptVersions: true, kept: kept)
@@ -166,10 +179,11 @@ struct Prefetched<E: Entity>: Sendable {
     /// The file's ids and matching entities from its field index entry, reading from the file
     /// only the objects of the entities the filter keeps (or cannot decide); nil when the file no
     /// longer has the entry's identity or anything is unexpected (the file is then read whole).
-    static func fromIndex(_ address: PartitionAddress, _ entry: FieldIndexFile.Record, fileSystem: FileSystem,
+    /// `identity`: the file's, when it was taken already during this query (``IdentityPrefetch``).
+    static func fromIndex(_ address: PartitionAddress, _ entry: FieldIndexFile.Record, identity: FileIdentity?, fileSystem: FileSystem,
                           filter: FieldFilter, predicate: Predicate<E>) -> Prefetched? {
         do {
-            guard try fileSystem.identity(address.path) == entry.identity else { return nil }
+            guard try (identity ?? fileSystem.identity(address.path)) == entry.identity else { return nil }
         } catch {
             return nil   // the read that follows reports it
         }
@@ -189,62 +203,92 @@ struct Prefetched<E: Entity>: Sendable {
     /// anything is unexpected: the file is then read whole.
     static func filtered(_ entry: FieldIndexFile.Record, filter: FieldFilter, predicate: Predicate<E>, path: String,
                          read: (Range<Int>) -> ArraySlice<UInt8>?) -> (ids: ScannedIDs, matches: [E])? {
-        guard let ids = FieldScanner.stringRanges(entry.ids), ids.count == entry.count else { return nil }
-        var columns: [[FieldValue]?] = []
-        for key in filter.keys {
-            guard let line = entry.fields[key] else {
-                columns.append(nil)   // no entity of the file has it
-                continue
-            }
-            guard let values = FieldScanner.values(line), values.count == entry.count else { return nil }
-            columns.append(values)
+        // The ids are taken apart only for a file with candidates: otherwise checking that the
+        // line holds `count` strings is enough (the scan may never ask for them).
+        guard FieldScanner.holdsStrings(entry.ids, count: entry.count) else { return nil }
+        // The rows whose strings hold the words the predicate requires, found on the column's
+        // bytes; only they are read into values and evaluated.
+        var keeping: [Bool]?
+        for word in filter.requiredWords {
+            guard let line = entry.fields[filter.keys[word.slot]] else { continue }   // none has it: undetermined
+            guard let rows = FieldScanner.rows(line, mayContain: word.bytes, count: entry.count) else { return nil }
+            keeping = keeping.map { zip($0, rows).map { $0 && $1 } } ?? rows
         }
-        var candidates: [Int] = []
-        var row = FieldRow(values: Array(repeating: nil, count: columns.count))   // one row, refilled
-        for index in ids.indices {
+        var columns: [[FieldValue]?] = []
+        if keeping?.contains(true) != false {
+            for key in filter.keys {
+                guard let line = entry.fields[key] else {
+                    columns.append(nil)   // no entity of the file has it
+                    continue
+                }
+                guard let values = FieldScanner.values(line, keeping: keeping), values.count == entry.count else { return nil }
+                columns.append(values)
+            }
+        }
+        // Each candidate with the row the filter held true (nil: undetermined).
+        var candidates: [(index: Int, row: FieldRow?)] = []
+        var row = FieldRow(values: Array(repeating: nil, count: filter.keys.count))   // one row, refilled
+        for index in 0..<entry.count where keeping?[index] ?? true {
             for (slot, column) in columns.enumerated() { row.values[slot] = column?[index] }
             do {
-                if try filter.evaluate(row) { candidates.append(index) }
+                if try filter.evaluate(row) { candidates.append((index, row)) }
             } catch {
-                candidates.append(index)   // undetermined: decoded and tested
+                candidates.append((index, nil))   // undetermined: decoded and tested
             }
         }
-        var found: [(id: String, object: ArraySlice<UInt8>)] = []
-        if let first = candidates.first, let last = candidates.last {
-            guard let ranges = entry.fileRanges() else { return nil }
+        var found: [Candidate] = []
+        if let first = candidates.first?.index, let last = candidates.last?.index {
+            guard let ids = FieldScanner.stringRanges(entry.ids), ids.count == entry.count, let ranges = entry.fileRanges() else { return nil }
             let span = ranges[first].lowerBound..<ranges[last].upperBound
             guard let bytes = read(span), bytes.count == span.count else { return nil }
-            for index in candidates {
+            for (index, row) in candidates {
                 guard let id = FieldScanner.string(entry.ids, at: ids[index]) else { return nil }
                 let start = bytes.startIndex + ranges[index].lowerBound - span.lowerBound
-                found.append((id, bytes[start..<(start + ranges[index].count)]))
+                found.append((id, bytes[start..<(start + ranges[index].count)], row))
             }
         }
-        guard let matches = matching(found, predicate: predicate, path: path) else { return nil }
-        return (ScannedIDs(line: entry.ids, ranges: ids), matches)
+        guard let matches = matching(found, filter: filter, predicate: predicate, path: path) else { return nil }
+        return (ScannedIDs(line: entry.ids), matches)
     }
 
-    /// The candidates (by id, with their object's bytes) that `predicate` confirms, each parsed
-    /// and decoded alone, in id order; nil when one of them does not parse, decode, carry its own
-    /// id, or makes the predicate throw (the file is then loaded, and the load reports these).
-    static func matching(_ candidates: [(id: String, object: ArraySlice<UInt8>)], predicate: Predicate<E>, path: String) -> [E]? {
+    /// An entity the filter kept: its id, its object's bytes, and the row the filter held true
+    /// (nil when the filter could not decide).
+    typealias Candidate = (id: String, object: ArraySlice<UInt8>, row: FieldRow?)
+
+    /// The candidates that match, each parsed and decoded alone, in id order; nil when one of
+    /// them does not parse, decode, carry its own id, or makes the predicate throw (the file is
+    /// then loaded, and the load reports these).
+    ///
+    /// A candidate the filter held true whose decoded properties are exactly the values the
+    /// filter read (``FieldFilter/agrees(_:with:)``) matches: the filter computed the predicate on
+    /// those very values. Any other is tested against `predicate`, so a property that does not
+    /// decode as its field reads (a mapping the probe got wrong) costs time, never a wrong answer.
+    static func matching(_ candidates: [Candidate], filter: FieldFilter, predicate: Predicate<E>, path: String) -> [E]? {
         var coder: EntityCoder?
         var matches: [(id: String, entity: E)] = []
-        for (id, object) in candidates {
+        let keyPaths = filter.keyPaths.map { $0.keyPath as? PartialKeyPath<E> }
+        for (id, object, row) in candidates {
             let json: JSONValue
             do { json = try JSONParser.parse(Array(object)) } catch { return nil }
             let decoder = coder ?? EntityCoder()
             coder = decoder
             guard Partition.keyMismatch(id: id, in: json, path: path) == nil,
                   case .success(let entity) = decoder.decodeOne(E.self, from: json) else { return nil }
+            if let row, filter.agrees(row, with: { slot in keyPaths[slot].map { entity[keyPath: $0] } }) {
+                matches.append((id, entity))
+                continue
+            }
             do {
                 if try predicate.evaluate(entity) { matches.append((id, entity)) }
             } catch {
                 return nil
             }
         }
-        matches.sort { $0.id.precedesInKeyOrder($1.id) }
-        return matches.map(\.entity)
+        // Folio writes a file's entities in id order: sorting is rarely needed.
+        if zip(matches, matches.dropFirst()).contains(where: { !$0.id.precedesInKeyOrder($1.id) }) {
+            matches.sort { $0.id.precedesInKeyOrder($1.id) }
+        }
+        return matches.map { $0.entity }
     }
 
     /// Gives a partition that holds exactly the file's entities the decoded values.
@@ -271,18 +315,20 @@ enum ScannedPartition<E: Entity> {
 struct ScannedIDs: Sendable {
     /// The ids as strings, when they were read as such.
     let parsed: [String]?
-    /// A field index's ids line and where each id lies in it (with its quotes).
+    /// A field index's ids line.
     let line: ArraySlice<UInt8>
-    let ranges: [Range<Int>]
 
     init(_ ids: [String]) {
-        (parsed, line, ranges) = (ids, [], [])
+        (parsed, line) = (ids, [])
     }
 
-    /// A field index's `["…",…]` line, already checked to be one, with its ids' ranges.
-    init(line: ArraySlice<UInt8>, ranges: [Range<Int>]) {
-        (parsed, self.line, self.ranges) = (nil, line, ranges)
+    /// A field index's `["…",…]` line, already checked to be one.
+    init(line: ArraySlice<UInt8>) {
+        (parsed, self.line) = (nil, line)
     }
+
+    /// Where each id lies in ``line`` (with its quotes).
+    var ranges: [Range<Int>] { FieldScanner.stringRanges(line) ?? [] }
 
     var all: [String] { parsed ?? FieldScanner.strings(line) ?? [] }
 }

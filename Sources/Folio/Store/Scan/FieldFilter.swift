@@ -25,6 +25,10 @@ struct FieldFilter: @unchecked Sendable {
     /// The top-level field each of `keyPaths` is decoded from; empty until ``reading(_:)``.
     private(set) var keys: [String] = []
     let evaluate: (FieldRow) throws -> Bool
+    /// Words the predicate requires (`title.contains("milk") && …`), by slot: a row whose string
+    /// in that slot is plain text without the word cannot match, which a column's bytes tell
+    /// without making a `String` of each value (``FieldScanner/rows(_:mayContain:)``).
+    let requiredWords: [RequiredWord]
 
     /// The filter for `predicate`, or nil when some part of it cannot be evaluated on fields.
     /// Its key paths are named fields by ``reading(_:)`` before it is used.
@@ -32,7 +36,34 @@ struct FieldFilter: @unchecked Sendable {
         guard let compilable = predicate.expression as? any FieldCompilable else { return nil }
         let compiler = FieldCompiler(variable: predicate.variable.key)
         guard let evaluate = compilable.compiledPredicate(compiler) else { return nil }
-        return FieldFilter(keyPaths: compiler.keyPaths, evaluate: evaluate)
+        let words = (compilable as? any FieldRequirement)?.requiredWords(compiler) ?? []
+        return FieldFilter(keyPaths: compiler.keyPaths, evaluate: evaluate, requiredWords: words)
+    }
+
+    /// Whether an entity's properties, each read through the key path of its slot (nil where a
+    /// key path is not the entity's), are exactly the values of `row` as this filter read them:
+    /// strings byte for byte, numbers as parsed. Then the filter's answer on `row` is the
+    /// predicate's on the entity.
+    func agrees(_ row: FieldRow, with property: (Int) -> Any?) -> Bool {
+        guard row.values.count == keyPaths.count else { return false }
+        for slot in keyPaths.indices {
+            guard let property = property(slot) else { return false }
+            switch (keyPaths[slot].kind, row.values[slot]) {
+            case (.string, .string(let text)?):
+                guard let value = property as? String, value.utf8.elementsEqual(text.utf8) else { return false }
+            case (.bool, .bool(let flag)?):
+                guard let value = property as? Bool, value == flag else { return false }
+            case (.int, .number(let text)?):
+                guard let value = property as? Int, Int(text) == value else { return false }
+            case (.int64, .number(let text)?):
+                guard let value = property as? Int64, Int64(text) == value else { return false }
+            case (.double, .number(let text)?):
+                guard let value = property as? Double, Double(text) == value else { return false }
+            default:
+                return false
+            }
+        }
+        return true
     }
 
     /// This filter reading each key path from its field; nil when one of them has none.
@@ -44,6 +75,48 @@ struct FieldFilter: @unchecked Sendable {
             named.keys.append(key)
         }
         return named
+    }
+}
+
+/// A word the string in `slot` must contain for the predicate to hold: its UTF-8 bytes, plain text
+/// (``TextSearch/plainBytes(_:)``) and never empty.
+struct RequiredWord: Sendable {
+    let slot: Int
+    let bytes: [UInt8]
+}
+
+/// An expression that holds only where some strings contain some words: the root of a predicate,
+/// and the sides of an `&&` below it (never below `||` or `!`).
+protocol FieldRequirement {
+    func requiredWords(_ compiler: FieldCompiler) -> [RequiredWord]
+}
+
+extension PredicateExpressions.Conjunction: FieldRequirement where LHS: FieldCompilable, RHS: FieldCompilable {
+    func requiredWords(_ compiler: FieldCompiler) -> [RequiredWord] {
+        ((lhs as? any FieldRequirement)?.requiredWords(compiler) ?? []) + ((rhs as? any FieldRequirement)?.requiredWords(compiler) ?? [])
+    }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: FieldRequirement where Base: FieldCompilable, Other: FieldCompilable {
+    func requiredWords(_ compiler: FieldCompiler) -> [RequiredWord] {
+        guard let slot = (base as? any FieldStringKeyPath)?.stringSlot(compiler),
+              let word = (other as? PredicateExpressions.Value<String>)?.value,
+              !word.isEmpty, TextSearch.plainBytes(word) else { return [] }
+        return [RequiredWord(slot: slot, bytes: Array(word.utf8))]
+    }
+}
+
+/// A key path of the predicate's entity to a `String` property.
+private protocol FieldStringKeyPath {
+    /// The slot the compiled filter reads the property from; nil when the path is not one of the
+    /// entity's strings, or was not compiled.
+    func stringSlot(_ compiler: FieldCompiler) -> Int?
+}
+
+extension PredicateExpressions.KeyPath: FieldStringKeyPath {
+    fileprivate func stringSlot(_ compiler: FieldCompiler) -> Int? {
+        guard Output.self == String.self, (root as? any PredicateVariable)?.variableID == compiler.variable else { return nil }
+        return compiler.existingSlot(keyPath as AnyKeyPath, .string)
     }
 }
 
@@ -85,6 +158,11 @@ final class FieldCompiler {
         if let index = keyPaths.firstIndex(where: { $0.keyPath == keyPath }) { return index }
         keyPaths.append((keyPath, kind))
         return keyPaths.count - 1
+    }
+
+    /// The slot of a key path already compiled as `kind`.
+    func existingSlot(_ keyPath: AnyKeyPath, _ kind: FieldKind) -> Int? {
+        keyPaths.firstIndex { $0.keyPath == keyPath && $0.kind == kind }
     }
 }
 
@@ -263,8 +341,12 @@ enum TextSearch {
 
     /// Whether the string is such text.
     static func plainBytes(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { bytes in bytes.allSatisfy { $0 < 0x80 && $0 != 0x0D } }
-            ?? text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D }
+        text.utf8.withContiguousStorageIfAvailable(plainBytes) ?? text.utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D }
+    }
+
+    /// Whether the UTF-8 bytes are such text.
+    static func plainBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 < 0x80 && $0 != 0x0D }
     }
 
     /// `Collection.contains` as Foundation's `CollectionContainsCollection` calls it: generic, so
@@ -286,22 +368,23 @@ enum TextSearch {
     /// Whether the bytes `word` occur in `text`'s.
     static func contains(_ text: String, _ word: [UInt8]) -> Bool {
         var text = text
-        return text.withUTF8 { haystack in
-            word.withUnsafeBufferPointer { needle in
-                guard let first = needle.first else { return true }
-                guard needle.count <= haystack.count else { return false }
-                var index = 0
-                let last = haystack.count - needle.count
-                while index <= last {
-                    if haystack[index] == first {
-                        var offset = 1
-                        while offset < needle.count, haystack[index + offset] == needle[offset] { offset += 1 }
-                        if offset == needle.count { return true }
-                    }
-                    index += 1
-                }
-                return false
+        return text.withUTF8 { haystack in word.withUnsafeBufferPointer { contains(haystack, $0) } }
+    }
+
+    /// Whether the bytes `needle` occur in `haystack`.
+    static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = needle.first else { return true }
+        guard needle.count <= haystack.count else { return false }
+        var index = 0
+        let last = haystack.count - needle.count
+        while index <= last {
+            if haystack[index] == first {
+                var offset = 1
+                while offset < needle.count, haystack[index + offset] == needle[offset] { offset += 1 }
+                if offset == needle.count { return true }
             }
+            index += 1
         }
+        return false
     }
 }

@@ -91,7 +91,7 @@ final class ProbePass {
 
     func string(_ key: String) -> String {
         if let edge, edge.key == key { return record(key, edge.variant.isEmpty ? "" : " ") }
-        return record(key, "\u{1}folio-probe \(mark(key)) \(key)")
+        return record(key, "\u{1}Folio-Probe \(mark(key)) \(key)")   // both cases: a decoder that changes case is seen
     }
 
     func integer(_ key: String) -> Int {

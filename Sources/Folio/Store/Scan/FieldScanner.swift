@@ -85,11 +85,19 @@ extension FieldScanner {
     }
 
     /// The values of a `[<value>,…]` line (a field index's column); nil when it is not one.
-    static func values(_ line: ArraySlice<UInt8>) -> [FieldValue]? {
+    /// With `keeping`, only the values where it is true are read, the others skipped and given
+    /// as ``FieldValue/other``.
+    static func values(_ line: ArraySlice<UInt8>, keeping: [Bool]? = nil) -> [FieldValue]? {
         line.withUnsafeBufferPointer { buffer in
             var scanner = Walker(bytes: buffer)
-            return scanner.scalarArray()
+            return scanner.scalarArray(keeping: keeping)
         }
+    }
+
+    /// ``rows(_:mayContain:count:)`` read value by value, for any line.
+    static func rowsWalked(_ line: UnsafeBufferPointer<UInt8>, mayContain word: UnsafeBufferPointer<UInt8>) -> [Bool]? {
+        var scanner = Walker(bytes: line)
+        return scanner.rows(mayContain: word)
     }
 }
 
@@ -244,15 +252,39 @@ private struct Walker {
         return walked ? ranges : nil
     }
 
-    /// A `[<scalar>,…]` array filling the buffer (spaces around it allowed).
-    mutating func scalarArray() -> [FieldValue]? {
+    /// A `[<scalar>,…]` array filling the buffer (spaces around it allowed); the values where
+    /// `keeping` is false skipped, as ``FieldValue/other``.
+    mutating func scalarArray(keeping: [Bool]?) -> [FieldValue]? {
         var values: [FieldValue] = []
+        if let keeping { values.reserveCapacity(keeping.count) }
         let walked = elements { walker in
+            if let keeping {
+                guard values.count < keeping.count else { return false }
+                if !keeping[values.count] {
+                    values.append(.other)
+                    return walker.skipValue()
+                }
+            }
             guard let value = walker.scalar() else { return false }
             values.append(value)
             return true
         }
         return walked ? values : nil
+    }
+
+    /// ``FieldScanner/rowsWalked(_:mayContain:)``.
+    mutating func rows(mayContain word: UnsafeBufferPointer<UInt8>) -> [Bool]? {
+        var rows: [Bool] = []
+        let walked = elements { walker in
+            guard walker.peek == UInt8(ascii: "\"") else {
+                rows.append(true)
+                return walker.skipValue()
+            }
+            guard let string = walker.string() else { return false }
+            rows.append(string.escaped || !TextSearch.plainBytes(string.raw) || TextSearch.contains(string.raw, word))
+            return true
+        }
+        return walked ? rows : nil
     }
 
     /// A value read for a filter: strings, booleans and numbers as they are; anything else
