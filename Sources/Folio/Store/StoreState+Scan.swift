@@ -206,13 +206,22 @@ struct Prefetched<E: Entity>: Sendable {
         // The ids are taken apart only for a file with candidates: otherwise checking that the
         // line holds `count` strings is enough (the scan may never ask for them).
         guard FieldScanner.holdsStrings(entry.ids, count: entry.count) else { return nil }
-        // The rows whose strings hold the words the predicate requires, found on the column's
-        // bytes; only they are read into values and evaluated.
+        // The rows that may meet what the predicate requires (a word in a string, a flag), found
+        // on the columns' bytes; only they are read into values and evaluated.
         var keeping: [Bool]?
-        for word in filter.requiredWords {
-            guard let line = entry.fields[filter.keys[word.slot]] else { continue }   // none has it: undetermined
-            guard let rows = FieldScanner.rows(line, mayContain: word.bytes, count: entry.count) else { return nil }
+        for requirement in filter.requirements {
+            let rows: [Bool]?
+            switch requirement {
+            case .word(let slot, let word):
+                guard let line = entry.fields[filter.keys[slot]] else { continue }   // none has it: undetermined
+                rows = FieldScanner.rows(line, mayContain: word, count: entry.count)
+            case .flag(let slot, let flag):
+                guard let line = entry.fields[filter.keys[slot]] else { continue }
+                rows = FieldScanner.rows(line, mayBe: flag, count: entry.count)
+            }
+            guard let rows else { return nil }
             keeping = keeping.map { zip($0, rows).map { $0 && $1 } } ?? rows
+            if keeping?.contains(true) == false { break }
         }
         var columns: [[FieldValue]?] = []
         if keeping?.contains(true) != false {
@@ -260,35 +269,40 @@ struct Prefetched<E: Entity>: Sendable {
     /// then loaded, and the load reports these).
     ///
     /// A candidate the filter held true whose decoded properties are exactly the values the
-    /// filter read (``FieldFilter/agrees(_:with:)``) matches: the filter computed the predicate on
+    /// filter read (``FieldFilter/agreement(_:)``) matches: the filter computed the predicate on
     /// those very values. Any other is tested against `predicate`, so a property that does not
     /// decode as its field reads (a mapping the probe got wrong) costs time, never a wrong answer.
     static func matching(_ candidates: [Candidate], filter: FieldFilter, predicate: Predicate<E>, path: String) -> [E]? {
-        var coder: EntityCoder?
-        var matches: [(id: String, entity: E)] = []
-        let keyPaths = filter.keyPaths.map { $0.keyPath as? PartialKeyPath<E> }
+        guard !candidates.isEmpty else { return [] }
+        let coder = EntityCoder()
+        let agrees = filter.agreement(E.self)
+        var ids: [String] = [], matches: [E] = []
+        ids.reserveCapacity(candidates.count)
+        matches.reserveCapacity(candidates.count)
         for (id, object, row) in candidates {
             let json: JSONValue
             do { json = try JSONParser.parse(Array(object)) } catch { return nil }
-            let decoder = coder ?? EntityCoder()
-            coder = decoder
             guard Partition.keyMismatch(id: id, in: json, path: path) == nil,
-                  case .success(let entity) = decoder.decodeOne(E.self, from: json) else { return nil }
-            if let row, filter.agrees(row, with: { slot in keyPaths[slot].map { entity[keyPath: $0] } }) {
-                matches.append((id, entity))
+                  case .success(let entity) = coder.decodeOne(E.self, from: json) else { return nil }
+            if let row, let agrees, agrees(entity, row) {
+                ids.append(id)
+                matches.append(entity)
                 continue
             }
             do {
-                if try predicate.evaluate(entity) { matches.append((id, entity)) }
+                if try predicate.evaluate(entity) {
+                    ids.append(id)
+                    matches.append(entity)
+                }
             } catch {
                 return nil
             }
         }
         // Folio writes a file's entities in id order: sorting is rarely needed.
-        if zip(matches, matches.dropFirst()).contains(where: { !$0.id.precedesInKeyOrder($1.id) }) {
-            matches.sort { $0.id.precedesInKeyOrder($1.id) }
-        }
-        return matches.map { $0.entity }
+        var index = 1
+        while index < ids.count, ids[index - 1].precedesInKeyOrder(ids[index]) { index += 1 }
+        guard index < ids.count else { return matches }
+        return zip(ids, matches).sorted { $0.0.precedesInKeyOrder($1.0) }.map { $0.1 }
     }
 
     /// Gives a partition that holds exactly the file's entities the decoded values.

@@ -57,7 +57,7 @@ struct CasedTodo: Entity, Equatable {
 /// A search for a word (`title.contains("milk") && …`) rules out rows of the field index on the
 /// column's bytes (FieldScanner.rows(_:mayContain:count:), Scan/WordRows.swift), and a candidate
 /// whose decoded properties are the values the filter read is taken without testing the predicate
-/// again (FieldFilter.agrees). Neither may ever drop or add an entity the predicate decides
+/// again (FieldFilter.agreement). Neither may ever drop or add an entity the predicate decides
 /// otherwise.
 @Suite struct WordRowsTests {
     /// Pieces of titles: plain words, other text (decomposed and precomposed accents, the Kelvin

@@ -25,10 +25,10 @@ struct FieldFilter: @unchecked Sendable {
     /// The top-level field each of `keyPaths` is decoded from; empty until ``reading(_:)``.
     private(set) var keys: [String] = []
     let evaluate: (FieldRow) throws -> Bool
-    /// Words the predicate requires (`title.contains("milk") && …`), by slot: a row whose string
-    /// in that slot is plain text without the word cannot match, which a column's bytes tell
-    /// without making a `String` of each value (``FieldScanner/rows(_:mayContain:)``).
-    let requiredWords: [RequiredWord]
+    /// What the predicate requires of some fields whatever the rest (`title.contains("milk") &&
+    /// !done`): a row whose value in a column certainly fails one cannot match, which the column's
+    /// bytes tell without reading a value of each row (Scan/WordRows.swift, Scan/FlagRows.swift).
+    let requirements: [FieldRequirement]
 
     /// The filter for `predicate`, or nil when some part of it cannot be evaluated on fields.
     /// Its key paths are named fields by ``reading(_:)`` before it is used.
@@ -36,34 +36,57 @@ struct FieldFilter: @unchecked Sendable {
         guard let compilable = predicate.expression as? any FieldCompilable else { return nil }
         let compiler = FieldCompiler(variable: predicate.variable.key)
         guard let evaluate = compilable.compiledPredicate(compiler) else { return nil }
-        let words = (compilable as? any FieldRequirement)?.requiredWords(compiler) ?? []
-        return FieldFilter(keyPaths: compiler.keyPaths, evaluate: evaluate, requiredWords: words)
+        let requirements = (compilable as? any FieldRequiring)?.requirements(compiler) ?? []
+        return FieldFilter(keyPaths: compiler.keyPaths, evaluate: evaluate, requirements: requirements,
+                           agreement: agreement(compiler.keyPaths, of: E.self))
     }
 
-    /// Whether an entity's properties, each read through the key path of its slot (nil where a
-    /// key path is not the entity's), are exactly the values of `row` as this filter read them:
-    /// strings byte for byte, numbers as parsed. Then the filter's answer on `row` is the
-    /// predicate's on the entity.
-    func agrees(_ row: FieldRow, with property: (Int) -> Any?) -> Bool {
-        guard row.values.count == keyPaths.count else { return false }
-        for slot in keyPaths.indices {
-            guard let property = property(slot) else { return false }
-            switch (keyPaths[slot].kind, row.values[slot]) {
-            case (.string, .string(let text)?):
-                guard let value = property as? String, value.utf8.elementsEqual(text.utf8) else { return false }
-            case (.bool, .bool(let flag)?):
-                guard let value = property as? Bool, value == flag else { return false }
-            case (.int, .number(let text)?):
-                guard let value = property as? Int, Int(text) == value else { return false }
-            case (.int64, .number(let text)?):
-                guard let value = property as? Int64, Int64(text) == value else { return false }
-            case (.double, .number(let text)?):
-                guard let value = property as? Double, Double(text) == value else { return false }
-            default:
-                return false
+    /// Whether an entity's properties are exactly the values of a row as this filter read them
+    /// (strings byte for byte, numbers as parsed): then the filter's answer on the row is the
+    /// predicate's on the entity. A `(E, FieldRow) -> Bool` for the predicate's entity type,
+    /// made when the filter is compiled, so no property is boxed to be compared.
+    private let agreement: Any
+
+    /// ``agreement`` for entities of type `E`; nil for another type than the predicate's.
+    func agreement<E>(_ type: E.Type) -> ((E, FieldRow) -> Bool)? {
+        agreement as? (E, FieldRow) -> Bool
+    }
+
+    private init(keyPaths: [(keyPath: AnyKeyPath, kind: FieldKind)], evaluate: @escaping (FieldRow) throws -> Bool,
+                 requirements: [FieldRequirement], agreement: Any) {
+        (self.keyPaths, self.evaluate, self.requirements, self.agreement) = (keyPaths, evaluate, requirements, agreement)
+    }
+
+    /// ``agreement`` for the key paths of `E`'s properties: for each slot, a comparison of the
+    /// property with the value the filter read.
+    private static func agreement<E>(_ keyPaths: [(keyPath: AnyKeyPath, kind: FieldKind)], of type: E.Type) -> (E, FieldRow) -> Bool {
+        func same<T>(_ keyPath: AnyKeyPath, _ value: @escaping (FieldValue) -> T?) -> (E, FieldValue?) -> Bool where T: Equatable {
+            guard let keyPath = keyPath as? KeyPath<E, T> else { return { _, _ in false } }
+            return { entity, field in field.flatMap(value) == entity[keyPath: keyPath] }
+        }
+        let comparisons: [(E, FieldValue?) -> Bool] = keyPaths.map { keyPath, kind in
+            switch kind {
+            case .string:
+                guard let keyPath = keyPath as? KeyPath<E, String> else { return { _, _ in false } }
+                return { entity, field in
+                    guard case .string(let text)? = field else { return false }
+                    return entity[keyPath: keyPath].utf8.elementsEqual(text.utf8)
+                }
+            case .bool:
+                return same(keyPath) { if case .bool(let flag) = $0 { flag } else { nil } }
+            case .int:
+                return same(keyPath) { if case .number(let text) = $0 { Int(text) } else { nil } }
+            case .int64:
+                return same(keyPath) { if case .number(let text) = $0 { Int64(text) } else { nil } }
+            case .double:
+                return same(keyPath) { if case .number(let text) = $0 { Double(text) } else { nil } }
             }
         }
-        return true
+        return { entity, row in
+            guard row.values.count == comparisons.count else { return false }
+            for slot in comparisons.indices where !comparisons[slot](entity, row.values[slot]) { return false }
+            return true
+        }
     }
 
     /// This filter reading each key path from its field; nil when one of them has none.
@@ -78,45 +101,78 @@ struct FieldFilter: @unchecked Sendable {
     }
 }
 
-/// A word the string in `slot` must contain for the predicate to hold: its UTF-8 bytes, plain text
-/// (``TextSearch/plainBytes(_:)``) and never empty.
-struct RequiredWord: Sendable {
-    let slot: Int
-    let bytes: [UInt8]
+/// What a value of a row must be for the predicate to hold, whatever the row's other values.
+enum FieldRequirement: Sendable, Equatable {
+    /// The string in `slot` contains the word: its UTF-8 bytes, plain text
+    /// (``TextSearch/plainBytes(_:)``) and never empty.
+    case word(slot: Int, bytes: [UInt8])
+    /// The boolean in `slot` is `flag`.
+    case flag(slot: Int, Bool)
 }
 
-/// An expression that holds only where some strings contain some words: the root of a predicate,
-/// and the sides of an `&&` below it (never below `||` or `!`).
-protocol FieldRequirement {
-    func requiredWords(_ compiler: FieldCompiler) -> [RequiredWord]
+/// An expression that holds only where some fields meet some requirements: the root of a
+/// predicate, and the sides of an `&&` below it (never below `||`, nor below `!` but for a flag).
+protocol FieldRequiring {
+    func requirements(_ compiler: FieldCompiler) -> [FieldRequirement]
 }
 
-extension PredicateExpressions.Conjunction: FieldRequirement where LHS: FieldCompilable, RHS: FieldCompilable {
-    func requiredWords(_ compiler: FieldCompiler) -> [RequiredWord] {
-        ((lhs as? any FieldRequirement)?.requiredWords(compiler) ?? []) + ((rhs as? any FieldRequirement)?.requiredWords(compiler) ?? [])
+extension PredicateExpressions.Conjunction: FieldRequiring where LHS: FieldCompilable, RHS: FieldCompilable {
+    func requirements(_ compiler: FieldCompiler) -> [FieldRequirement] {
+        ((lhs as? any FieldRequiring)?.requirements(compiler) ?? []) + ((rhs as? any FieldRequiring)?.requirements(compiler) ?? [])
     }
 }
 
-extension PredicateExpressions.CollectionContainsCollection: FieldRequirement where Base: FieldCompilable, Other: FieldCompilable {
-    func requiredWords(_ compiler: FieldCompiler) -> [RequiredWord] {
-        guard let slot = (base as? any FieldStringKeyPath)?.stringSlot(compiler),
+extension PredicateExpressions.CollectionContainsCollection: FieldRequiring where Base: FieldCompilable, Other: FieldCompilable {
+    func requirements(_ compiler: FieldCompiler) -> [FieldRequirement] {
+        guard let slot = (base as? any FieldPropertyPath)?.slot(compiler, String.self),
               let word = (other as? PredicateExpressions.Value<String>)?.value,
               !word.isEmpty, TextSearch.plainBytes(word) else { return [] }
-        return [RequiredWord(slot: slot, bytes: Array(word.utf8))]
+        return [.word(slot: slot, bytes: Array(word.utf8))]
     }
 }
 
-/// A key path of the predicate's entity to a `String` property.
-private protocol FieldStringKeyPath {
-    /// The slot the compiled filter reads the property from; nil when the path is not one of the
-    /// entity's strings, or was not compiled.
-    func stringSlot(_ compiler: FieldCompiler) -> Int?
+/// `$0.done`: the flag is true.
+extension PredicateExpressions.KeyPath: FieldRequiring {
+    func requirements(_ compiler: FieldCompiler) -> [FieldRequirement] {
+        slot(compiler, Bool.self).map { [.flag(slot: $0, true)] } ?? []
+    }
 }
 
-extension PredicateExpressions.KeyPath: FieldStringKeyPath {
-    fileprivate func stringSlot(_ compiler: FieldCompiler) -> Int? {
-        guard Output.self == String.self, (root as? any PredicateVariable)?.variableID == compiler.variable else { return nil }
-        return compiler.existingSlot(keyPath as AnyKeyPath, .string)
+/// `!$0.done`: the flag is false.
+extension PredicateExpressions.Negation: FieldRequiring where Wrapped: FieldCompilable {
+    func requirements(_ compiler: FieldCompiler) -> [FieldRequirement] {
+        (wrapped as? any FieldPropertyPath)?.slot(compiler, Bool.self).map { [.flag(slot: $0, false)] } ?? []
+    }
+}
+
+/// `$0.done == false`, `true == $0.done`.
+extension PredicateExpressions.Equal: FieldRequiring where LHS: FieldCompilable, RHS: FieldCompilable {
+    func requirements(_ compiler: FieldCompiler) -> [FieldRequirement] {
+        if let slot = (lhs as? any FieldPropertyPath)?.slot(compiler, Bool.self), let flag = (rhs as? PredicateExpressions.Value<Bool>)?.value {
+            return [.flag(slot: slot, flag)]
+        }
+        if let slot = (rhs as? any FieldPropertyPath)?.slot(compiler, Bool.self), let flag = (lhs as? PredicateExpressions.Value<Bool>)?.value {
+            return [.flag(slot: slot, flag)]
+        }
+        return []
+    }
+}
+
+/// A key path of the predicate's entity to one of its properties.
+private protocol FieldPropertyPath {
+    /// The slot the compiled filter reads the property from, when it is a `T` read from its
+    /// field; nil otherwise, or when it was not compiled.
+    func slot<T>(_ compiler: FieldCompiler, _ type: T.Type) -> Int?
+}
+
+extension PredicateExpressions.KeyPath: FieldPropertyPath {
+    fileprivate func slot<T>(_ compiler: FieldCompiler, _ type: T.Type) -> Int? {
+        guard Output.self == T.self, (root as? any PredicateVariable)?.variableID == compiler.variable else { return nil }
+        switch type {
+        case is String.Type: return compiler.existingSlot(keyPath as AnyKeyPath, .string)
+        case is Bool.Type: return compiler.existingSlot(keyPath as AnyKeyPath, .bool)
+        default: return nil
+        }
     }
 }
 

@@ -2,7 +2,7 @@ internal import Foundation
 
 /// Which rows of a field index column may hold a word, found on the column's bytes: the filter of a
 /// query like `title.contains("milk") && …` then reads and evaluates only those rows, not a
-/// `String` per title of ten years (``FieldFilter/requiredWords``).
+/// `String` per title of ten years (``FieldFilter/requirements``).
 ///
 /// A row is ruled out only when its value is certainly a string without the word: written without
 /// escapes, and plain text (``TextSearch/plainBytes(_:)``: ASCII without a carriage return), where
