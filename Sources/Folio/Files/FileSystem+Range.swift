@@ -1,8 +1,9 @@
 /// Reading parts of a file through one open descriptor: every part comes from the same file, even
 /// if another process renames a new one over its name meanwhile.
 extension FileSystem {
-    /// An open file, read by ranges; closed when released.
-    final class OpenFile {
+    /// An open file, read by ranges; closed when released. Sendable: its descriptor is read only
+    /// with `pread`, which keeps no position, so threads may read it at once.
+    final class OpenFile: @unchecked Sendable {
         let path: String
         /// The open file's identity (`fstat`).
         let identity: FileIdentity

@@ -4,11 +4,27 @@ internal import Foundation
 /// parallel, a batch at a time, then taken in one by one in order, through the partition cache
 /// and its budget, so a query over years of data neither waits on one core nor keeps every file.
 extension StoreState {
-    /// How many files are fetched at once, per thread.
+    /// How many files read whole are fetched at once, per thread (each is kept whole until its turn).
     static let scanBatchPerThread = 8
-    /// How many files are fetched at once, per thread, when a filter on fields keeps only the
-    /// matches of each (a file that must be loaded is still kept whole until its turn).
-    static let fieldScanBatchPerThread = 64
+    /// How many files filtered on fields are fetched at once, per thread: each keeps only its
+    /// matches (and the field index entry made of it), so large batches cost little memory, and
+    /// the threads wait less on the calling one, which takes the results in between.
+    static let fieldScanBatchPerThread = 1024
+
+    /// Where the batch of `addresses` that starts at `start` ends: at most ``scanBatchPerThread``
+    /// files per thread to read whole (not in memory, not `light`: filtered on fields), and at
+    /// most ``fieldScanBatchPerThread`` in all.
+    private func batchEnd(_ addresses: [PartitionAddress], from start: Int, width: Int, light: (PartitionAddress) -> Bool) -> Int {
+        var end = start, heavy = 0
+        while end < addresses.count, end - start < width * Self.fieldScanBatchPerThread {
+            if !light(addresses[end]) && !partitions.contains(addresses[end]) {
+                guard heavy < width * Self.scanBatchPerThread else { break }
+                heavy += 1
+            }
+            end += 1
+        }
+        return end
+    }
 
     /// Calls `body` with each partition at `addresses`, in order, each verified or loaded as
     /// ``partition(_:verify:)`` does. Partitions not in memory are fetched in parallel batches,
@@ -26,9 +42,6 @@ extension StoreState {
                                      filter: FieldFilter? = nil, scannable: (PartitionAddress) -> Bool = { _ in false },
                                      _ body: (ScannedPartition<E>) throws(FolioError) -> Void) throws(FolioError) {
         let width = Self.scanWidth
-        // A scan on fields keeps only the matches of each file, not the file: larger batches wait
-        // less on the threads.
-        let batchSize = width * (filter == nil ? Self.scanBatchPerThread : Self.fieldScanBatchPerThread)
         var fieldIndex = FieldIndexUpdate(collection: E.collection)
         let identities: [PartitionKey: FileIdentity]
         let unread = filter == nil ? [] : addresses.filter { !partitions.contains($0) && scannable($0) }
@@ -41,10 +54,10 @@ extension StoreState {
         }
         var start = 0
         while start < addresses.count {
-            let batch = Array(addresses[start..<min(start + batchSize, addresses.count)])
-            start += batch.count
+            let end = batchEnd(addresses, from: start, width: width) { filter != nil && scannable($0) }
+            let batch = addresses[start..<end]
+            start = end
             let missing = batch.filter { !partitions.contains($0) }
-            var fetched: [PartitionAddress: Result<Prefetched<E>, FolioError>] = [:]
             let scanning = filter == nil ? [] : Set(missing.filter(scannable))
             // In memory but without an entry of its file as it is, in a loaded field index (the
             // sample partition of the filter, a file read by an earlier query): read once more,
@@ -53,6 +66,9 @@ extension StoreState {
                 guard let partition = partitions.peek(address), scannable(address) else { return false }
                 return fieldIndex.entries[address.key]?.identity != partition.identity
             }
+            // The results of `missing`, then of `unindexed` (never the same partition: one is in
+            // memory, the other not); none when one file alone is missing (it is loaded below).
+            var results: [Result<Prefetched<E>, FolioError>] = []
             if missing.count > 1 || !scanning.isEmpty || !unindexed.isEmpty {
                 let fileSystem = self.fileSystem
                 let indexed = fieldIndex.entries
@@ -60,21 +76,26 @@ extension StoreState {
                 let reading = missing.filter { !scanning.contains($0) || indexed[$0.key] == nil }.count
                 let written = reading == 0 ? nil
                     : writtenHashes.current(fileSystem, worthReading: reading + fileLoads > WrittenHashesCache.worthReadingAfter)
-                let results = parallelMap(missing + unindexed, width: width) { address in
+                let unindexedSet = Set(unindexed)
+                results = parallelMap(missing + unindexed, width: width) { address in
                     Result { () throws(FolioError) -> Prefetched<E> in
-                        let scanned = scanning.contains(address) || unindexed.contains(address)
+                        let scanned = scanning.contains(address) || unindexedSet.contains(address)
                         return try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate, filter: scanned ? filter : nil,
                                                        written: written, indexed: scanned ? indexed[address.key] : nil,
                                                        identity: identities[address.key])
                     }
                 }
-                for (address, result) in zip(missing + unindexed, results) {
-                    if missing.contains(address) { fetched[address] = result }
-                    if scanning.contains(address) || unindexed.contains(address) { fieldIndex.note(address.key, result) }
-                }
+                for (index, address) in missing.enumerated() where scanning.contains(address) { fieldIndex.note(address.key, results[index]) }
+                for (index, address) in unindexed.enumerated() { fieldIndex.note(address.key, results[missing.count + index]) }
             }
+            var nextMissing = 0
             for address in batch {
-                guard let prefetched = fetched[address], !partitions.contains(address) else {
+                var prefetched: Result<Prefetched<E>, FolioError>?
+                if nextMissing < missing.count, missing[nextMissing] == address {
+                    prefetched = results.isEmpty ? nil : results[nextMissing]
+                    nextMissing += 1
+                }
+                guard let prefetched, !partitions.contains(address) else {
                     let loaded = try partition(address)
                     try body(.loaded(loaded, matches: nil, vouched: fieldIndex.vouches(for: loaded, touched: touched)))
                     continue

@@ -128,8 +128,25 @@ enum FieldIndexFile {
         }
     }
 
-    private struct Section {
-        enum Kind: Hashable { case ids, ranges, field(String) }
+    /// A part of the index read on its own: the partition lines of the header, or a section.
+    private enum Part: Sendable {
+        case partitions
+        case section(Section, offset: Int)
+
+        /// What reading a part gives.
+        enum Read: Sendable {
+            case partitions([(key: PartitionKey, identity: FileIdentity, count: Int)])
+            case lines(Section.Kind, [ArraySlice<UInt8>])
+        }
+
+        /// Bytes to read: the partition lines, already read, count for nothing.
+        var length: Int {
+            if case .section(let section, _) = self { section.length } else { 0 }
+        }
+    }
+
+    private struct Section: Sendable {
+        enum Kind: Hashable, Sendable { case ids, ranges, field(String) }
         var kind: Kind
         var length: Int
         var checksum: UInt32
@@ -152,7 +169,7 @@ enum FieldIndexFile {
         case "ids repeated": idsAreUnique = false
         default: return nil
         }
-        var partitions: [(key: PartitionKey, identity: FileIdentity, count: Int)] = []
+        var partitionLines: [ArraySlice<UInt8>] = []
         var sections: [Section] = []
         while true {
             let start = position
@@ -163,8 +180,8 @@ enum FieldIndexFile {
                 break
             }
             if text.first == UInt8(ascii: "P") {
-                guard sections.isEmpty, let partition = partitionLine(text) else { return nil }
-                partitions.append(partition)
+                guard sections.isEmpty else { return nil }
+                partitionLines.append(text)
             } else {
                 guard let section = sectionLine(text) else { return nil }
                 sections.append(section)
@@ -173,32 +190,63 @@ enum FieldIndexFile {
         guard sections.first?.kind == .ids, sections.count >= 2, sections[1].kind == .ranges else { return nil }
         // An index cut short, or with bytes added, is not used even where the parts read are whole.
         guard position + sections.reduce(0, { $0 + $1.length }) == size else { return nil }
-        var read: [(section: Section, bytes: [UInt8])] = []
+        var parts: [Part] = [.partitions]
         var offset = position
         for section in sections {
             defer { offset += section.length }
             if case .field(let name) = section.kind, let wanted, !wanted.contains(name) { continue }
-            guard offset + section.length <= size else { return nil }
-            read.append((section, try file.read(offset..<(offset + section.length))))
+            parts.append(.section(section, offset: offset))
         }
-        let intact = parallelMap(read, width: StoreState.scanWidth) { part in
-            part.bytes.withUnsafeBytes { CRC32C.checksum($0) } == part.section.checksum
+        // Each section read, checked and split on the scan's threads, the largest first, beside the
+        // partition lines: megabytes read into fresh memory cost their page faults, which the
+        // cores take at once.
+        parts.sort { $0.length > $1.length }
+        let lineCount = partitionLines.count, headerLines = partitionLines
+        let done = parallelMap(parts, width: StoreState.scanWidth) { part in
+            Result { () throws(FolioError) -> Part.Read? in
+                switch part {
+                case .partitions:
+                    var partitions: [(key: PartitionKey, identity: FileIdentity, count: Int)] = []
+                    partitions.reserveCapacity(lineCount)
+                    for line in headerLines {
+                        guard let partition = partitionLine(line) else { return nil }
+                        partitions.append(partition)
+                    }
+                    return .partitions(partitions)
+                case .section(let section, let offset):
+                    let bytes = try file.read(offset..<(offset + section.length))
+                    guard bytes.count == section.length, bytes.withUnsafeBytes({ CRC32C.checksum($0) }) == section.checksum,
+                          bytes.last == 0x0A || lineCount == 0 else { return nil }
+                    let lines = bytes.dropLast().lines()
+                    guard lines.count == lineCount || (lineCount == 0 && bytes.isEmpty) else { return nil }
+                    return .lines(section.kind, lines)
+                }
+            }
         }
-        guard !intact.contains(false) else { return nil }
+        var partitions: [(key: PartitionKey, identity: FileIdentity, count: Int)] = []
         var columns: [Section.Kind: [ArraySlice<UInt8>]] = [:]
-        for (section, bytes) in read {
-            guard bytes.last == 0x0A || partitions.isEmpty else { return nil }
-            let lines = bytes.dropLast().lines()
-            guard lines.count == partitions.count || (partitions.isEmpty && bytes.isEmpty), columns[section.kind] == nil else { return nil }
-            columns[section.kind] = lines
+        for result in done {
+            switch try result.get() {
+            case nil: return nil
+            case .partitions(let parsed)?: partitions = parsed
+            case .lines(let kind, let lines)?:
+                guard columns[kind] == nil else { return nil }
+                columns[kind] = lines
+            }
         }
         guard let ids = columns[.ids], let ranges = columns[.ranges] else { return nil }
+        let fieldColumns = columns.compactMap { kind, lines -> (name: String, lines: [ArraySlice<UInt8>])? in
+            if case .field(let name) = kind { (name, lines) } else { nil }
+        }
         var entries: [PartitionKey: Record] = [:]
+        entries.reserveCapacity(partitions.count)
         for (index, partition) in partitions.enumerated() {
             guard entries[partition.key] == nil else { return nil }
             var fields: [String: ArraySlice<UInt8>] = [:]
-            for (kind, lines) in columns {
-                if case .field(let name) = kind, lines[index] != ArraySlice("-".utf8) { fields[name] = lines[index] }
+            fields.reserveCapacity(fieldColumns.count)
+            for (name, lines) in fieldColumns {
+                let line = lines[index]
+                if !(line.count == 1 && line.first == UInt8(ascii: "-")) { fields[name] = line }   // "-": no entity has it
             }
             entries[partition.key] = Record(identity: partition.identity, count: partition.count, ids: ids[index], ranges: ranges[index], fields: fields)
         }
