@@ -195,27 +195,30 @@ extension StoreState {
             low = try PartitionKey.validMonth(from).text
             high = try PartitionKey.validMonth(through).text + (granularity == .day ? "-31" : "")
         }
-        var keys = Set<PartitionKey>()
+        // Each file name gives one key, and a day file counts only in its own month's folder:
+        // no key is found twice, so the keys are gathered in a list, each folder's sorted.
+        var keys: [PartitionKey] = []
         let lowMonth = String(low.prefix(7)), highMonth = String(high.prefix(7))
-        for entry in try fileSystem.list(collection) {
+        for entry in try fileSystem.list(collection).sorted(by: { $0.name < $1.name }) {
             guard entry.name.hasSuffix(".json") || entry.isDirectory else { continue }
             if granularity == .month {
                 guard !entry.isDirectory, let key = monthKey(fromFileName: entry.name), key.text >= low, key.text <= high else { continue }
-                keys.insert(key)
+                keys.append(key)
             } else {
                 guard entry.isDirectory, PartitionKey.month(parsing: entry.name) != nil,
                       entry.name >= lowMonth, entry.name <= highMonth else { continue }
+                let first = keys.count
                 for file in try fileSystem.list(collection + "/" + entry.name) where !file.isDirectory {
-                    guard let key = dayKey(fromFileName: file.name), key.month == entry.name,
+                    guard let key = dayKey(fromFileName: file.name), key.text.hasPrefix(entry.name),
                           key.text >= low, key.text <= high else { continue }
-                    keys.insert(key)
+                    keys.append(key)
                 }
+                keys[first...].sort()
             }
         }
-        for address in touched where address.collection == collection && address.key.text >= low && address.key.text <= high {
-            keys.insert(address.key)
-        }
-        return keys.sorted().map(address)
+        let pending = touched.filter { $0.collection == collection && $0.key.text >= low && $0.key.text <= high }.map(\.key)
+        if !pending.isEmpty { keys = Array(Set(keys + pending)).sorted() }
+        return keys.map(address)
     }
 
     private func dayKey(fromFileName name: String) -> PartitionKey? {
