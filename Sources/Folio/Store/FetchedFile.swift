@@ -1,4 +1,4 @@
-internal import Dispatch
+internal import Foundation
 
 /// A partition file as read and parsed, before the store takes it in: the part of a first load
 /// that touches only the file, so many files can be fetched at once on every core
@@ -58,22 +58,40 @@ struct FetchedFile: Sendable {
 }
 
 /// Runs `transform` on every element on up to `width` threads; the results in the elements' order.
+/// The threads take the elements a few at a time as they go, so one that started late or drew
+/// slow elements does not leave the others waiting at the end.
 func parallelMap<T: Sendable, R: Sendable>(_ elements: [T], width: Int, _ transform: @Sendable (T) -> R) -> [R] {
     guard elements.count > 1, width > 1 else { return elements.map(transform) }
     let results = ParallelSlots<R>(count: elements.count)
-    let chunks = min(width, elements.count)
-    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-        var index = chunk
-        while index < elements.count {
-            results.set(index, transform(elements[index]))
-            index += chunks
+    let threads = min(width, elements.count)
+    let step = max(1, elements.count / (threads * 32))
+    let next = NextIndex()
+    DispatchQueue.concurrentPerform(iterations: threads) { _ in
+        while case let start = next.take(step), start < elements.count {
+            for index in start..<min(start + step, elements.count) { results.set(index, transform(elements[index])) }
         }
     }
     return results.values()
 }
 
+/// The next element of a ``parallelMap`` to take.
+private final class NextIndex: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+
+    /// The first of the next `count` elements, which the caller then owns.
+    func take(_ count: Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let start = next
+        next += count
+        return start
+    }
+}
+
 /// One slot per element, each written by exactly one thread of `parallelMap` and read after all
-/// of them finished (`concurrentPerform` returns only then), so no two accesses race.
+/// of them finished (`concurrentPerform` returns only then), so no two accesses race. The results
+/// are moved out, not copied (a query's may be thousands of files' worth).
 private final class ParallelSlots<R: Sendable>: @unchecked Sendable {
     private let slots: UnsafeMutableBufferPointer<R?>
 
@@ -89,5 +107,13 @@ private final class ParallelSlots<R: Sendable>: @unchecked Sendable {
 
     func set(_ index: Int, _ value: R) { slots[index] = value }
 
-    func values() -> [R] { slots.map { $0! } }
+    /// Every slot's value, each taken out of its slot (which is left empty).
+    func values() -> [R] {
+        var values: [R] = []
+        values.reserveCapacity(slots.count)
+        for index in slots.indices {
+            if let value = slots[index].take() { values.append(value) }
+        }
+        return values
+    }
 }

@@ -199,18 +199,25 @@ extension StoreState {
         // no key is found twice, so the keys are gathered in a list, each folder's sorted.
         var keys: [PartitionKey] = []
         let lowMonth = String(low.prefix(7)), highMonth = String(high.prefix(7))
-        for entry in try fileSystem.list(collection).sorted(by: { $0.name < $1.name }) {
-            guard entry.name.hasSuffix(".json") || entry.isDirectory else { continue }
-            if granularity == .month {
-                guard !entry.isDirectory, let key = monthKey(fromFileName: entry.name), key.text >= low, key.text <= high else { continue }
+        let entries = try fileSystem.list(collection).sorted { $0.name < $1.name }
+        if granularity == .month {
+            for entry in entries where !entry.isDirectory {
+                guard let key = monthKey(fromFileName: entry.name), key.text >= low, key.text <= high else { continue }
                 keys.append(key)
-            } else {
-                guard entry.isDirectory, PartitionKey.month(parsing: entry.name) != nil,
-                      entry.name >= lowMonth, entry.name <= highMonth else { continue }
+            }
+        } else {
+            let months = entries.filter { entry in
+                entry.isDirectory && PartitionKey.month(parsing: entry.name) != nil && entry.name >= lowMonth && entry.name <= highMonth
+            }.map(\.name)
+            // Years of month folders are listed on the scan's threads (a listing is a system call
+            // that sorts the folder's entries).
+            let fileSystem = self.fileSystem
+            let list = { @Sendable (month: String) in Result { () throws(FolioError) in try fileSystem.list(collection + "/" + month) } }
+            let listed = months.count < 4 ? months.map(list) : parallelMap(months, width: Self.scanWidth, list)
+            for (month, files) in zip(months, listed) {
                 let first = keys.count
-                for file in try fileSystem.list(collection + "/" + entry.name) where !file.isDirectory {
-                    guard let key = dayKey(fromFileName: file.name), key.text.hasPrefix(entry.name),
-                          key.text >= low, key.text <= high else { continue }
+                for file in try files.get() where !file.isDirectory {
+                    guard let key = dayKey(fromFileName: file.name), key.text.hasPrefix(month), key.text >= low, key.text <= high else { continue }
                     keys.append(key)
                 }
                 keys[first...].sort()
