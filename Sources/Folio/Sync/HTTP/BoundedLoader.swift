@@ -80,6 +80,7 @@ final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked Sendable
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         lock.lock()
         var cancel = false
+        var whole: Pending?
         if var entry = pending[dataTask.taskIdentifier], !entry.tooLarge {
             // The response is read here, not in a `didReceive response` callback: that one costs a
             // hop to the delegate queue per request (and swift-corelibs-foundation ignores its
@@ -92,10 +93,27 @@ final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked Sendable
             } else {
                 entry.data.append(data)
             }
-            pending[dataTask.taskIdentifier] = entry
+            if !entry.tooLarge, let response = entry.response, Self.isWhole(entry.data, of: response) {
+                pending[dataTask.taskIdentifier] = nil
+                whole = entry
+            } else {
+                pending[dataTask.taskIdentifier] = entry
+            }
         }
         lock.unlock()
         if cancel { dataTask.cancel() }
+        // The whole answer is here: the caller goes on now, not after one more hop to the delegate
+        // queue for the task's completion (which then finds nothing pending).
+        if let whole, let response = whole.response { whole.continuation.resume(returning: .response(response, whole.data)) }
+    }
+
+    /// Whether `data` is all of the response's body: exactly the length it declared, sent as is
+    /// (no `Content-Encoding`, whose declared length is not that of the decoded bytes).
+    private static func isWhole(_ data: Data, of response: HTTPURLResponse) -> Bool {
+        let length = response.expectedContentLength
+        guard length > 0, Int64(data.count) == length else { return false }
+        let encoding = response.value(forHTTPHeaderField: "Content-Encoding")
+        return encoding == nil || encoding?.lowercased() == "identity"
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -1,0 +1,133 @@
+@testable import Folio
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The loader hands an answer over as soon as its declared length has arrived, without waiting
+/// for the task's completion: whatever the answer's shape (its body in one piece or several, of
+/// no declared length, compressed, cut short, too large), what the caller gets is the whole body
+/// the server meant, or a failure, never a part of it.
+@Suite struct BoundedLoaderTests {
+    /// Each path's answer, as the script below sends it, and what the caller must get.
+    enum Expected: Equatable {
+        case body(Data)
+        case failed
+        case tooLarge
+    }
+
+    static let body = Data((0..<3000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+    static let limit = 2500
+
+    static let cases: [(path: String, expected: Expected)] = [
+        ("exact", .body(Data(body.prefix(2000)))),
+        ("split", .body(Data(body.prefix(2000)))),
+        ("chunked", .body(Data(body.prefix(2000)))),
+        ("gzip", .body(Data(body.prefix(2000)))),
+        ("empty", .body(Data())),
+        ("short", .failed),
+        ("large", .tooLarge),
+        ("undeclared-large", .tooLarge),
+    ]
+
+    @Test(arguments: cases.map(\.path))
+    func theCallerGetsTheWholeAnswerOrNone(_ path: String) async throws {
+        let server = try ScriptedAnswers()
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 30
+        let loader = BoundedLoader(configuration: configuration, limit: Self.limit)
+        defer { loader.invalidate() }
+        let expected = try #require(Self.cases.first { $0.path == path }?.expected)
+        // Several times over one session: a connection reused after an answer handed over early
+        // must serve the next request as well.
+        for round in 0..<3 {
+            let result = await loader.load(URLRequest(url: server.url(path)))
+            switch (result, expected) {
+            case (.response(let response, let data), .body(let body)):
+                #expect(response.statusCode == 200, "\(path), round \(round)")
+                #expect(data == body, "\(path), round \(round): \(data.count) bytes, expected \(body.count)")
+            case (.failed, .failed), (.tooLarge, .tooLarge):
+                break
+            default:
+                Issue.record("\(path), round \(round): \(result), expected \(expected)")
+            }
+        }
+    }
+}
+
+/// A python3 server on 127.0.0.1 answering each path in one shape (BoundedLoaderTests.cases).
+private final class ScriptedAnswers: @unchecked Sendable {
+    let process = Process()
+    private(set) var port = 0
+
+    init(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.script]
+        process.standardOutput = output
+        try process.run()
+        var bytes = Data()
+        for _ in 0..<100 where !bytes.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            bytes.append(chunk)
+        }
+        port = Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        try #require(port > 0, "the scripted server did not start", sourceLocation: sourceLocation)
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)/\(path)") ?? URL(fileURLWithPath: "/")
+    }
+
+    static let script = #"""
+    import gzip, http.server, os, threading, time
+    body = bytes(ord("a") + i % 26 for i in range(3000))
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def do_GET(self):
+            path = self.path.strip("/")
+            part = body[:2000]
+            def head(headers):
+                self.wfile.write(b"HTTP/1.1 200 OK\r\n" + b"".join(b"%s: %s\r\n" % (k.encode(), v.encode()) for k, v in headers) + b"\r\n")
+            if path == "exact":
+                head([("Content-Length", str(len(part)))]); self.wfile.write(part)
+            elif path == "split":
+                head([("Content-Length", str(len(part)))]); self.wfile.write(part[:700]); self.wfile.flush()
+                time.sleep(0.05); self.wfile.write(part[700:1500]); self.wfile.flush(); time.sleep(0.05); self.wfile.write(part[1500:])
+            elif path == "chunked":
+                head([("Transfer-Encoding", "chunked")])
+                for piece in (part[:900], part[900:]):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece)); self.wfile.flush(); time.sleep(0.02)
+                self.wfile.write(b"0\r\n\r\n")
+            elif path == "gzip":
+                packed = gzip.compress(part)
+                head([("Content-Length", str(len(packed))), ("Content-Encoding", "gzip")]); self.wfile.write(packed)
+            elif path == "empty":
+                head([("Content-Length", "0")])
+            elif path == "short":
+                head([("Content-Length", str(len(part)))]); self.wfile.write(part[:1200]); self.wfile.flush()
+                self.close_connection = True; return
+            elif path == "large":
+                head([("Content-Length", str(len(body)))]); self.wfile.write(body)
+            elif path == "undeclared-large":
+                head([("Connection", "close")]); self.wfile.write(body); self.wfile.flush()
+                self.close_connection = True; return
+            self.wfile.flush()
+        def log_message(self, *args): pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(server.server_address[1], flush=True)
+    # Serve until the test is gone (at most 15 minutes).
+    parent = os.getppid()
+    for _ in range(1800):
+        if os.getppid() != parent: break
+        time.sleep(0.5)
+    """#
+}
