@@ -17,19 +17,8 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         try FileManager.default.createDirectory(at: folder.url, withIntermediateDirectories: true)
         let script = folder.url.appendingPathComponent("server.py")
         try Self.script.write(to: script, atomically: true, encoding: .utf8)
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, folder.url.appendingPathComponent("log").path]
-        process.standardOutput = output
-        try process.run()
         // The script prints its two ports once both listen.
-        var bytes = Data()
-        for _ in 0..<100 where !bytes.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            bytes.append(chunk)
-        }
-        let line = String(decoding: bytes, as: UTF8.self)
+        let line = try Self.startPython(process, [script.path, folder.url.appendingPathComponent("log").path])
         ports = line.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
         try #require(ports.count == 2, "the scripted server did not start: \(line)", sourceLocation: sourceLocation)
     }
@@ -37,6 +26,23 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+    }
+
+    /// Runs `python3` with `arguments` in `process` and returns the first line it prints (the
+    /// ports it listens on), or what it printed before it ended.
+    static func startPython(_ process: Process, _ arguments: [String]) throws -> String {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        process.standardOutput = output
+        try process.run()
+        var bytes = Data()
+        for _ in 0..<100 where !bytes.contains(0x0A) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            bytes.append(chunk)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     func url(_ origin: Int, _ path: String) -> URL { URL(string: "http://127.0.0.1:\(ports[origin])/\(path)")! }

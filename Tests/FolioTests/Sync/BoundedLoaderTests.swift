@@ -62,18 +62,8 @@ private final class ScriptedAnswers: @unchecked Sendable {
     private(set) var port = 0
 
     init(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.script]
-        process.standardOutput = output
-        try process.run()
-        var bytes = Data()
-        for _ in 0..<100 where !bytes.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            bytes.append(chunk)
-        }
-        port = Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let line = try ScriptedHTTPServer.startPython(process, ["-c", Self.script])
+        port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         try #require(port > 0, "the scripted server did not start", sourceLocation: sourceLocation)
     }
 
