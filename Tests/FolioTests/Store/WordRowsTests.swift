@@ -92,7 +92,7 @@ struct CasedTodo: Entity, Equatable {
     /// a string written without escapes in plain ASCII and without the word's bytes always is.
     /// Replays with `FOLIO_WORD_ROWS_SEED`.
     @Test func aRowIsRuledOutOnlyWhenItsStringCannotHoldTheWord() throws {
-        let seed = ProcessInfo.processInfo.environment["FOLIO_WORD_ROWS_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        let seed = SplitMix64.seed(replaying: "FOLIO_WORD_ROWS_SEED")
         var random = SplitMix64(seed: seed)
         var (lines, rows, matching, ruledOut, quickLines) = (0, 0, 0, 0, 0)
         // Each line in one style: plain words (the usual titles), other text without escapes
@@ -149,7 +149,7 @@ struct CasedTodo: Entity, Equatable {
     /// holding commas), against a model read with Foundation's JSON parser: a row is ruled out for
     /// a flag exactly when its value is the other boolean. Replays with `FOLIO_FLAG_ROWS_SEED`.
     @Test func aFlagRulesOutExactlyTheRowsOfTheOtherBoolean() throws {
-        let seed = ProcessInfo.processInfo.environment["FOLIO_FLAG_ROWS_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        let seed = SplitMix64.seed(replaying: "FOLIO_FLAG_ROWS_SEED")
         var random = SplitMix64(seed: seed)
         let strings = ["\"true\"", "\"false\"", "\"a,b\"", "\",\"", "\"t\\\"f\"", "\"\""]
         // Spaces around a literal are JSON too, though Folio writes none: such a row may be kept.

@@ -3,6 +3,12 @@ import Foundation
 
 /// Choices made from a seed, so a printed seed replays a randomized test.
 extension SplitMix64 {
+    /// The seed a randomized test runs from: the environment variable `name` when set (to
+    /// replay a printed seed), else a new random one.
+    static func seed(replaying name: String) -> UInt64 {
+        ProcessInfo.processInfo.environment[name].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
+    }
+
     /// An index below `count`.
     mutating func index(_ count: Int) -> Int { Int.random(in: 0..<count, using: &self) }
 
