@@ -6,19 +6,23 @@ internal import Foundation
 extension StoreState {
     /// How many files read whole are fetched at once, per thread (each is kept whole until its turn).
     static let scanBatchPerThread = 8
-    /// How many files filtered on fields are fetched at once, per thread: each keeps only its
-    /// matches (and the field index entry made of it), so large batches cost little memory, and
-    /// the threads wait less on the calling one, which takes the results in between.
-    static let fieldScanBatchPerThread = 1024
+    /// How many files filtered on fields but not from the field index are fetched at once, per
+    /// thread: most keep only their matches (one a person changed is kept whole).
+    static let fieldScanBatchPerThread = 64
+    /// How many files in all are fetched at once, per thread, when most come from the field index:
+    /// each keeps only its matches, so large batches cost little memory, and the threads wait
+    /// less on the calling one, which takes the results in between.
+    static let indexedScanBatchPerThread = 1024
 
-    /// Where the batch of `addresses` that starts at `start` ends: at most ``scanBatchPerThread``
-    /// files per thread to read whole (not in memory, not `light`: filtered on fields), and at
-    /// most ``fieldScanBatchPerThread`` in all.
-    private func batchEnd(_ addresses: [PartitionAddress], from start: Int, width: Int, light: (PartitionAddress) -> Bool) -> Int {
+    /// Where the batch of `addresses` that starts at `start` ends: at most `heavyPerThread` files
+    /// per thread to fetch that are neither in memory nor `light` (filtered on their field index
+    /// entry, whose file has the recorded identity), and at most ``indexedScanBatchPerThread`` in all.
+    private func batchEnd(_ addresses: [PartitionAddress], from start: Int, width: Int, heavyPerThread: Int,
+                          light: (PartitionAddress) -> Bool) -> Int {
         var end = start, heavy = 0
-        while end < addresses.count, end - start < width * Self.fieldScanBatchPerThread {
+        while end < addresses.count, end - start < width * Self.indexedScanBatchPerThread {
             if !light(addresses[end]) && !partitions.contains(addresses[end]) {
-                guard heavy < width * Self.scanBatchPerThread else { break }
+                guard heavy < width * heavyPerThread else { break }
                 heavy += 1
             }
             end += 1
@@ -54,7 +58,11 @@ extension StoreState {
         }
         var start = 0
         while start < addresses.count {
-            let end = batchEnd(addresses, from: start, width: width) { filter != nil && scannable($0) }
+            let end = batchEnd(addresses, from: start, width: width,
+                               heavyPerThread: filter == nil ? Self.scanBatchPerThread : Self.fieldScanBatchPerThread) { address in
+                guard filter != nil, let identity = identities[address.key] else { return false }
+                return fieldIndex.entries[address.key]?.identity == identity && scannable(address)
+            }
             let batch = addresses[start..<end]
             start = end
             let missing = batch.filter { !partitions.contains($0) }
