@@ -31,6 +31,34 @@ import Testing
         ("undeclared-large", .tooLarge),
     ]
 
+    /// Noise both sides can make: a linear congruential generator's high bytes.
+    static func noise(_ count: Int) -> Data {
+        var x: UInt32 = 1
+        return Data((0..<count).map { _ in
+            x = (x &* 1_103_515_245 &+ 12_345) & 0x7FFF_FFFF
+            return UInt8((x >> 16) & 0xFF)
+        })
+    }
+
+    /// A compressed answer whose declared length (of the compressed bytes, 16 KiB) is the size of
+    /// the first piece of decoded bytes URLSession hands over: only the `Content-Encoding` tells
+    /// that the body is not whole yet.
+    @Test func aCompressedAnswerIsNotCutAtItsDeclaredLength() async throws {
+        let server = try ScriptedAnswers()
+        let loader = BoundedLoader(configuration: .ephemeral, limit: 1 << 20)
+        defer { loader.invalidate() }
+        for round in 0..<3 {
+            guard case .response(let response, let data) = await loader.load(URLRequest(url: server.url("gzip-edge"))) else {
+                Issue.record("round \(round): no answer")
+                continue
+            }
+            let noise = try #require(response.value(forHTTPHeaderField: "Noise-Length").flatMap { Int($0) })
+            #expect(response.expectedContentLength == 16384)
+            let expected = Self.noise(noise) + Data(repeating: UInt8(ascii: "a"), count: 100_000)
+            #expect(data == expected, "round \(round): \(data.count) bytes, expected \(expected.count)")
+        }
+    }
+
     @Test(arguments: cases.map(\.path))
     func theCallerGetsTheWholeAnswerOrNone(_ path: String) async throws {
         let server = try ScriptedAnswers()
@@ -79,6 +107,16 @@ private final class ScriptedAnswers: @unchecked Sendable {
     static let script = #"""
     import gzip, http.server, os, threading, time
     body = bytes(ord("a") + i % 26 for i in range(3000))
+    def noise(n):
+        x, out = 1, bytearray()
+        for _ in range(n):
+            x = (x * 1103515245 + 12345) % 2**31; out.append((x >> 16) & 0xFF)
+        return bytes(out)
+    # Noise then a run of letters, compressed to exactly 16 KiB: URLSession's first piece of
+    # decoded bytes is as long as the declared (compressed) length.
+    pool = noise(20000)
+    edge = next((k, gzip.compress(pool[:k] + b"a" * 100000, mtime=0)) for k in range(15800, 16100)
+                if len(gzip.compress(pool[:k] + b"a" * 100000, mtime=0)) == 16384)
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         def do_GET(self):
@@ -99,6 +137,9 @@ private final class ScriptedAnswers: @unchecked Sendable {
             elif path == "gzip":
                 packed = gzip.compress(part)
                 head([("Content-Length", str(len(packed))), ("Content-Encoding", "gzip")]); self.wfile.write(packed)
+            elif path == "gzip-edge":
+                head([("Content-Length", str(len(edge[1]))), ("Content-Encoding", "gzip"), ("Noise-Length", str(edge[0]))])
+                self.wfile.write(edge[1])
             elif path == "empty":
                 head([("Content-Length", "0")])
             elif path == "short":
