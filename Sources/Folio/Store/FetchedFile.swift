@@ -107,13 +107,9 @@ private final class ParallelSlots<R: Sendable>: @unchecked Sendable {
 
     func set(_ index: Int, _ value: R) { slots[index] = value }
 
-    /// Every slot's value, each taken out of its slot (which is left empty).
+    /// Every slot's value, each taken out of its slot (which is left empty). Every slot holds
+    /// one: `concurrentPerform` ran every iteration, and each took its elements to the end.
     func values() -> [R] {
-        var values: [R] = []
-        values.reserveCapacity(slots.count)
-        for index in slots.indices {
-            if let value = slots[index].take() { values.append(value) }
-        }
-        return values
+        slots.indices.map { slots[$0].take()! }
     }
 }

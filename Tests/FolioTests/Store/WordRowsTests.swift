@@ -115,9 +115,10 @@ struct CasedTodo: Entity, Equatable {
             let line = "[" + values.joined(separator: ",") + "]"
             let word = Self.words[random.index(Self.words.count)]
             let parsed = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [Any], "\(line)")
-            let found = try #require(FieldScanner.rows(ArraySlice(line.utf8), mayContain: Array(word.utf8), count: count),
+            let search = try #require(SearchWord(Array(word.utf8)))
+            let found = try #require(FieldScanner.rows(ArraySlice(line.utf8), mayContain: search, count: count),
                                      "seed \(seed): no rows for \(line)")
-            #expect(FieldScanner.rows(ArraySlice(line.utf8), mayContain: Array(word.utf8), count: count + 1) == nil, "seed \(seed): the count is not checked")
+            #expect(FieldScanner.rows(ArraySlice(line.utf8), mayContain: search, count: count + 1) == nil, "seed \(seed): the count is not checked")
             lines += 1
             if !line.contains("\\"), !values.contains(where: { !$0.hasPrefix("\"") }) { quickLines += 1 }
             for (index, value) in parsed.enumerated() {
@@ -198,10 +199,10 @@ struct CasedTodo: Entity, Equatable {
         func requirements(_ predicate: Predicate<Todo>) throws -> [FieldRequirement] {
             try #require(FieldFilter.compile(predicate)).requirements
         }
-        let milk = Array("milk".utf8)
-        #expect(try requirements(#Predicate { $0.title.contains("milk") && !$0.done }) == [.word(slot: 0, bytes: milk), .flag(slot: 1, false)])
+        let milk = try #require(SearchWord(Array("milk".utf8)))
+        #expect(try requirements(#Predicate { $0.title.contains("milk") && !$0.done }) == [.word(slot: 0, milk), .flag(slot: 1, false)])
         #expect(try requirements(#Predicate { $0.done && ($0.title.contains("milk") && $0.done == false) })
-                == [.flag(slot: 0, true), .word(slot: 1, bytes: milk), .flag(slot: 0, false)])
+                == [.flag(slot: 0, true), .word(slot: 1, milk), .flag(slot: 0, false)])
         #expect(try requirements(#Predicate { true == $0.done }) == [.flag(slot: 0, true)])
         #expect(try requirements(#Predicate { $0.title.contains("milk") || !$0.done }).isEmpty)
         #expect(try requirements(#Predicate { !($0.title.contains("milk") && $0.done) }).isEmpty)

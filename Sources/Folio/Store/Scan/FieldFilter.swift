@@ -104,8 +104,8 @@ struct FieldFilter: @unchecked Sendable {
 /// What a value of a row must be for the predicate to hold, whatever the row's other values.
 enum FieldRequirement: Sendable, Equatable {
     /// The string in `slot` contains the word: its UTF-8 bytes, plain text
-    /// (``TextSearch/plainBytes(_:)``) and never empty.
-    case word(slot: Int, bytes: [UInt8])
+    /// (``TextSearch/plainBytes(_:)``).
+    case word(slot: Int, SearchWord)
     /// The boolean in `slot` is `flag`.
     case flag(slot: Int, Bool)
 }
@@ -125,9 +125,9 @@ extension PredicateExpressions.Conjunction: FieldRequiring where LHS: FieldCompi
 extension PredicateExpressions.CollectionContainsCollection: FieldRequiring where Base: FieldCompilable, Other: FieldCompilable {
     func requirements(_ compiler: FieldCompiler) -> [FieldRequirement] {
         guard let slot = (base as? any FieldPropertyPath)?.slot(compiler, String.self),
-              let word = (other as? PredicateExpressions.Value<String>)?.value,
-              !word.isEmpty, TextSearch.plainBytes(word) else { return [] }
-        return [.word(slot: slot, bytes: Array(word.utf8))]
+              let word = (other as? PredicateExpressions.Value<String>)?.value, TextSearch.plainBytes(word),
+              let bytes = SearchWord(Array(word.utf8)) else { return [] }
+        return [.word(slot: slot, bytes)]
     }
 }
 
@@ -358,10 +358,11 @@ extension PredicateExpressions.CollectionContainsCollection: FieldCompilable whe
         if let whole = whole as? (FieldRow) throws -> String, let part = part as? (FieldRow) throws -> String {
             // A constant word (the usual search) is looked at once, not at every row.
             if let constant = other as? PredicateExpressions.Value<String> {
-                let word = constant.value, plainWord = TextSearch.plainBytes(word), needle = Array(word.utf8)
+                let word = constant.value, needle = TextSearch.plainBytes(word) ? SearchWord(Array(word.utf8)) : nil
                 return { row in
                     let text = try whole(row)
-                    return plainWord && TextSearch.plainBytes(text) ? TextSearch.contains(text, needle) : TextSearch.characters(text, contain: word)
+                    if let needle, TextSearch.plainBytes(text) { return TextSearch.contains(text, needle) }
+                    return TextSearch.characters(text, contain: word)
                 }
             }
             return { row in
@@ -418,29 +419,13 @@ enum TextSearch {
 
     /// Whether `word`'s bytes occur in `text`'s.
     static func contains(_ text: String, _ word: String) -> Bool {
-        contains(text, Array(word.utf8))
+        guard let word = SearchWord(Array(word.utf8)) else { return true }
+        return contains(text, word)
     }
 
-    /// Whether the bytes `word` occur in `text`'s.
-    static func contains(_ text: String, _ word: [UInt8]) -> Bool {
+    /// Whether `word`'s bytes occur in `text`'s.
+    static func contains(_ text: String, _ word: SearchWord) -> Bool {
         var text = text
-        return text.withUTF8 { haystack in word.withUnsafeBufferPointer { contains(haystack, $0) } }
-    }
-
-    /// Whether the bytes `needle` occur in `haystack`.
-    static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let first = needle.first else { return true }
-        guard needle.count <= haystack.count else { return false }
-        var index = 0
-        let last = haystack.count - needle.count
-        while index <= last {
-            if haystack[index] == first {
-                var offset = 1
-                while offset < needle.count, haystack[index + offset] == needle[offset] { offset += 1 }
-                if offset == needle.count { return true }
-            }
-            index += 1
-        }
-        return false
+        return text.withUTF8 { contains($0, word) }
     }
 }

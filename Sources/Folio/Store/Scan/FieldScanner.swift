@@ -95,7 +95,7 @@ extension FieldScanner {
     }
 
     /// ``rows(_:mayContain:count:)`` read value by value, for any line.
-    static func rowsWalked(_ line: UnsafeBufferPointer<UInt8>, mayContain word: UnsafeBufferPointer<UInt8>) -> [Bool]? {
+    static func rowsWalked(_ line: UnsafeBufferPointer<UInt8>, mayContain word: SearchWord) -> [Bool]? {
         var scanner = Walker(bytes: line)
         return scanner.rows(mayContain: word)
     }
@@ -273,7 +273,7 @@ private struct Walker {
     }
 
     /// ``FieldScanner/rowsWalked(_:mayContain:)``.
-    mutating func rows(mayContain word: UnsafeBufferPointer<UInt8>) -> [Bool]? {
+    mutating func rows(mayContain word: SearchWord) -> [Bool]? {
         var rows: [Bool] = []
         let walked = elements { walker in
             guard walker.peek == UInt8(ascii: "\"") else {

@@ -17,12 +17,10 @@ extension FieldScanner {
     /// The usual column, strings without escapes, is not walked value by value: the word's
     /// occurrences are found with `memchr` on its rarest byte, and each is placed in its row by counting the quotes
     /// before it (with no backslash in the line, every quote opens or closes a string).
-    static func rows(_ line: ArraySlice<UInt8>, mayContain word: [UInt8], count: Int) -> [Bool]? {
+    static func rows(_ line: ArraySlice<UInt8>, mayContain word: SearchWord, count: Int) -> [Bool]? {
         line.withUnsafeBufferPointer { buffer in
-            word.withUnsafeBufferPointer { word in
-                let rows = quotedRows(buffer, mayContain: word, count: count) ?? rowsWalked(buffer, mayContain: word)
-                return rows?.count == count ? rows : nil
-            }
+            let rows = quotedRows(buffer, mayContain: word, count: count) ?? rowsWalked(buffer, mayContain: word)
+            return rows?.count == count ? rows : nil
         }
     }
 
@@ -35,9 +33,8 @@ extension FieldScanner {
     }
 
     /// The rows of a line whose values are all strings without escapes; nil for another line.
-    private static func quotedRows(_ line: UnsafeBufferPointer<UInt8>, mayContain word: UnsafeBufferPointer<UInt8>, count: Int) -> [Bool]? {
-        guard let base = line.baseAddress, let wordBase = word.baseAddress, !word.isEmpty,
-              line.count >= 2, line.first == UInt8(ascii: "["), line.last == UInt8(ascii: "]") else { return nil }
+    private static func quotedRows(_ line: UnsafeBufferPointer<UInt8>, mayContain word: SearchWord, count: Int) -> [Bool]? {
+        guard let base = line.baseAddress, line.count >= 2, line.first == UInt8(ascii: "["), line.last == UInt8(ascii: "]") else { return nil }
         let (bits, quotes, backslashes) = ByteCensus.count(line, 0..<line.count)
         // Every value a string, none with an escape: each string is a pair of quotes.
         guard backslashes == 0, quotes == 2 * count else { return nil }
@@ -55,7 +52,7 @@ extension FieldScanner {
             }
         }
         // A quote in the word is never inside such a string: no row holds it.
-        guard memchr(wordBase, Int32(UInt8(ascii: "\"")), word.count) == nil else { return rows }
+        guard !word.bytes.contains(UInt8(ascii: "\"")) else { return rows }
         var from = 0, quote = 0, counted = 0
         while let at = TextSearch.firstOccurrence(of: word, in: line, from: from) {
             quote += ByteCensus.count(line, counted..<at).quotes
@@ -107,21 +104,16 @@ enum ByteCensus {
     }
 }
 
-extension TextSearch {
-    /// Where `word` (never empty) first occurs in `text` at or after `from`: `memchr` finds its
-    /// byte least frequent in English text, so a scan stops rarely to compare.
-    static func firstOccurrence(of word: UnsafeBufferPointer<UInt8>, in text: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        guard let textBase = text.baseAddress, let wordBase = word.baseAddress,
-              let pivot = word.indices.min(by: { rank(word[$0]) < rank(word[$1]) }) else { return nil }
-        var start = from + pivot
-        let end = text.count - (word.count - pivot - 1)   // past the last place the pivot can be
-        while start < end {
-            guard let found = memchr(textBase + start, Int32(word[pivot]), end - start) else { return nil }
-            let at = UnsafeRawPointer(textBase).distance(to: UnsafeRawPointer(found)) - pivot
-            if memcmp(textBase + at, wordBase, word.count) == 0 { return at }
-            start = at + pivot + 1
-        }
-        return nil
+/// A word searched for as bytes (never empty), with the byte `memchr` looks for: its least
+/// frequent in English text, so a search stops rarely to compare. Chosen once per word.
+struct SearchWord: Sendable, Equatable {
+    let bytes: [UInt8]
+    let pivot: Int
+
+    /// Nil for no bytes (which every text contains).
+    init?(_ bytes: [UInt8]) {
+        guard let pivot = bytes.indices.min(by: { Self.rank(bytes[$0]) < Self.rank(bytes[$1]) }) else { return nil }
+        (self.bytes, self.pivot) = (bytes, pivot)
     }
 
     /// How often a byte is met in English text, higher for more often (a rough order: a space,
@@ -133,4 +125,29 @@ extension TextSearch {
     }
 
     private static let frequentLetters = Array("etaoinshrdlcumwfgypbvkjxqz".utf8)
+}
+
+extension TextSearch {
+    /// Where `word` first occurs in `text` at or after `from`.
+    static func firstOccurrence(of word: SearchWord, in text: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard let textBase = text.baseAddress else { return nil }
+        let pivot = word.pivot, length = word.bytes.count, pivotByte = Int32(word.bytes[pivot])
+        return word.bytes.withUnsafeBufferPointer { bytes -> Int? in
+            guard let wordBase = bytes.baseAddress else { return nil }
+            var start = from + pivot
+            let end = text.count - (length - pivot - 1)   // past the last place the pivot can be
+            while start < end {
+                guard let found = memchr(textBase + start, pivotByte, end - start) else { return nil }
+                let at = UnsafeRawPointer(textBase).distance(to: UnsafeRawPointer(found)) - pivot
+                if memcmp(textBase + at, wordBase, length) == 0 { return at }
+                start = at + pivot + 1
+            }
+            return nil
+        }
+    }
+
+    /// Whether `word` occurs in `text`.
+    static func contains(_ text: UnsafeBufferPointer<UInt8>, _ word: SearchWord) -> Bool {
+        firstOccurrence(of: word, in: text, from: 0) != nil
+    }
 }
