@@ -210,7 +210,7 @@ extension StoreState {
                 entry.isDirectory && PartitionKey.month(parsing: entry.name) != nil && entry.name >= lowMonth && entry.name <= highMonth
             }.map(\.name)
             // Years of month folders are listed on the scan's threads (a listing is a system call
-            // that sorts the folder's entries).
+            // that sorts the folder's entries); a few are listed here, cheaper than waking threads.
             let fileSystem = self.fileSystem
             let list = { @Sendable (month: String) in Result { () throws(FolioError) in try fileSystem.list(collection + "/" + month) } }
             let listed = months.count < 4 ? months.map(list) : parallelMap(months, width: Self.scanWidth, list)
