@@ -228,14 +228,27 @@ extension Store {
         }
     }
 
-    /// Tells the store, durably and before they are sent, that commands up to `sequence` may
-    /// reach the server, so no process coalesces them away (`.folio/sent.json`). For sync engines.
-    func markInFlight(through sequence: UInt64, known: [String: SyncMode] = [:]) async throws {
+    /// Tells the store, durably and before the first byte of any of them leaves, that these
+    /// commands may reach the server (`.folio/sent.json`): from then on no process coalesces
+    /// them away, and a migration does not rewrite them. A command another transaction removed
+    /// since the queue was read (coalesced into a later one, dropped, acknowledged) is not
+    /// marked, and neither is anything after it.
+    ///
+    /// For sync engines of your own: call it with the commands ``pendingCommands()`` gave, just
+    /// before sending them, and send only those it returns. The built-in engine calls it for
+    /// every window of the queue it sends.
+    /// - Parameter commands: The commands about to be sent, in the queue's order.
+    /// - Returns: The leading commands that are still pending, marked: send only these, and read
+    ///   the queue again for the rest.
+    /// - Throws: ``FolioError`` if the mark cannot be written durably (then send nothing).
+    public func prepareToSend(_ commands: [OutboxCommand]) async throws -> [OutboxCommand] {
+        guard !commands.isEmpty else { return [] }
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         try state.refreshJournal()
-        try state.markMaySend(through: sequence, known: known)
+        let sendable = try state.markMaySend(commands.map(\.sequence))
+        return Array(commands.prefix(sendable))
     }
 
     private func changeOutbox(origin: ChangeSet.Origin = .thisProcess,

@@ -152,7 +152,8 @@ extension StoreState {
             if let prior = priors[collection]?[id] { (base, baseVersion) = prior }
             let operation: OutboxCommand.Operation = final.entity == nil ? .delete : .upsert
             if self.outbox.coalesces(collection) {
-                let (removals, keepNothing) = try coalesce(outbox, collection: collection, id: id, operation: operation)
+                let (removals, keepNothing) = try coalesce(outbox, collection: collection, id: id, operation: operation,
+                                                           knownToServer: baseVersion != nil)
                 result.append(contentsOf: removals.map { .remove(sequence: $0, archive: false) })
                 if keepNothing { continue }
                 // The replaced command never reaches the server: its base is this one's.
@@ -175,17 +176,20 @@ extension StoreState {
 
     /// Which pending commands of this entity a new command replaces, and whether the new one
     /// must be dropped too (an entity created and deleted before the server saw it).
+    /// - Parameter knownToServer: Whether the entity has a server version now: an earlier command
+    ///   of it was acknowledged (its pending commands, made before that, carry no version).
     private func coalesce(_ outbox: OutboxState, collection: String, id: String,
-                          operation: OutboxCommand.Operation) throws(FolioError) -> ([UInt64], Bool) {
+                          operation: OutboxCommand.Operation, knownToServer: Bool) throws(FolioError) -> ([UInt64], Bool) {
         let mine = outbox.pending(collection: collection, id: id)
         // What any process may have sent, durably known: never coalesce that away.
         let sentThrough = try sentThrough()
         guard let last = mine.last, last.sequence > sentThrough,
               last.command["operation"]?.stringValue == "upsert" else { return ([], false) }
         if operation == .upsert { return ([last.sequence], false) }
-        // A delete: if every pending command of the entity is an unsent upsert made without a
-        // server version, the server never saw it, and nothing needs sending at all.
-        let neverSeen = mine.allSatisfy { $0.sequence > sentThrough && $0.command["operation"]?.stringValue == "upsert"
+        // A delete: if the entity has no server version and every pending command of it is an
+        // unsent upsert made without one, the server never saw it, and nothing needs sending at
+        // all. (A command acknowledged since leaves the queue: its version is what says so.)
+        let neverSeen = !knownToServer && mine.allSatisfy { $0.sequence > sentThrough && $0.command["operation"]?.stringValue == "upsert"
             && $0.command["baseVersion"] == .null }
         if neverSeen { return (mine.map(\.sequence), true) }
         return ([last.sequence], false)

@@ -2,60 +2,56 @@
 ///
 /// Coalescing may replace or drop a pending command only if no process can have sent it: a
 /// command whose answer was lost may have been applied. Sends are strictly in order, so one
-/// number says it: `.folio/sent.json` holds `{"sentThrough": N}`, written durably before a
-/// command of a coalescing collection leaves, and read by every process before it coalesces.
+/// number says it: `.folio/sent.json` holds `{"sentThrough": N}`, written durably before any
+/// command up to N leaves (whatever its collection, whichever process sends it), and read by
+/// every process before it coalesces or a migration rewrites a command.
 extension StoreState {
     static let sentMarkFile = ".folio/sent.json"
 
     /// Commands up to this number may have reached the server (from this process, or from any
     /// process before, as `.folio/sent.json` records).
     func sentThrough() throws(FolioError) -> UInt64 {
-        guard let (bytes, _) = try fileSystem.read(Self.sentMarkFile) else { return outbox.inFlightThrough }
+        max(outbox.inFlightThrough, try recordedSentThrough())
+    }
+
+    /// What `.folio/sent.json` records (0 without the file; every command known when it cannot
+    /// be read, the safe side).
+    private func recordedSentThrough() throws(FolioError) -> UInt64 {
+        guard let (bytes, _) = try fileSystem.read(Self.sentMarkFile) else { return 0 }
         var problem: String?
-        var recorded: UInt64 = 0
         do {
-            if let value = try JSONParser.parse(bytes)["sentThrough"]?.sequenceValue { recorded = value } else {
-                problem = "no positive integer \"sentThrough\""
-            }
+            if let value = try JSONParser.parse(bytes)["sentThrough"]?.sequenceValue { return value }
+            problem = "no positive integer \"sentThrough\""
         } catch {
             problem = error.message
         }
-        if let problem {
-            // Not knowing what was sent, assume everything pending may have been: coalescing
-            // then keeps every command, which is always safe.
-            report(.warning, "unreadable (\(problem)); every pending command counts as possibly sent", path: Self.sentMarkFile)
-            recorded = try loadedOutbox().highestSequence
-        }
-        return max(outbox.inFlightThrough, recorded)
+        // Not knowing what was sent, assume everything pending may have been: coalescing then
+        // keeps every command, which is always safe.
+        report(.warning, "unreadable (\(problem ?? "")); every pending command counts as possibly sent", path: Self.sentMarkFile)
+        return try loadedOutbox().highestSequence
     }
 
-    /// Records, durably when it matters, that commands up to `sequence` may reach the server.
-    /// Must run under the writers' lock, before the request leaves.
-    /// - Returns: Whether a file was written.
-    /// - Parameter known: Sync modes the caller knows (the sync engine's collections): a sync-only
-    ///   process may not have registered the app's types. A collection known nowhere counts as
-    ///   coalescing, the safe side.
-    @discardableResult
-    func markMaySend(through sequence: UInt64, known: [String: SyncMode] = [:]) throws(FolioError) -> Bool {
-        defer { self.outbox.markInFlight(through: sequence) }
+    /// Before a sync engine sends the head of the queue: keeps the commands that are still
+    /// pending (the leading ones, in order: a command another transaction coalesced away since
+    /// the queue was read must not leave, nor anything after it), and records durably that
+    /// commands up to the last of them may reach the server. Must run under the writers' lock,
+    /// after the journal was read again, before the first byte leaves.
+    /// - Parameter sequences: The commands about to be sent, in queue order.
+    /// - Returns: How many of the leading ones are still pending: only those may be sent.
+    func markMaySend(_ sequences: [UInt64]) throws(FolioError) -> Int {
         let outbox = try loadedOutbox()
-        let recorded = try sentThrough()
-        guard sequence > recorded else { return false }
-        // Only coalescing replaces or drops commands: without it nothing depends on the mark.
-        var matters = false
-        for pending in outbox.pendingSequences where pending > recorded {
-            guard pending <= sequence else { break }
-            if case .pending(let command)? = outbox.commands[pending], let collection = command["collection"]?.stringValue,
-               command["operation"]?.stringValue != "custom",
-               (self.outbox.syncModes[collection] ?? known[collection])?.coalescing ?? true {
-                matters = true
-                break
-            }
+        var sendable = 0
+        for sequence in sequences {
+            guard case .pending? = outbox.commands[sequence] else { break }
+            sendable += 1
         }
-        guard matters else { return false }
-        let file = JSONValue.object(["sentThrough": .number(String(sequence))])
+        guard sendable > 0 else { return 0 }
+        let through = sequences[sendable - 1]
+        defer { self.outbox.markInFlight(through: through) }
+        guard through > (try recordedSentThrough()) else { return sendable }
+        let file = JSONValue.object(["sentThrough": .number(String(through))])
         try AtomicFile(fileSystem: fileSystem).replace(Self.sentMarkFile, with: JSONWriter.pretty(file))
         try fileSystem.syncDirectory(StoreLayout.machinery)
-        return true
+        return sendable
     }
 }

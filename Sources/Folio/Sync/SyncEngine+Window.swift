@@ -50,11 +50,13 @@ extension SyncEngine {
     /// in order: the applied ones together, then the first that was not applied.
     func sendBatch(_ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
                    touched: inout [String: Set<String>]) async throws -> Step {
+        // From here the commands may reach the server: coalescing must leave them alone. Only
+        // those still pending go (another transaction may have coalesced one away since the
+        // queue was read); the queue is read again for the rest.
+        let commands = try await store.prepareToSend(commands)
+        guard !commands.isEmpty else { return .next }
         var requests: [PushRequest] = []
         for command in commands { requests.append(try await request(for: command)) }
-        // From here the commands may reach the server: coalescing must leave them alone.
-        try await store.markInFlight(through: commands[commands.count - 1].sequence,
-                                     known: configuration.collections.mapValues(\.mode))
         status.inFlight = commands[0].sequence
         emit(.sending(commands[0].sequence))
         var outcomes = await push(requests, batch: true)
@@ -80,9 +82,9 @@ extension SyncEngine {
                       touched: inout [String: Set<String>]) async throws -> Step {
         // From here the commands may reach the server: coalescing must leave them alone. One
         // durable mark covers the window (it may cover commands a failure leaves unsent: the safe
-        // side, they are only kept from coalescing).
-        try await store.markInFlight(through: commands[commands.count - 1].sequence,
-                                     known: configuration.collections.mapValues(\.mode))
+        // side, they are only kept from coalescing). Only those still pending go (another
+        // transaction may have coalesced one away since the queue was read).
+        let commands = try await store.prepareToSend(commands)
         for command in commands {
             try checkNotStopped()
             if applied.isOverdue || applied.concerns(command) { try await record(&applied, report: &report, touched: &touched) }

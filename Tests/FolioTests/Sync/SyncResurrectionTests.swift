@@ -81,6 +81,53 @@ import Testing
         #expect(problems.isEmpty, "\(problems)")
     }
 
+    /// Issue 30's lost delete: the engine reads the head of the queue (a create), the app edits
+    /// the todo before the engine marks it as leaving (the create is coalesced into a new one),
+    /// and the engine sent the stale create anyway: the server held the todo, while the queue
+    /// held only an unsent create, which the app's delete then coalesced away with itself. A
+    /// command coalesced away after the queue was read is not marked and never leaves.
+    @Test func aCreateCoalescedAwayAfterTheQueueWasReadIsNotSent() async throws {
+        let harness = try await SyncHarness()
+        var item = todo("Buy milk", on: "2026-11-21")
+        try await harness.store.write { [item] tx in try tx.upsert(item) }
+        let head = try await harness.store.queueHead(limit: SyncEngine.oneByOneWindow).commands
+        #expect(head.map(\.sequence) == [1])
+        item.title = "Buy oat milk"
+        try await harness.store.write { [item] tx in try tx.upsert(item) }
+        #expect(try await harness.store.prepareToSend(head).isEmpty, "a command no longer pending was marked for sending")
+        // Nothing of it may have left: the delete still coalesces the whole story away.
+        try await harness.store.write { [item] tx in try tx.delete(Todo.self, id: item.id) }
+        #expect(try await harness.store.pendingCommandCount() == 0)
+        try await drainAll(harness.engine)
+        #expect(harness.server.entity("todos", item.id.uuidString) == nil)
+        #expect(harness.server.pushes.isEmpty)
+        try await harness.close()
+    }
+
+    /// The mark covers every collection and every sender: a tag (no coalescing) sent by the app's
+    /// own engine, whose answer is lost before the app is killed, is known as possibly sent to the
+    /// next process (a migration must not rewrite it), and a window stops before a command
+    /// another transaction removed.
+    @Test func everyCommandThatMayHaveLeftIsMarkedWhateverItsCollection() async throws {
+        let harness = try await SyncHarness()
+        for id in ["a", "b", "c"] {
+            try await harness.store.write { tx in try tx.upsert(Tag(id: id, name: id, color: "#000000")) }
+        }
+        let head = try await harness.store.pendingCommands()
+        harness.server.inject(.dropAfterApplying)
+        _ = try await harness.engine.drainNow()
+        #expect(harness.server.entity("tags", "a") != nil)
+        let (store, engine) = try await relaunch(harness)
+        let marked = try await store.read { state throws(FolioError) in try state.sentThrough() }
+        #expect(marked >= head[2].sequence, "the mark says \(marked); commands \(head.map(\.sequence)) may have left")
+        // A window whose middle command was dropped since it was read stops before it.
+        try await store.dropCommand(head[1].sequence)
+        #expect(try await store.prepareToSend(head).map(\.sequence) == [head[0].sequence])
+        await engine.stop()
+        try await store.close()
+        harness.server.stop()
+    }
+
     @Test func aDeleteAfterAnAcknowledgedEditInAnotherProcessSaysWhichVersionItDeletes() async throws {
         let harness = try await SyncHarness()
         var tag = Tag(id: "work", name: "Work", color: "#ff0000")

@@ -99,4 +99,52 @@ import Testing
         #expect(NSDictionary(dictionary: try await app.export().object) == NSDictionary(dictionary: try server.todoExport()))
         #expect(try await app.export().todos.count == 9)
     }
+
+    /// On Linux `todo sync` runs its sync in a child process (IsolatedSync). A person who kills the
+    /// tool (kill -9, a closed terminal) stops the sync: the child ends with its parent instead of
+    /// syncing on beside the tool's next run, where it raced the next sync and the person's next
+    /// changes.
+    @Test func killingTheSyncToolEndsItsSyncChild() async throws {
+        #if canImport(FoundationNetworking)
+        let server = try TestServer()
+        defer { server.stop() }
+        let app = TodoCLI()
+        _ = try await app.add("Buy milk", "--date", "2031-08-01")
+        server.inject(.delay(seconds: 20), times: 10)   // the push hangs on the server
+        let parent = try app.start(["sync", "--server", server.baseURL.absoluteString])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while server.requestCount == 0, parent.process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try #require(server.requestCount > 0 && parent.process.isRunning, "the sync never reached the server: \(parent.errorText)")
+        let children = Self.children(of: parent.process.processIdentifier)
+        try #require(children.count == 1, "expected one sync child, found \(children)")
+        parent.kill()
+        let gone = ContinuousClock.now + .seconds(5)
+        while Self.isRunning(children[0]), ContinuousClock.now < gone {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let running = Self.isRunning(children[0])
+        if running { kill(children[0], SIGKILL) }
+        #expect(!running, "the sync child \(children[0]) still runs 5 s after its parent was killed")
+        #endif
+    }
+
+    /// The processes whose parent is `pid` (from /proc).
+    static func children(of pid: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { candidate in
+            guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 2 && Int32(fields[1]) == pid
+        }
+    }
+
+    /// Whether a process exists and is not a zombie waiting to be reaped.
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
+    }
 }

@@ -25,6 +25,9 @@ internal import Darwin
 public enum IsolatedSync {
     /// The environment variable that marks the child.
     public static let childMarker = "FOLIO_ISOLATED_SYNC_CHILD"
+    /// The environment variable that gives the child its parent's process id: the child ends
+    /// when the parent does.
+    static let parentMarker = "FOLIO_ISOLATED_SYNC_PARENT"
 
     /// Runs this same command line again in a child process, restarting it when the HTTP layer
     /// crashed, and says how it ended.
@@ -36,7 +39,10 @@ public enum IsolatedSync {
     public static func runInChildProcess(restarts: Int = 5, report: (String) -> Void = { _ in }) -> Int32? {
         #if canImport(FoundationNetworking)
         let environment = ProcessInfo.processInfo.environment
-        guard environment[childMarker] == nil else { return nil }
+        guard environment[childMarker] == nil else {
+            if let parent = environment[parentMarker].flatMap({ pid_t($0) }) { endWithParent(parent) }
+            return nil
+        }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         for attempt in 0...restarts {
             let child = Process()
@@ -44,6 +50,7 @@ public enum IsolatedSync {
             child.arguments = Array(CommandLine.arguments.dropFirst())
             var childEnvironment = environment
             childEnvironment[childMarker] = "1"
+            childEnvironment[parentMarker] = String(getpid())
             // The trap's backtrace would take seconds to symbolicate before the restart.
             childEnvironment["SWIFT_BACKTRACE"] = "enable=no"
             child.environment = childEnvironment
@@ -67,4 +74,20 @@ public enum IsolatedSync {
         return nil
         #endif
     }
+
+    #if canImport(FoundationNetworking)
+    /// In the child: ends it (SIGKILL, which Folio's sync is made to survive) as soon as its parent
+    /// is gone, so that a person who kills the tool (`kill -9`, a closed terminal) stops the sync
+    /// too, instead of leaving it running beside the tool's next run. Linux gives an orphan a new
+    /// parent; a watcher thread looks for that every 100 ms.
+    private static func endWithParent(_ parent: pid_t) {
+        guard getppid() == parent else { kill(getpid(), SIGKILL); return }
+        let watcher = Thread {
+            while getppid() == parent { usleep(100_000) }
+            kill(getpid(), SIGKILL)
+        }
+        watcher.name = "Folio IsolatedSync parent watcher"
+        watcher.start()
+    }
+    #endif
 }
