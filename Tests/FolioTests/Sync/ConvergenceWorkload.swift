@@ -49,7 +49,13 @@ struct ConvergenceWorkload {
         }
 
         if let prefer, chance(0.6), let id = pick(todos.filter { prefer.contains($0) }) {
-            transactions = [[.delete(collection: "todos", id: id)]]
+            // Often edited first, then deleted, in two transactions: while a sync runs beside
+            // them, the edit may land between the send of the todo's pending command and its
+            // acknowledgement, and the delete after it.
+            transactions = chance(0.5)
+                ? [[.set(collection: "todos", id: id, changes: ["title": .string("title \(fresh("p", client: client))")])],
+                   [.delete(collection: "todos", id: id)]]
+                : [[.delete(collection: "todos", id: id)]]
         } else {
             switch int(0...99) {
             case 0..<16:
