@@ -8,6 +8,7 @@ public struct StrayFile: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// Two copies of a file were changed on two machines and the sync tool kept both
         /// (Syncthing's `name.sync-conflict-….json`, Dropbox's `name (… conflicted copy …).json`,
+        /// Nextcloud's `name (conflicted copy …).json`, unison's `name (conflict_on_…).json`,
         /// iCloud's `name 2.json`). `original` is the data file it is a copy of. Someone must
         /// merge what they need into the original and delete the copy.
         case conflictCopy(original: String)
@@ -72,9 +73,11 @@ public struct StrayFile: Sendable, Hashable, CustomStringConvertible {
         if let range = stem.range(of: ".sync-conflict-") {
             return String(stem[..<range.lowerBound]) + ".json"
         }
-        // Dropbox: stem (Someone's conflicted copy YYYY-MM-DD)
-        if let open = stem.range(of: " ("), stem.hasSuffix(")"),
-           stem[open.upperBound...].contains("conflicted copy") || stem[open.upperBound...].hasPrefix("Case Conflict") {
+        // Dropbox: stem (Someone's conflicted copy YYYY-MM-DD); Nextcloud and ownCloud:
+        // stem (conflicted copy YYYY-MM-DD HHMMSS); unison's -copyonconflict: stem (conflict_on_YYYY-MM-DD)
+        if let open = stem.range(of: " (", options: .backwards), stem.hasSuffix(")"),
+           case let inside = stem[open.upperBound...],
+           inside.contains("conflicted copy") || inside.hasPrefix("Case Conflict") || inside.hasPrefix("conflict_on_") {
             return String(stem[..<open.lowerBound]) + ".json"
         }
         // iCloud Drive, Finder: "stem 2", "stem 3"…

@@ -16,6 +16,10 @@ extension FolderScan {
                 checkSyncFile()
             case (StoreState.sentMarkFile, false):
                 checkSentMark()
+            case (WriterID.path, false):
+                checkWriterID()
+            case (MachineryIgnore.path, false):
+                continue   // keeps .folio/ out of git; a person may change it
             case (StoreLayout.machinery + "/index", true):
                 checkIndexes()
             case (WrittenLog.path, false):
@@ -75,6 +79,27 @@ extension FolderScan {
         guard let value = parseJSON(path, bytes, severity: .warning, what: consequence) else { return }
         if value["sentThrough"]?.sequenceValue == nil {
             report(.warning, .machinery, path, at: .init(line: 1, column: 1), "expected {\"sentThrough\": <command number>}; " + consequence)
+        }
+    }
+
+    /// `.folio/writer.json` names this folder instance's writer id (the prefix of its new commands'
+    /// idempotency keys) with the identity of the lock it was made beside. A damaged one, or one
+    /// of another folder (a copy), is harmless: the next open makes a new writer id.
+    private func checkWriterID() {
+        let path = WriterID.path
+        guard let bytes = readFile(path) else { return }
+        let consequence = "the next read-write open makes a new writer id (harmless: only new commands get it)"
+        guard let value = parseJSON(path, bytes, severity: .warning, what: consequence) else { return }
+        guard let writer = value["writer"]?.stringValue, WriterID.isValid(writer),
+              case .number(let device)? = value["lockDevice"], case .number(let inode)? = value["lockInode"] else {
+            report(.warning, .machinery, path, at: .init(line: 1, column: 1),
+                   "expected {\"writer\": <id>, \"lockDevice\": <number>, \"lockInode\": <number>}; " + consequence)
+            return
+        }
+        if let lock = Platform.identity(atPath: fileSystem.absolute(StoreLayout.lockFile)).0,
+           UInt64(device) != lock.device || UInt64(inode) != lock.inode {
+            report(.note, .machinery, path, at: .init(line: 1, column: 1),
+                   "names the lock of another folder: this folder is a copy, and its next read-write open makes it a writer of its own")
         }
     }
 

@@ -79,9 +79,11 @@ extension FolderScan {
                    "the file's name says command \(sequence) but its \"sequence\" is \(command.sequence)" + quarantine)
             return nil
         }
-        if let storeID, command.id != storeID + "-" + OutboxCommand.fileName(sequence).dropLast(5) {
+        // `<writer id>-<sequence>` (FORMAT.md): the writer is this folder instance's, or an earlier
+        // one's (a copy keeps the ids of the commands it was copied with).
+        if !command.id.hasSuffix("-" + OutboxCommand.fileName(sequence).dropLast(5)) {
             report(.warning, .outboxCommand, path, at: locator.position(of: ["id"]),
-                   "its id \"\(command.id)\" is not \(storeID)-<sequence>: copied from another store? The server takes the id as its idempotency key")
+                   "its id \"\(command.id)\" is not <writer id>-<its sequence>: copied from another command? The server takes the id as its idempotency key")
         }
         return json
     }

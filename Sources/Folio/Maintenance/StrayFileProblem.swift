@@ -2,11 +2,12 @@
 /// problem kind, severity and the advice for the person reading the report.
 enum StrayFileProblem {
     /// Operating-system and sync-tool metadata: harmless, a note.
-    private static let metadata: Set<String> = [".DS_Store", "Thumbs.db", "desktop.ini", ".stfolder", ".stignore", ".dropbox"]
+    private static let metadata: Set<String> = [".DS_Store", "Thumbs.db", "desktop.ini", ".stfolder", ".stignore", ".dropbox",
+                                                ".git", ".gitignore", ".gitattributes", ".gitkeep"]
 
     static func classify(_ name: String) -> (kind: StoreProblem.Kind, severity: StoreProblem.Severity, message: String) {
         if metadata.contains(name) {
-            return (.strayFile, .note, "operating system or sync tool metadata: Folio ignores it")
+            return (.strayFile, .note, "operating system, version control or sync tool metadata: Folio ignores it")
         }
         switch StrayFile.kind(ofName: name) {
         case .conflictCopy(let original):

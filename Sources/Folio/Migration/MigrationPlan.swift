@@ -136,7 +136,7 @@ struct MigrationPlan {
                 let old = before[id], new = after[id]
                 if let old, let new, old.fields == new.fields, old.partition == new.partition { continue }
                 let command = OutboxCommand.make(
-                    sequence: sequence, store: state.storeID, operation: new == nil ? .delete : .upsert, collection: collection,
+                    sequence: sequence, writer: state.commandIDPrefix, operation: new == nil ? .delete : .upsert, collection: collection,
                     entityID: id, partition: (new ?? old)!.partition, baseVersion: (new ?? old)!.version,
                     body: new.map { .object($0.fields) }, base: old.map { .object($0.fields) }, timestamp: now)
                 writes.append((StoreState.outboxFolder + "/" + OutboxCommand.fileName(sequence), JSONWriter.pretty(command)))

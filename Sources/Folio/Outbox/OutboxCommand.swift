@@ -47,12 +47,12 @@ public struct OutboxCommand: Sendable, Equatable, Identifiable {
 
     /// The command's file content.
     static func make(
-        sequence: UInt64, store: String, operation: Operation, collection: String?, entityID: String?,
+        sequence: UInt64, writer: String, operation: Operation, collection: String?, entityID: String?,
         partition: String?, baseVersion: String?, body: JSONValue?, base: JSONValue? = nil, timestamp: Date
     ) -> JSONValue {
         var members: [String: JSONValue] = [
             "sequence": .number(String(sequence)),
-            "id": .string(store + "-" + String(fileName(sequence).dropLast(5))),
+            "id": .string(writer + "-" + String(fileName(sequence).dropLast(5))),
             "timestamp": .string(timestamp.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
             "baseVersion": baseVersion.map(JSONValue.string) ?? .null,
         ]

@@ -135,7 +135,7 @@ extension StoreState {
         var sequence = try nextSequence()
         var result: [JournalRecord.OutboxChange] = []
         let now = Date()
-        let store = storeID
+        let writer = commandIDPrefix
         for (collection, id) in order {
             let final = finals[collection]![id]!
             // The version the server last gave, from wherever the entity was before this commit.
@@ -160,14 +160,14 @@ extension StoreState {
                 if let first = removals.min(), case .pending(let replaced)? = outbox.commands[first] { base = replaced["base"] }
             }
             let command = OutboxCommand.make(
-                sequence: sequence, store: store, operation: operation, collection: collection, entityID: id,
+                sequence: sequence, writer: writer, operation: operation, collection: collection, entityID: id,
                 partition: final.address.key.text, baseVersion: baseVersion, body: final.entity, base: base, timestamp: now)
             result.append(.enqueue(sequence: sequence, command: command))
             sequence += 1
         }
         for command in custom {
             result.append(.enqueue(sequence: sequence, command: OutboxCommand.make(
-                sequence: sequence, store: store, operation: .custom(command.name), collection: command.collection,
+                sequence: sequence, writer: writer, operation: .custom(command.name), collection: command.collection,
                 entityID: command.entityID, partition: nil, baseVersion: nil, body: command.payload, timestamp: now)))
             sequence += 1
         }

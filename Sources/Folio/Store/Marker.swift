@@ -9,8 +9,9 @@ internal import Foundation
 /// }
 /// ```
 ///
-/// `format` is the layout version this store was written with; `store` identifies the store (it
-/// becomes part of the outbox's idempotency keys).
+/// `format` is the layout version this store was written with; `store` identifies the store (and
+/// every copy of it: the idempotency keys of commands use the folder instance's writer id,
+/// ``WriterID``).
 enum Marker {
     /// Creates the marker in a new (empty) folder, or checks the existing one. Only with the
     /// writers' lock held.

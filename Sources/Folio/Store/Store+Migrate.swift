@@ -16,6 +16,8 @@ extension Store {
             try state.makeMissingLog(origin)
             try recover(state)
             try state.settleOrigin(origin)
+            state.writerID = try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) }
+            try MachineryIgnore.ensure(in: fileSystem)
             return state
         }
         let state = try fresh()
@@ -76,6 +78,7 @@ extension Store {
         if recovering {
             try state.removeLeftoverTempFiles()
             try recover(state)
+            state.writerID = try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) }
         } else {
             try state.refreshJournal()
         }

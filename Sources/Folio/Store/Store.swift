@@ -254,6 +254,7 @@ public actor Store {
         state.close()
         let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
         fresh.storeID = state.storeID
+        fresh.writerID = state.writerID
         for (collection, mode) in state.outbox.syncModes { fresh.outbox.register(mode, for: collection) }
         fresh.onOutsideEdit = configuration.onOutsideEdit
         try Self.recover(fresh)

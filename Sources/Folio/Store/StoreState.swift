@@ -48,6 +48,11 @@ final class StoreState {
     var collections: [String: PartitionGranularity] = [:]
     /// The store's id, from `folio.json` (the first half of every command id).
     var storeID = ""
+    /// This folder instance's writer id, the prefix of the idempotency keys of the commands it
+    /// enqueues (``WriterID``); the store id until a read-write open sets it.
+    var writerID = ""
+    /// The prefix of new commands' ids.
+    var commandIDPrefix: String { writerID.isEmpty ? storeID : writerID }
     /// Set by ``Store`` during a read's first, unlocked pass: a read that must load a file leaves
     /// it for the locked pass that loading any file causes (StoreState+Read.swift).
     var defersFileLoads = false

@@ -111,6 +111,9 @@ struct VerifyTests {
         let strays: [(String, StoreProblem.Kind)] = [
             ("tags.sync-conflict-20261122-101010-ABCDEFG.json", .conflictCopy),
             ("tags (Ann's conflicted copy 2026-11-22).json", .conflictCopy),
+            ("tags (conflicted copy 2026-11-22 101010).json", .conflictCopy),          // Nextcloud, ownCloud
+            ("todos/2026-11/2026-11-22 (conflict_on_2026-11-22).json", .conflictCopy),  // unison -copyonconflict
+            (".unison.tags.json.5f3c.unison.tmp", .tempFile),
             ("todos/2026-11/2026-11-22 2.json", .conflictCopy),
             (".tags.json.Ab12Cd", .tempFile),
             ("tags.json~", .editorFile),
@@ -124,6 +127,36 @@ struct VerifyTests {
         expectProblem(report, .warning, .tempFile, at: ".folio/tmp/123-1-tags.json")
         #expect(report.isHealthy, "strays are warnings: \(report.errors)")
         #expect(report.entitiesChecked == 7, "a copy is not read as data")
+    }
+
+    @Test("git's files in a store are notes, .folio keeps itself out of git, and a copy's writer id is noted")
+    func gitFilesAndCopies() async throws {
+        let folder = TemporaryFolder()
+        try await MaintenanceFixture.store(in: folder)
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.close()
+        #expect(try folder.text(".folio/.gitignore").split(separator: "\n").contains("*"))
+        for path in [".gitignore", ".gitattributes", "todos/.gitkeep"] { try folder.write("x\n", to: path) }
+        var report = try await Store.verify(at: folder.url)
+        #expect(report.problems.filter { $0.severity != .note }.isEmpty, "\(report.problems)")
+        for path in [".gitignore", ".gitattributes", "todos/.gitkeep"] {
+            #expect(report.problems.contains { $0.path == path && $0.severity == .note }, "\(path) is not noted as metadata")
+        }
+        #expect(!report.problems.contains { $0.path.hasPrefix(".folio/") }, "\(report.problems.filter { $0.path.hasPrefix(".folio/") })")
+
+        // A copy's writer.json names another folder's lock: a note; the copy's first open makes its own.
+        let copy = TemporaryFolder()
+        try FileManager.default.createDirectory(at: copy.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: folder.url, to: copy.url)
+        try FileManager.default.removeItem(at: copy.file(".folio/lock"))
+        try copy.write("", to: ".folio/lock")
+        report = try await Store.verify(at: copy.url)
+        #expect(report.problems.contains { $0.path == ".folio/writer.json" && $0.severity == .note })
+        let before = try copy.text(".folio/writer.json")
+        try await Store.open(at: copy.url, configuration: .testing()).close()
+        #expect(try copy.text(".folio/writer.json") != before)
+        report = try await Store.verify(at: copy.url)
+        #expect(!report.problems.contains { $0.path == ".folio/writer.json" }, "\(report.problems)")
     }
 
     @Test("verify writes nothing: bytes and modification times stay, no lock file appears")

@@ -40,7 +40,7 @@ import Testing
         if case .object(let extra) = randomValue(&random, depth: 2) { entity.merge(extra) { old, _ in old } }
         let body: JSONValue? = operation == .delete ? nil : .object(entity)
         let json = OutboxCommand.make(
-            sequence: sequence, store: "S", operation: operation, collection: "things", entityID: "e \(sequence) é%",
+            sequence: sequence, writer: "S", operation: operation, collection: "things", entityID: "e \(sequence) é%",
             partition: "2026-11-22", baseVersion: Bool.random(using: &random) ? "v\(sequence)" : nil, body: body,
             timestamp: Date(timeIntervalSince1970: 1_790_000_000))
         // Through the file's bytes, as the queue reads it.
