@@ -104,6 +104,65 @@ import Testing
         try await harness.close()
     }
 
+    /// The other half of issue 30's lost delete: the app edits a todo while its create is on the
+    /// way (the edit cannot coalesce into a command that may have left, so it is a new upsert,
+    /// made before any server version was known), the create's answer is recorded, the sync stops
+    /// before it marks the edit (the app is suspended, the network goes), and the app deletes the
+    /// todo. The pending upsert carries no base version, but the entity has one: the server holds
+    /// it, and the delete must be sent. A transport makes the app's edit, and stops the engine,
+    /// while the server's answer is on its way.
+    @Test func aDeleteAfterAnEditMadeWhileTheCreateWasInFlightIsSent() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        var item = todo("Buy milk", on: "2026-11-21")
+        try await store.write { [item] tx in try tx.upsert(item) }
+        item.title = "Buy oat milk"
+        var options = HTTPTransport.Options()
+        options.requestTimeout = .seconds(5)
+        let transport = EditingTransport(inner: HTTPTransport(baseURL: server.baseURL, options: options))
+        let engine = SyncEngine(store: store, transport: transport, configuration: .testing)
+        let stopping = TaskBox()
+        transport.onFirstAnswer = { [item] in
+            try await store.write { tx in try tx.upsert(item) }
+            stopping.task = Task { await engine.stop() }
+            try await Task.sleep(for: .milliseconds(100))   // the stop lands while the answer waits
+        }
+        await #expect(throws: CancellationError.self) { _ = try await engine.drainNow() }
+        await stopping.task?.value
+        #expect(server.entity("todos", item.id.uuidString) != nil)
+        #expect(try await store.pendingCommands().map(\.baseVersion) == [nil], "the edit waits, made with no server version")
+        try await store.write { [item] tx in try tx.delete(Todo.self, id: item.id) }
+        try await drainAll(SyncEngine(store: store, transport: transport, configuration: .testing))
+        #expect(server.entity("todos", item.id.uuidString) == nil, "the deleted todo stayed on the server")
+        #expect(try await store.pendingCommandCount() == 0)
+        #expect(try await store.failedCommands().isEmpty)
+        try await store.close()
+    }
+
+    final class TaskBox: @unchecked Sendable {
+        var task: Task<Void, Never>?
+    }
+
+    /// Runs `onFirstAnswer` once, after the server answered the first push and before the engine hears of it.
+    final class EditingTransport: Transport, @unchecked Sendable {
+        let inner: HTTPTransport
+        var onFirstAnswer: (@Sendable () async throws -> Void)?
+        private let lock = NSLock()
+        private var answered = false
+
+        init(inner: HTTPTransport) { self.inner = inner }
+
+        func push(_ request: PushRequest) async throws -> PushOutcome {
+            let outcome = try await inner.push(request)
+            if lock.withLock({ () -> Bool in defer { answered = true }; return !answered }) { try await onFirstAnswer?() }
+            return outcome
+        }
+
+        func pull(_ request: PullRequest) async throws -> PullResponse { try await inner.pull(request) }
+    }
+
     /// The mark covers every collection and every sender: a tag (no coalescing) sent by the app's
     /// own engine, whose answer is lost before the app is killed, is known as possibly sent to the
     /// next process (a migration must not rewrite it), and a window stops before a command
