@@ -15,17 +15,29 @@ struct FetchedFile: Sendable {
     var hash: ContentHash?
 
     /// Reads and parses a partition file; nil when it does not exist.
+    /// A file caught in the middle of a person's save is read again (``SettledRead``).
     static func fetch(_ path: String, fileSystem: FileSystem, checkingKeptVersions: Bool = false) throws(FolioError) -> FetchedFile? {
-        guard let (bytes, identity) = try fileSystem.read(path) else { return nil }
-        return parse(bytes, identity: identity, path: path, fileSystem: fileSystem, checkingKeptVersions: checkingKeptVersions)
+        var contents: Result<PartitionFile.Contents, FolioError>?
+        let read = try SettledRead.read(path, fileSystem: fileSystem) { bytes in
+            do throws(FolioError) { contents = .success(try PartitionFile.decode(bytes, path: path)) } catch { contents = .failure(error) }
+            if case .success? = contents { return true }
+            return false
+        }
+        guard let (bytes, identity) = read else { return nil }
+        return parse(bytes, identity: identity, path: path, fileSystem: fileSystem, checkingKeptVersions: checkingKeptVersions,
+                     parsed: contents)
     }
 
     /// Parses a partition file's bytes as just read.
     /// - Parameter kept: The bytes' kept-version check when the caller made it already.
+    /// - Parameter parsed: The bytes already parsed, when the caller did.
     static func parse(_ bytes: [UInt8], identity: FileIdentity, path: String, fileSystem: FileSystem,
-                      checkingKeptVersions: Bool = false, kept: KeptCheck? = nil) -> FetchedFile {
+                      checkingKeptVersions: Bool = false, kept: KeptCheck? = nil,
+                      parsed: Result<PartitionFile.Contents, FolioError>? = nil) -> FetchedFile {
         let contents: Result<PartitionFile.Contents, FolioError>
-        do { contents = .success(try PartitionFile.decode(bytes, path: path)) } catch { contents = .failure(error) }
+        if let parsed { contents = parsed } else {
+            do throws(FolioError) { contents = .success(try PartitionFile.decode(bytes, path: path)) } catch { contents = .failure(error) }
+        }
         var file = FetchedFile(bytes: bytes, identity: identity, contents: contents)
         if checkingKeptVersions, case .success = contents {
             let check = kept ?? KeptCheck(bytes, path: path, fileSystem: fileSystem)

@@ -116,9 +116,17 @@ extension StoreState {
         let previousIDs = Set(partition.entities.keys)
         let before = partition.announced ?? partition.entities
         fileLoads += 1
-        if let (bytes, identity) = try fileSystem.read(path) {
+        var decoded: Result<PartitionFile.Contents, FolioError>?
+        // A file caught in the middle of a person's save is read again (SettledRead).
+        let read = try SettledRead.read(path, fileSystem: fileSystem) { bytes in
+            do throws(FolioError) { decoded = .success(try PartitionFile.decode(bytes, path: path)) } catch { decoded = .failure(error) }
+            if case .success? = decoded { return true }
+            return false
+        }
+        if let (bytes, identity) = read {
             do {
-                let reconciled = reconcile(try PartitionFile.decode(bytes, path: path), bytes: bytes, path: path)
+                let contents = try (decoded ?? .failure(FolioError(.io, "the file was read but not parsed", path: path))).get()
+                let reconciled = reconcile(contents, bytes: bytes, path: path)
                 // The file as last read: what a person saving over it saw of the journal's
                 // changes (an earlier save of theirs, adopted, or Folio's version).
                 let replaced = partition.base
