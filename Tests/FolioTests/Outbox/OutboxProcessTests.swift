@@ -23,7 +23,7 @@ enum OutboxCheck {
         return problems + numbersAndFiles(pending, folder) + replay(pending, pushed: pushed)
     }
 
-    /// Sequence numbers are unique and increasing, ids are `<writer id>-<20 digits>` (FORMAT.md, `.folio/writer.json`), and after the
+    /// Sequence numbers are unique and increasing, ids are `<writer id>-<20 digits>` and unique (FORMAT.md, `.folio/writer.json`), and after the
     /// open's recovery checkpoint `outbox/` holds exactly the pending commands (parsed here with
     /// JSONSerialization, independently of Folio's parser).
     static func numbersAndFiles(_ pending: [OutboxCommand], _ folder: URL) -> [String] {
@@ -31,14 +31,15 @@ enum OutboxCheck {
         for (a, b) in zip(pending, pending.dropFirst()) where a.sequence >= b.sequence {
             problems.append("command \(b.sequence) comes after \(a.sequence): numbers must be unique and increasing")
         }
-        let marker = (try? Data(contentsOf: folder.appendingPathComponent(".folio/writer.json")))
-            .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
-        let writerID = marker?["writer"] as? String ?? "(no writer id in .folio/writer.json)"
-        var names: Set<String> = []
+        var names: Set<String> = [], ids: Set<String> = []
         for command in pending {
             let digits = String(command.sequence)
             let padded = String(repeating: "0", count: max(0, 20 - digits.count)) + digits
-            if command.id != "\(writerID)-\(padded)" { problems.append("command \(command.sequence) has id \(command.id), not \(writerID)-\(padded)") }
+            // A writer id (this folder's, or the original's for commands a copy was made with).
+            if !command.id.hasSuffix("-" + padded) || command.id.count <= 21 {
+                problems.append("command \(command.sequence) has id \(command.id), not <writer id>-\(padded)")
+            }
+            if !ids.insert(command.id).inserted { problems.append("command \(command.sequence) has the id of another: \(command.id)") }
             names.insert(padded + ".json")
             let file = (try? Data(contentsOf: folder.appendingPathComponent("outbox/\(padded).json")))
                 .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }

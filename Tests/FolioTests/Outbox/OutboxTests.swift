@@ -31,8 +31,9 @@ import Testing
         #expect(commandFiles(folder) == ["outbox/00000000000000000001.json"])
         let file = try folder.text("outbox/00000000000000000001.json")
         #expect(file.contains("\"operation\": \"upsert\"") && file.hasSuffix("}\n"))
-        let marker = try JSONSerialization.jsonObject(with: folder.bytes("folio.json")) as? [String: Any]
-        #expect(command.id == "\(marker?["store"] as? String ?? "?")-00000000000000000001")
+        // The key's prefix is this folder instance's writer id (FORMAT.md, `.folio/writer.json`).
+        let marker = try JSONSerialization.jsonObject(with: folder.bytes(".folio/writer.json")) as? [String: Any]
+        #expect(command.id == "\(marker?["writer"] as? String ?? "?")-00000000000000000001")
     }
 
     @Test func commandsFollowTheOrderTheTransactionMadeTheChanges() async throws {

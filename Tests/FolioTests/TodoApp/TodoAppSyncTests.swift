@@ -110,23 +110,38 @@ import Testing
         defer { server.stop() }
         let app = TodoCLI()
         _ = try await app.add("Buy milk", "--date", "2031-08-01")
-        server.inject(.delay(seconds: 20), times: 10)   // the push hangs on the server
-        let parent = try app.start(["sync", "--server", server.baseURL.absoluteString])
-        let deadline = ContinuousClock.now + .seconds(30)
-        while server.requestCount == 0, parent.process.isRunning, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        // The push hangs on the server (past the 30 s request timeout, then again on each retry),
+        // so the sync is still running when the test looks for its child. A sync that ended
+        // before the test could look (a starved test task on a loaded machine) proves nothing
+        // either way: the scenario runs again, at most three times, and each such end is shown.
+        server.inject(.delay(seconds: 600), times: 100)
+        var unobserved: [String] = []
+        for _ in 0..<3 {
+            let parent = try app.start(["sync", "--server", server.baseURL.absoluteString, "--attempts", "100"])
+            let requests = server.requestCount
+            let deadline = ContinuousClock.now + .seconds(60)
+            while server.requestCount == requests, parent.process.isRunning, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let children = Self.children(of: parent.process.processIdentifier)
+            guard parent.process.isRunning, server.requestCount > requests, children.count == 1 else {
+                parent.kill()
+                let printed = (try? String(contentsOf: parent.output, encoding: .utf8)) ?? ""
+                unobserved.append("the sync ended with status \(parent.process.terminationStatus) (\(children.count) children seen, "
+                                  + "\(server.requestCount - requests) requests): \(parent.errorText) \(printed)")
+                continue
+            }
+            parent.kill()
+            let gone = ContinuousClock.now + .seconds(5)
+            while Self.isRunning(children[0]), ContinuousClock.now < gone {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let running = Self.isRunning(children[0])
+            if running { kill(children[0], SIGKILL) }
+            #expect(!running, "the sync child \(children[0]) still runs 5 s after its parent was killed")
+            return
         }
-        try #require(server.requestCount > 0 && parent.process.isRunning, "the sync never reached the server: \(parent.errorText)")
-        let children = Self.children(of: parent.process.processIdentifier)
-        try #require(children.count == 1, "expected one sync child, found \(children)")
-        parent.kill()
-        let gone = ContinuousClock.now + .seconds(5)
-        while Self.isRunning(children[0]), ContinuousClock.now < gone {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let running = Self.isRunning(children[0])
-        if running { kill(children[0], SIGKILL) }
-        #expect(!running, "the sync child \(children[0]) still runs 5 s after its parent was killed")
+        Issue.record("the sync was never seen running with its child: \(unobserved.joined(separator: "\n"))")
         #endif
     }
 
