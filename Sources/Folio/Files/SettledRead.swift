@@ -33,7 +33,6 @@ enum SettledRead {
     }
 
     static func isRecent(_ identity: FileIdentity) -> Bool {
-        let now = Int64((Date().timeIntervalSince1970 * 1e9).rounded(.down))
-        return now - max(identity.changed, identity.modified) < recentChange
+        FileIdentity.now - identity.lastChange < recentChange
     }
 }

@@ -90,14 +90,11 @@ extension FolderScan {
         guard let bytes = readFile(path) else { return }
         let consequence = "the next read-write open makes a new writer id (harmless: only new commands get it)"
         guard let value = parseJSON(path, bytes, severity: .warning, what: consequence) else { return }
-        guard let writer = value["writer"]?.stringValue, WriterID.isValid(writer),
-              case .number(let device)? = value["lockDevice"], case .number(let inode)? = value["lockInode"] else {
-            report(.warning, .machinery, path, at: .init(line: 1, column: 1),
-                   "expected {\"writer\": <id>, \"lockDevice\": <number>, \"lockInode\": <number>}; " + consequence)
+        guard let record = WriterID.Record(value) else {
+            report(.warning, .machinery, path, at: .init(line: 1, column: 1), WriterID.Record.expected + "; " + consequence)
             return
         }
-        if let lock = Platform.identity(atPath: fileSystem.absolute(StoreLayout.lockFile)).0,
-           UInt64(device) != lock.device || UInt64(inode) != lock.inode {
+        if let lock = Platform.identity(atPath: fileSystem.absolute(StoreLayout.lockFile)).0, !record.names(lock) {
             report(.note, .machinery, path, at: .init(line: 1, column: 1),
                    "names the lock of another folder: this folder is a copy, and its next read-write open makes it a writer of its own")
         }

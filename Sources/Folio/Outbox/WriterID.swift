@@ -24,13 +24,11 @@ enum WriterID {
         }
         if let (bytes, _) = try fileSystem.read(path) {
             do {
-                let value = try JSONParser.parse(bytes)
-                if let writer = value["writer"]?.stringValue, isValid(writer),
-                   let device = unsigned(value["lockDevice"]), let inode = unsigned(value["lockInode"]) {
-                    if device == lock.device && inode == lock.inode { return writer }
+                if let record = Record(try JSONParser.parse(bytes)) {
+                    if record.names(lock) { return record.writer }
                     report(.info, "this folder is a copy of another (its lock is another file): it becomes a writer of its own, and the commands it enqueues from now on get idempotency keys of their own")
                 } else {
-                    report(.warning, "expected {\"writer\": …, \"lockDevice\": …, \"lockInode\": …}; a new writer id is made")
+                    report(.warning, Record.expected + "; a new writer id is made")
                 }
             } catch {
                 report(.warning, "invalid JSON (\(error.message)); a new writer id is made")
@@ -47,14 +45,28 @@ enum WriterID {
         return writer
     }
 
-    /// A writer id goes into idempotency keys: visible ASCII without `-`'s special meaning lost
-    /// (the key is `<writer>-<20 digits>`), 1 to 128 bytes.
+    /// A writer id goes into idempotency keys (`<writer>-<20 digits>`, PROTOCOL.md: visible
+    /// ASCII): 1 to 128 bytes of visible ASCII.
     static func isValid(_ writer: String) -> Bool {
         !writer.isEmpty && writer.utf8.count <= 128 && writer.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 
-    private static func unsigned(_ value: JSONValue?) -> UInt64? {
-        guard case .number(let text)? = value else { return nil }
-        return UInt64(text)
+    /// The content of `.folio/writer.json`.
+    struct Record {
+        static let expected = "expected {\"writer\": <id>, \"lockDevice\": <number>, \"lockInode\": <number>}"
+        var writer: String
+        var lockDevice: UInt64
+        var lockInode: UInt64
+
+        /// The record a parsed file holds, or nil when it is not one.
+        init?(_ value: JSONValue) {
+            guard let writer = value["writer"]?.stringValue, WriterID.isValid(writer),
+                  case .number(let device)? = value["lockDevice"], let lockDevice = UInt64(device),
+                  case .number(let inode)? = value["lockInode"], let lockInode = UInt64(inode) else { return nil }
+            (self.writer, self.lockDevice, self.lockInode) = (writer, lockDevice, lockInode)
+        }
+
+        /// Whether it was made beside this lock file (this folder instance's).
+        func names(_ lock: FileIdentity) -> Bool { lockDevice == lock.device && lockInode == lock.inode }
     }
 }

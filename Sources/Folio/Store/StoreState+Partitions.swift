@@ -116,17 +116,11 @@ extension StoreState {
         let previousIDs = Set(partition.entities.keys)
         let before = partition.announced ?? partition.entities
         fileLoads += 1
-        var decoded: Result<PartitionFile.Contents, FolioError>?
         // A file caught in the middle of a person's save is read again (SettledRead).
-        let read = try SettledRead.read(path, fileSystem: fileSystem) { bytes in
-            do throws(FolioError) { decoded = .success(try PartitionFile.decode(bytes, path: path)) } catch { decoded = .failure(error) }
-            if case .success? = decoded { return true }
-            return false
-        }
-        if let (bytes, identity) = read {
+        if let file = try FetchedFile.fetch(path, fileSystem: fileSystem) {
+            let (bytes, identity) = (file.bytes, file.identity)
             do {
-                let contents = try (decoded ?? .failure(FolioError(.io, "the file was read but not parsed", path: path))).get()
-                let reconciled = reconcile(contents, bytes: bytes, path: path)
+                let reconciled = reconcile(try file.contents.get(), bytes: bytes, path: path)
                 // The file as last read: what a person saving over it saw of the journal's
                 // changes (an earlier save of theirs, adopted, or Folio's version).
                 let replaced = partition.base

@@ -163,7 +163,7 @@ struct Prefetched<E: Entity>: Sendable {
            let found = fromIndex(address, indexed, identity: identity, fileSystem: fileSystem, filter: filter, predicate: predicate) {
             return found
         }
-        let readAt = FieldIndexFile.now
+        let readAt = FileIdentity.now
         guard let (bytes, identity) = try fileSystem.read(address.path) else { return Prefetched(file: nil) }
         // Checked once, whether the file is then scanned or parsed.
         let kept = FetchedFile.KeptCheck(bytes, path: address.path, fileSystem: fileSystem, written: written)

@@ -46,7 +46,8 @@ final class StoreState {
     var partitionsFromFieldIndex = 0
     /// The collections registered by this process, with their partitioning.
     var collections: [String: PartitionGranularity] = [:]
-    /// The store's id, from `folio.json` (the first half of every command id).
+    /// The store's id, from `folio.json` (shared by every copy of the store; the first half of
+    /// the ids of commands made before writer ids existed).
     var storeID = ""
     /// This folder instance's writer id, the prefix of the idempotency keys of the commands it
     /// enqueues (``WriterID``); the store id until a read-write open sets it.

@@ -148,7 +148,7 @@ import Testing
             let found = try await Self.found(store)
             // Every entry was made of a file read before now, at least two seconds after it last
             // changed (FORMAT.md), so it changed at least two seconds before now.
-            let finished = FieldIndexFile.now
+            let finished = FileIdentity.now
             let expected = try Self.model(folder)
             #expect(found == expected, "\(label): \(found.count) found, \(expected.count) in the files (seed \(seed))")
             answered += 1

@@ -31,12 +31,12 @@ import Testing
         // The copies, made of the closed folder as people make them.
         var copies = [("original", original)]
         let viaCp = root.url.appendingPathComponent("cp")
-        try Self.run("/bin/cp", ["-a", original.path, viaCp.path])
+        try LiveCopyToolsTests.run(try Tools.require("cp"), ["-a", original.path, viaCp.path])
         copies.append(("cp -a", viaCp))
         // rsync is one copy among four: without it the others still run, and the summary says so.
         if Tools.runs("rsync") {
             let viaRsync = root.url.appendingPathComponent("rsync")
-            try Self.run(try Tools.require("rsync"), ["-a", original.path + "/", viaRsync.path + "/"])
+            try LiveCopyToolsTests.run(try Tools.require("rsync"), ["-a", original.path + "/", viaRsync.path + "/"])
             copies.append(("rsync -a", viaRsync))
         } else {
             print("CopiedStoreSyncTests: the rsync copy did not run: rsync is not installed (\(Tools.install("rsync")))")
@@ -83,16 +83,5 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
         }
         await engine.stop()
-    }
-
-    static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FolioError(.io, "\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
-        }
     }
 }

@@ -95,11 +95,8 @@ enum FieldIndexFile {
     /// Whether a file read at `readAt` (nanoseconds since 1970, taken before the read) with this
     /// identity may be recorded.
     static func isSettled(_ identity: FileIdentity, readAt: Int64) -> Bool {
-        readAt - max(identity.changed, identity.modified) >= settleTime
+        readAt - identity.lastChange >= settleTime
     }
-
-    /// Now, in nanoseconds since 1970, as file times count.
-    static var now: Int64 { Int64((Date().timeIntervalSince1970 * 1e9).rounded(.down)) }
 
     struct Contents {
         var entries: [PartitionKey: Record] = [:]
