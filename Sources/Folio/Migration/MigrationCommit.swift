@@ -111,7 +111,7 @@ enum MigrationCommit {
         try fileSystem.makeDirectoryDurably(FileSystem.parent(of: path))
         // Kept as Folio's version first: a migrated file is Folio's write, not a hand edit.
         if path != StoreLayout.marker, let (bytes, _) = try fileSystem.read(staged) {
-            try KeptVersions(fileSystem: fileSystem).keep(bytes, of: path)
+            try KeptVersions(fileSystem: fileSystem).keep(bytes, of: path, revision: PartitionFile.namedRevision(bytes, path: path))
         }
         try fileSystem.rename(staged, to: path)
     }

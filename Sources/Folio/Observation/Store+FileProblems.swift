@@ -23,4 +23,15 @@ extension Store {
             return problems.keys.sorted().map { problems[$0]! }
         }
     }
+
+    /// The merges of data files this process made that a person may want to know about, oldest
+    /// first (at most the last 100): a file whose base Folio did not know (no revision, or one older
+    /// than the history keeps), merged without deleting anything, and files whose entities were
+    /// changed both in the file and by Folio (merged field by field, the file's values first).
+    /// FORMAT.md, "Editing by hand". Each is also logged as a warning when it happens.
+    /// - Returns: The reports, oldest first.
+    /// - Throws: ``FolioError/Code/storeClosed`` if the store is closed.
+    public func mergeReports() async throws -> [MergeReport] {
+        try await read { state throws(FolioError) in state.mergeReports.reports }
+    }
 }

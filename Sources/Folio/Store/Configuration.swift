@@ -62,6 +62,13 @@ extension Store {
         /// file on every access. Default 16 MiB (``defaultPartitionCacheBudget``): a year or two of
         /// day files of a todo app.
         public var partitionCacheBudget: Int = initialPartitionCacheBudget
+        /// How long the history of each data file (`.folio/versions/`) keeps a version: a save
+        /// made from a buffer loaded up to this long ago is merged against exactly the version it
+        /// was made from (FORMAT.md, "Editing by hand"). Default 30 days.
+        public var historyRetention: Duration = KeptVersions.defaultRetention
+        /// The most bytes the history of one data file keeps: beyond it the oldest versions go
+        /// first, even inside ``historyRetention`` (logged as a warning). Default 64 MiB.
+        public var historyByteLimit: Int = KeptVersions.defaultByteLimit
         var ioHook: IOHook?
 
         /// The default ``partitionCacheBudget``: 16 MiB. (Reading ten years of todos day by day then

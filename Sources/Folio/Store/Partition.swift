@@ -10,6 +10,9 @@ final class Partition {
     var base: [String: JSONValue]
     var baseVersions: [String: String]
     var extra: [String: JSONValue]
+    /// The revision of the content `base` is (FORMAT.md, "Revisions"): the file's, or, when
+    /// `holdsMerge`, the merge's; nil for a file without one.
+    var revision: Revision?
     var entities: [String: JSONValue]
     /// The server's version of each entity it has seen (set by the sync engine).
     var versions: [String: String]
@@ -47,6 +50,7 @@ final class Partition {
         self.base = contents.entities
         self.baseVersions = contents.versions
         self.extra = contents.extra
+        self.revision = contents.revision
         self.entities = contents.entities
         self.versions = contents.versions
         self.entityBytes = Self.estimatedSize(of: contents.entities)
@@ -61,6 +65,7 @@ final class Partition {
         base = contents.entities
         baseVersions = contents.versions
         extra = contents.extra
+        revision = contents.revision
         self.identity = identity
         entities = base
         versions = baseVersions
@@ -124,7 +129,7 @@ final class Partition {
 
     /// What the file must hold.
     var contents: PartitionFile.Contents {
-        PartitionFile.Contents(entities: entities, versions: versions, extra: extra)
+        PartitionFile.Contents(entities: entities, versions: versions, extra: extra, revision: revision)
     }
 
     /// After the file was written with `contents`.

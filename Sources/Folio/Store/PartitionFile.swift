@@ -18,6 +18,22 @@ enum PartitionFile {
         var entities: [String: JSONValue]
         var versions: [String: String] = [:]
         var extra: [String: JSONValue]
+        /// The revision the file names (FORMAT.md, "Revisions"): nil for a file without one.
+        var revision: Revision? = nil
+
+        /// The hash a revision of this content names: of its canonical bytes without the
+        /// revision's members.
+        var contentHash: ContentHash {
+            var bare = self
+            bare.revision = nil
+            return ContentHash(PartitionFile.encode(bare))
+        }
+
+        /// Whether the content is exactly the revision it names (not a save made from it).
+        var isUneditedRevision: Bool {
+            guard let revision else { return false }
+            return revision.hash == contentHash
+        }
     }
 
     static func decode(_ bytes: [UInt8], path: String) throws(FolioError) -> Contents {
@@ -32,13 +48,20 @@ enum PartitionFile {
             throw FolioError(.corruptFile, "missing \"entities\" object at the top level", path: path, line: 1, column: 1)
         }
         let versions = members.removeValue(forKey: "versions")?.objectValue?.compactMapValues(\.stringValue) ?? [:]
-        return Contents(entities: entities, versions: versions, extra: members)
+        let revision = Revision.take(from: &members)
+        return Contents(entities: entities, versions: versions, extra: members, revision: revision)
+    }
+
+    /// The revision a file's bytes name; nil when they name none or do not parse.
+    static func namedRevision(_ bytes: [UInt8], path: String) -> Revision? {
+        do { return try decode(bytes, path: path).revision } catch { return nil }
     }
 
     static func encode(_ contents: Contents) -> [UInt8] {
         var members = contents.extra
         members["entities"] = .object(contents.entities)
         if !contents.versions.isEmpty { members["versions"] = .object(contents.versions.mapValues { .string($0) }) }
+        contents.revision?.put(into: &members)
         return JSONWriter.pretty(.object(members))
     }
 

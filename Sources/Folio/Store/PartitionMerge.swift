@@ -47,6 +47,23 @@ enum PartitionMerge {
         return result
     }
 
+    /// A file whose base Folio does not know (no revision, or one it no longer keeps) merged into
+    /// Folio's newest version: the file's entities are added and its values applied, and every
+    /// entity it lacks stays (an unknown base deletes nothing; FORMAT.md, "Editing by hand").
+    /// `keptFromFolio` lists the entities the file lacks, `conflicts` those whose value it changed.
+    static func mergeWithoutBase(ours: PartitionFile.Contents, theirs: PartitionFile.Contents) -> Result {
+        var result = Result(contents: ours)
+        for (id, saved) in theirs.entities where ours.entities[id] != saved {
+            if ours.entities[id] != nil { result.conflicts.append(id) }
+            result.contents.entities[id] = saved
+        }
+        result.keptFromFolio = ours.entities.keys.filter { theirs.entities[$0] == nil }.sorted()
+        for (id, version) in theirs.versions where ours.versions[id] == nil { result.contents.versions[id] = version }
+        for (key, value) in theirs.extra { result.contents.extra[key] = value }
+        result.conflicts.sort()
+        return result
+    }
+
     /// How many entities differ between two versions (present in one only, or with other JSON).
     static func distance(_ first: [String: JSONValue], _ second: [String: JSONValue]) -> Int {
         var count = 0

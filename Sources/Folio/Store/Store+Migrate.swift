@@ -14,9 +14,12 @@ extension Store {
             // A copy of a live folder is checked before anything in it is replayed or written.
             let origin = try state.checkOrigin()
             try state.makeMissingLog(origin)
+            // Before anything is written: every revision of a data file names this writer.
+            state.writerID = try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) }
+            state.historyRetention = configuration.historyRetention
+            state.historyByteLimit = configuration.historyByteLimit
             try recover(state)
             try state.settleOrigin(origin)
-            state.writerID = try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) }
             try MachineryIgnore.ensure(in: fileSystem)
             return state
         }
@@ -77,8 +80,8 @@ extension Store {
         state.storeID = try Marker.ensure(in: fileSystem)
         if recovering {
             try state.removeLeftoverTempFiles()
-            try recover(state)
             state.writerID = try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) }
+            try recover(state)
         } else {
             try state.refreshJournal()
         }

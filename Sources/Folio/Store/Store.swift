@@ -255,6 +255,8 @@ public actor Store {
         let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
         fresh.storeID = state.storeID
         fresh.writerID = state.writerID
+        fresh.historyRetention = state.historyRetention
+        fresh.historyByteLimit = state.historyByteLimit
         for (collection, mode) in state.outbox.syncModes { fresh.outbox.register(mode, for: collection) }
         fresh.onOutsideEdit = configuration.onOutsideEdit
         try Self.recover(fresh)

@@ -80,8 +80,8 @@ extension StoreState {
             } else if isEmpty {
                 // Folio's newest version of the file is then "no entities": a save from an older
                 // buffer of it is merged against the removal and brings back nothing deleted.
-                keep(partition.unkeptFile, of: path, edit: true)
-                if !isReadOnly { try keptVersions.keep(KeptVersions.removal, of: path, barrier: barrier) }
+                keep(partition.unkeptFile, of: path, revision: partition.revision, edit: true)
+                try keepRemoval(of: partition, barrier: barrier)
                 removed.append(partition)
             } else if partition.isDirty || partition.identity == nil {
                 try barrier.makeDirectory(folder)

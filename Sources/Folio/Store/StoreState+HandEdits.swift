@@ -94,7 +94,7 @@ extension StoreState {
         do {
             guard !isReadOnly, let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
             let barrier = DurabilityBarrier(fileSystem: fileSystem, kind: .perFile)
-            try keptVersions.keep(bytes, of: path, barrier: barrier)
+            try keptVersions.keep(bytes, of: path, revision: partition.revision, barrier: barrier)
             try barrier.flush()
         } catch {
             report(.warning, "cannot keep the adopted save as Folio's version yet (\(error.message)); a save of an entity it changed made before the next checkpoint is served under it", path: path)
@@ -112,7 +112,7 @@ extension StoreState {
         guard !isReadOnly else { return }
         // As for a file the checkpoint writes: it holds every record so far (`.folio/written`).
         try noteWrite(path, ContentHash(bytes))
-        try keptVersions.keep(bytes, of: path, barrier: barrier)
+        try keptVersions.keep(bytes, of: path, revision: partition.revision, barrier: barrier)
         partition.adoptedSave = false
     }
 }

@@ -5,14 +5,15 @@ extension StoreState {
     /// How often a checkpoint reads a file again and retries after finding it changed.
     static let swapAttempts = 8
 
-    var keptVersions: KeptVersions { KeptVersions(fileSystem: fileSystem) }
+    var keptVersions: KeptVersions { KeptVersions(fileSystem: fileSystem, retention: historyRetention, byteLimit: historyByteLimit) }
 
     /// What a partition file read from disk holds for Folio: the file itself, or, when it was saved
-    /// from a version older than the newest Folio wrote, its merge with what Folio wrote since.
+    /// from a version older than the newest Folio wrote (or comes from another copy of the store),
+    /// its merge with what Folio wrote since, against the version it names as its base
+    /// (``MergeBase``; FORMAT.md, "Editing by hand").
     ///
-    /// The version the person started from is the kept version nearest to the saved file (fewest
-    /// entities differing; the newest among equals). Without kept versions the file is taken as
-    /// it is. Never throws: versions that cannot be read are skipped (and reported).
+    /// Without kept versions the file is taken as it is. Never throws: versions that cannot be
+    /// read are skipped (and reported).
     func reconcile(_ contents: PartitionFile.Contents, bytes: [UInt8], path: String) -> Reconciled {
         let hash = ContentHash(bytes)
         var reconciled = reconcile(contents, bytes: bytes, hash: hash, path: path)
@@ -25,25 +26,21 @@ extension StoreState {
         if writtenHashes.current(fileSystem, worthReading: fileLoads > WrittenHashesCache.worthReadingAfter)?.isLastWritten(hash, at: path) == true {
             return Reconciled(contents: contents, merged: false, kept: true)
         }
-        var candidates: [(name: String, contents: PartitionFile.Contents)] = []   // newest first
-        var isKept = false
+        let versions: [KeptVersions.Version]
+        let newest: KeptVersions.Version
+        let ours: PartitionFile.Contents
         var written: PartitionFile.Contents?
+        var isKept = false
         do {
-            let versions = try keptVersions.versions(of: path)
-            // Ours: the newest version Folio wrote. The base: any version, Folio's or a person's.
-            guard let newest = versions.last(where: { !$0.isEdit }) else { return Reconciled(contents: contents, merged: false, kept: false) }
+            versions = try keptVersions.versions(of: path)
+            // Ours: the newest version Folio wrote. Without one, Folio has no state of the file.
+            guard let folios = versions.last(where: { !$0.isEdit }) else { return Reconciled(contents: contents, merged: false, kept: false) }
+            newest = folios
             if newest.hash == hash { return Reconciled(contents: contents, merged: false, kept: true) }
             isKept = versions.contains { $0.hash == hash }
             // Without Folio's newest version there is nothing to merge against.
-            guard let ours = try keptContents(newest, path: path) else { return Reconciled(contents: contents, merged: false, kept: isKept) }
-            candidates.append((newest.name, ours))
-            // A save kept when first read but never merged since (the process that read it died
-            // first) is not its own base: it is merged against Folio's versions like the first time.
-            let ownEdit = versions.last { $0.isEdit && $0.hash == hash }
-            let mergedSince = ownEdit.map { edit in versions.contains { !$0.isEdit && $0.order > edit.order } } ?? true
-            for version in versions.reversed() where version.name != newest.name && (mergedSince || version.hash != hash) {
-                if let kept = try keptContents(version, path: path) { candidates.append((version.name, kept)) }
-            }
+            guard let newestContents = try keptContents(newest, path: path) else { return Reconciled(contents: contents, merged: false, kept: isKept) }
+            ours = newestContents
             // What Folio last wrote to the file, the edit's baseline. A save read again (by a
             // process that died before adopting it) is its own nearest version, and Folio's
             // versions kept after it are the merges made from reading it, not writes: the
@@ -60,31 +57,69 @@ extension StoreState {
             report(.warning, "cannot read the kept versions of this file (\(error.message)); taking it as it is", path: path)
             return Reconciled(contents: contents, merged: false, kept: false)
         }
-        guard let ours = candidates.first else { return Reconciled(contents: contents, merged: false, kept: false) }
-        // Among versions equally near, the oldest: taking a newer one would read the entities
-        // Folio added after it as deleted by the person.
-        var base = ours
-        var nearest = PartitionMerge.distance(ours.contents.entities, contents.entities)
-        for candidate in candidates.dropFirst() where nearest > 0 {
-            let distance = PartitionMerge.distance(candidate.contents.entities, contents.entities)
-            if distance <= nearest { (base, nearest) = (candidate, distance) }
+        let base = MergeBase.find(contents, hash: hash, ours: ours, oursVersion: newest, versions: versions) { version in
+            do { return try keptContents(version, path: path) } catch { return nil }
         }
-        // The save and what Folio now takes the file to hold are kept at once: a later save made
-        // from either (an editor reloads, a script reads during a checkpoint) finds its base, and
-        // Folio's newest version stays the state Folio serves.
-        if !isKept { keep(bytes, of: path, edit: true) }
-        guard base.name != ours.name else { return Reconciled(contents: contents, merged: false, kept: true, folio: written) }
-        let result = PartitionMerge.merge(base: base.contents, ours: ours.contents, theirs: contents)
-        keep(PartitionFile.encode(result.contents), of: path)
-        var text = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(base.name)): merged"
-        if !result.keptFromFolio.isEmpty {
-            text += "; kept Folio's newer state of \(result.keptFromFolio.count) entities (\(result.keptFromFolio.prefix(5).joined(separator: ", ")))"
+        // The file is kept at once: a later save made from it (an editor reloads, a script reads
+        // during a checkpoint) finds its base. An unedited revision of another copy is kept as a
+        // revision: a later file from that copy may name it as its base.
+        if !isKept, !isReadOnly {
+            keep(bytes, of: path, revision: contents.revision, edit: !contents.isUneditedRevision)
         }
-        if !result.conflicts.isEmpty {
-            text += "; changed on both sides, merged field by field with your values first: \(result.conflicts.prefix(5).joined(separator: ", "))"
+        let result: PartitionMerge.Result
+        let text: String
+        switch base {
+        case .older:
+            // Folio's state stands, and the next checkpoint puts it back in the file.
+            return Reconciled(contents: ours, merged: true, kept: true)
+        case .merged:
+            result = PartitionMerge.merge(base: contents, ours: ours, theirs: contents)
+            text = "a save already merged was read again"
+        case .known(let version, _) where version.name == newest.name:
+            // Made from Folio's newest version: the file as it is.
+            return Reconciled(contents: contents, merged: false, kept: true, folio: written)
+        case .known(let version, let baseContents):
+            result = PartitionMerge.merge(base: baseContents, ours: ours, theirs: contents)
+            var line = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(version.name)): merged"
+            if !result.keptFromFolio.isEmpty {
+                line += "; kept Folio's newer state of \(result.keptFromFolio.count) entities (\(result.keptFromFolio.prefix(5).joined(separator: ", ")))"
+            }
+            if !result.conflicts.isEmpty {
+                line += "; changed on both sides, merged field by field with your values first: \(result.conflicts.prefix(5).joined(separator: ", "))"
+            }
+            text = line
+        case .unknown:
+            result = PartitionMerge.mergeWithoutBase(ours: ours, theirs: contents)
+            let why = contents.revision == nil ? "names no revision" : "names a revision Folio does not keep (\(contents.revision!.text))"
+            var line = "\(why), so its base is unknown: merged without deleting anything"
+            if !result.keptFromFolio.isEmpty {
+                line += "; kept \(result.keptFromFolio.count) entities the file lacks (\(result.keptFromFolio.prefix(5).joined(separator: ", ")))"
+            }
+            if !result.conflicts.isEmpty {
+                line += "; took the file's values of \(result.conflicts.count) entities (\(result.conflicts.prefix(5).joined(separator: ", ")))"
+            }
+            text = line
+            mergeReports.note(MergeReport(path: path, kind: .unknownBase, kept: result.keptFromFolio, changed: result.conflicts))
         }
-        report(result.conflicts.isEmpty ? .info : .warning, text, path: path)
-        return Reconciled(contents: result.contents, merged: true, kept: true, folio: written)
+        var merged = result.contents
+        merged.revision = nextRevision(of: merged, after: Revision.join(ours.revision?.vector ?? [:], contents.revision?.vector ?? [:]), versions: versions)
+        keep(PartitionFile.encode(merged), of: path, revision: merged.revision)
+        if case .merged = base {} else {
+            report(result.conflicts.isEmpty && !(base.isUnknown && !result.keptFromFolio.isEmpty) ? .info : .warning, text, path: path)
+            if case .known = base, !result.conflicts.isEmpty {
+                mergeReports.note(MergeReport(path: path, kind: .conflict, kept: result.keptFromFolio, changed: result.conflicts))
+            }
+        }
+        return Reconciled(contents: merged, merged: true, kept: true, folio: written)
+    }
+
+    /// A new revision of this writer for `contents` (nil in a store opened read-only, which writes
+    /// none): numbered past every revision of this writer kept of the file and past `vector`,
+    /// descending from `vector`.
+    func nextRevision(of contents: PartitionFile.Contents, after vector: [String: UInt64], versions: [KeptVersions.Version]) -> Revision? {
+        guard WriterID.isValid(writerID) else { return nil }
+        let number = KeptVersions.nextNumber(of: writerID, in: versions, after: vector[writerID] ?? 0)
+        return Revision(writer: writerID, number: number, hash: contents.contentHash, ancestors: vector)
     }
 
     /// What ``reconcile(_:bytes:path:)`` found.
@@ -134,6 +169,7 @@ extension StoreState {
         for _ in 0..<Self.swapAttempts {
             if let problem = partition.unreadable { return problem }
             let outcome: AtomicFile.SwapOutcome
+            var revision: Revision?
             if partition.entities.isEmpty && partition.versions.isEmpty {
                 try noteWrite(path, nil)
                 outcome = try removeUnlessChanged(partition)
@@ -141,6 +177,7 @@ extension StoreState {
                 let file: AtomicFile.Staged
                 if let ready = staged, ready.contents == partition.contents {
                     file = ready.file
+                    revision = ready.revision
                     staged = nil
                 } else {
                     if let stale = staged { atomic.discard(stale.file) }
@@ -148,7 +185,8 @@ extension StoreState {
                     // A barrier of its own, flushed at once: the kept version and the new content
                     // are durable before the file is replaced.
                     let barrier = DurabilityBarrier(fileSystem: fileSystem, kind: .perFile)
-                    file = try stage(partition, barrier: barrier).file
+                    let fresh = try stage(partition, barrier: barrier)
+                    (file, revision) = (fresh.file, fresh.revision)
                     try barrier.flush()
                 }
                 try noteWrite(path, ContentHash(file.bytes))
@@ -158,6 +196,7 @@ extension StoreState {
             switch outcome {
             case .replaced(let identity):
                 partition.markWritten(identity: identity)
+                partition.revision = revision
                 if identity == nil { partition.fileHash = nil }
                 return nil
             case .changedOnDisk(let saves):
@@ -171,27 +210,44 @@ extension StoreState {
         return FolioError(.io, "the file kept changing while Folio tried to replace it \(Self.swapAttempts) times; its changes wait in the journal", path: path)
     }
 
-    /// A partition's new version written beside its file, with the content it was made from.
+    /// A partition's new version written beside its file, with the content it was made from and
+    /// the revision it names.
     struct StagedPartition {
         let contents: PartitionFile.Contents
+        let revision: Revision?
         let file: AtomicFile.Staged
     }
 
-    /// Writes a partition's committed state to a temp file in its versions folder and keeps it
-    /// as Folio's newest version, both durable once `barrier` is flushed; nothing is in place yet
-    /// (``writeUnlessChanged(_:staged:)`` swaps it in).
+    /// Writes a partition's committed state, as this writer's next revision of the file, to a temp
+    /// file in its versions folder and keeps it as Folio's newest version, both durable once
+    /// `barrier` is flushed; nothing is in place yet (``writeUnlessChanged(_:staged:)`` swaps it in).
     func stage(_ partition: Partition, barrier: DurabilityBarrier) throws(FolioError) -> StagedPartition {
         let path = partition.address.path
         let contents = partition.contents
-        let bytes = PartitionFile.encode(contents)
         let folder = KeptVersions.folder(of: path)
         try barrier.makeDirectory(folder)
-        keep(partition.unkeptFile, of: path, edit: true)
+        keep(partition.unkeptFile, of: path, revision: partition.revision, edit: true)
+        var revised = contents
+        if !isReadOnly {
+            revised.revision = nextRevision(of: contents, after: contents.revision?.vector ?? [:], versions: try keptVersions.versions(of: path))
+        }
+        let bytes = PartitionFile.encode(revised)
         // Must be kept before the file is replaced: a file whose bytes are not Folio's newest
         // version reads as a person's save, whose changes would be sent again.
-        if !isReadOnly { try keptVersions.keep(bytes, of: path, barrier: barrier) }
+        if !isReadOnly { try keptVersions.keep(bytes, of: path, revision: revised.revision, barrier: barrier) }
         let file = try AtomicFile(fileSystem: fileSystem).stage(path, bytes, swapFolder: folder, sync: barrier.fileSync)
-        return StagedPartition(contents: contents, file: file)
+        return StagedPartition(contents: contents, revision: revised.revision, file: file)
+    }
+
+    /// Keeps the removal of a partition's file (no entities) as this writer's next revision of it,
+    /// durable once `barrier` is flushed: a save from an older buffer of the file is merged
+    /// against the removal and brings back nothing deleted.
+    func keepRemoval(of partition: Partition, barrier: DurabilityBarrier) throws(FolioError) {
+        guard !isReadOnly else { return }
+        let path = partition.address.path
+        var removal = PartitionFile.Contents(entities: [:], extra: [:])
+        removal.revision = nextRevision(of: removal, after: partition.revision?.vector ?? [:], versions: try keptVersions.versions(of: path))
+        try keptVersions.keep(PartitionFile.encode(removal), of: path, revision: removal.revision, barrier: barrier)
     }
 
     /// A save found while Folio swapped its file: merged into Folio's newest version at once, so
@@ -200,14 +256,14 @@ extension StoreState {
     private func absorb(_ bytes: [UInt8], of path: String) {
         do {
             let reconciled = reconcile(try PartitionFile.decode(bytes, path: path), bytes: bytes, path: path)
-            keep(PartitionFile.encode(reconciled.contents), of: path)
+            keep(PartitionFile.encode(reconciled.contents), of: path, revision: reconciled.contents.revision)
             // Adopted before the file is written as Folio's version (writeUnlessChanged).
             if let address = partitionAddress(of: path), let folio = reconciled.folio {
                 handEdits.absorb(reconciled.contents, madeOn: folio, at: address)
             }
         } catch {
             // Most often an edit in place caught half-written; the file itself is read again.
-            if !bytes.isEmpty { keep(bytes, of: path, edit: true) }
+            if !bytes.isEmpty { keep(bytes, of: path, revision: nil, edit: true) }
             report(.info, "a save met Folio's replace but does not parse (\(error.message)); it is kept in \(KeptVersions.folder(of: path))/ (hash \(ContentHash(bytes)))", path: path)
         }
     }
@@ -269,10 +325,13 @@ extension StoreState {
 
     /// Keeps a version of a partition file; a failure only costs the ability to merge a later save
     /// made from it, so it is reported, not thrown.
-    func keep(_ bytes: [UInt8]?, of path: String, edit: Bool = false) {
+    func keep(_ bytes: [UInt8]?, of path: String, revision: Revision?, edit: Bool = false) {
         guard let bytes, !isReadOnly else { return }
         do {
-            try keptVersions.keep(bytes, of: path, edit: edit)
+            let dropped = try keptVersions.keep(bytes, of: path, revision: revision, edit: edit)
+            if dropped > 0 {
+                report(.warning, "the history of this file passed its byte limit (\(historyByteLimit) bytes): its \(dropped) oldest versions went; a save made from one of them is merged without a base (nothing is deleted by it)", path: path)
+            }
         } catch {
             report(.warning, "cannot keep a version of this file (\(error.message)); a save made from it cannot be merged", path: path)
         }

@@ -57,9 +57,14 @@ extension StoreState {
                     continue
                 }
                 let path = String(child.dropFirst(KeptVersions.folder.count + 1))
-                // A file Folio removed has the removal as its newest version.
-                let current = hashes[path] ?? ContentHash(KeptVersions.removal)
-                if let newest = try kept.versions(of: path).last, !newest.isEdit, newest.hash == current { continue }
+                // A file Folio removed has the removal (no entities) as its newest version.
+                if let newest = try kept.versions(of: path).last, !newest.isEdit {
+                    if let current = hashes[path] {
+                        if newest.hash == current { continue }
+                    } else if try kept.isRemoval(newest, path: path) {
+                        continue
+                    }
+                }
                 try fileSystem.removeTree(child)
             }
         }
@@ -153,7 +158,7 @@ extension StoreState {
             for path in try CopyCheck.dataAndCommandFiles(fileSystem) {
                 guard let (bytes, _) = try fileSystem.read(path) else { continue }
                 latest[path] = WrittenLog.Entry(transaction: since, hash: ContentHash(bytes))
-                if keepVersions && CopyCheck.commandSequence(path) == nil { keep(bytes, of: path) }
+                if keepVersions && CopyCheck.commandSequence(path) == nil { keep(bytes, of: path, revision: PartitionFile.namedRevision(bytes, path: path)) }
             }
         }
         var text = WrittenLog.header(origin: origin, since: since, goneBelow: try nextSequence())

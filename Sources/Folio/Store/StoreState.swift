@@ -52,6 +52,11 @@ final class StoreState {
     /// This folder instance's writer id, the prefix of the idempotency keys of the commands it
     /// enqueues (``WriterID``); the store id until a read-write open sets it.
     var writerID = ""
+    /// How long and how many bytes the history of each data file keeps (``KeptVersions``).
+    var historyRetention = KeptVersions.defaultRetention
+    var historyByteLimit = KeptVersions.defaultByteLimit
+    /// Merges this process made that the app may show (``Store/mergeReports()``).
+    let mergeReports = MergeReports()
     /// The prefix of new commands' ids.
     var commandIDPrefix: String { writerID.isEmpty ? storeID : writerID }
     /// Set by ``Store`` during a read's first, unlocked pass: a read that must load a file leaves

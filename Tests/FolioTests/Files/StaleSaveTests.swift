@@ -92,7 +92,10 @@ import Darwin
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         var entities = try #require(object["entities"] as? [String: Any])
         entities["W-1"] = nil
-        let edited = OneDay.adding("E", to: String(decoding: try JSONSerialization.data(withJSONObject: ["entities": entities]), as: UTF8.self)
+        // A script that rewrites the JSON keeps the other top-level members (the revision).
+        var rewritten = object
+        rewritten["entities"] = entities
+        let edited = OneDay.adding("E", to: String(decoding: try JSONSerialization.data(withJSONObject: rewritten), as: UTF8.self)
             .replacingOccurrences(of: "\"entities\":{", with: "\"entities\": {"))
         try OneDay.saveByRename(edited, in: folder)
         #expect(try await OneDay.ids(store) == ["E", "W-2"])

@@ -8,7 +8,11 @@ import Testing
         let store = try await Store.open(at: folder.url, configuration: .testing())
         try await store.write { tx in try tx.upsert(Tag(id: "work", name: "Work \"quoted\"\n", color: "#FF8800")) }
         try await store.close()
-        #expect(try folder.text("tags.json") == """
+        // The revision: this folder's writer id, the file's first revision, the content's hash.
+        let writer = try #require(try JSONSerialization.jsonObject(with: folder.bytes(".folio/writer.json")) as? [String: Any])["writer"] as? String
+        let text = try folder.text("tags.json")
+        let hash = try #require(text.split(separator: "\n").last { $0.contains("\"revision\"") }?.split(separator: ":").last?.dropLast())
+        #expect(text == """
             {
               "entities": {
                 "work": {
@@ -16,10 +20,14 @@ import Testing
                   "id": "work",
                   "name": "Work \\"quoted\\"\\n"
                 }
-              }
+              },
+              "revision": "\(writer ?? ""):1:\(hash)"
             }
 
             """)
+        // The hash is of the content without the revision (FORMAT.md, "Revisions").
+        let bare = text.replacingOccurrences(of: ",\n  \"revision\": \"\(writer ?? ""):1:\(hash)\"\n}", with: "\n}")
+        #expect(ContentHash(Array(bare.utf8)).description == String(hash))
         let marker = try JSONSerialization.jsonObject(with: folder.bytes("folio.json")) as? [String: Any]
         #expect(marker?["format"] as? Int == 1)
     }
@@ -39,7 +47,11 @@ import Testing
         let files = first.allFiles().filter { $0.hasPrefix("todos/") }
         #expect(files.count == 3)
         #expect(second.allFiles().filter { $0.hasPrefix("todos/") } == files)
-        for file in files { #expect(try first.bytes(file) == second.bytes(file), "\(file)") }
+        // Byte for byte, but for the revision (each store is a writer of its own).
+        func withoutRevision(_ folder: TemporaryFolder, _ file: String) throws -> String {
+            try folder.text(file).split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains("\"revision\": ") }.joined(separator: "\n")
+        }
+        for file in files { #expect(try withoutRevision(first, file) == withoutRevision(second, file), "\(file)") }
 
         // Rewriting the same content does not touch the files at all.
         let before = try files.map { try FileManager.default.attributesOfItem(atPath: first.file($0).path)[.systemFileNumber] as? Int }
@@ -48,7 +60,7 @@ import Testing
         try await again.close()
         let after = try files.map { try FileManager.default.attributesOfItem(atPath: first.file($0).path)[.systemFileNumber] as? Int }
         #expect(before == after)
-        for file in files { #expect(try first.bytes(file) == second.bytes(file)) }
+        for file in files { #expect(try withoutRevision(first, file) == withoutRevision(second, file)) }
     }
 
     @Test func fieldsTheTypeDoesNotKnowSurviveARewrite() async throws {
@@ -137,6 +149,7 @@ import Testing
         try await store.checkpoint()
 
         let path = "todos/2026-11/2026-11-22.json"
+        let good = try folder.bytes(path)
         try folder.write("{ \"entities\": { oops", to: path)
         #expect(try await store.fetch(Query<Todo>(.day("2026-11-22"))) == [milk])
         #expect(log.messages.contains { $0.level == .error && $0.path == path && $0.text.contains("1:17") })
@@ -149,9 +162,14 @@ import Testing
         #expect(Set(try await store.fetch(Query<Todo>(.day("2026-11-22")))) == [milk, bread])
 
         // ...until the person fixes the file; then the change lands on top of their version.
-        try folder.write("{ \"entities\": {} }\n", to: path)
+        try folder.write(String(decoding: good, as: UTF8.self).replacingOccurrences(of: "Buy milk", with: "Buy oat milk"), to: path)
         try await store.checkpoint()
-        #expect(try await store.fetch(Query<Todo>(.day("2026-11-22"))) == [bread])
+        #expect(Set(try await store.fetch(Query<Todo>(.day("2026-11-22"))).map(\.title)) == ["Buy oat milk", "Buy bread"])
+        // A fix that drops the revision (a file written afresh) has no known base: it deletes
+        // nothing, and the merge is reported.
+        try folder.write("{ \"entities\": {} }\n", to: path)
+        #expect(Set(try await store.fetch(Query<Todo>(.day("2026-11-22"))).map(\.title)) == ["Buy oat milk", "Buy bread"])
+        #expect(try await store.mergeReports().contains { $0.path == path && $0.kind == .unknownBase && $0.kept.count == 2 })
         try await store.close()
         #expect(try folder.text(path).contains("Buy bread"))
     }

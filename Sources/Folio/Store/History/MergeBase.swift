@@ -1,0 +1,74 @@
+/// The version a save was made from (FORMAT.md, "Editing by hand", "Every save is merged against
+/// the version it was made from"): found from the revisions the file names, never guessed across
+/// revisions.
+enum MergeBase {
+    /// Nothing to merge: the file is an unedited revision that Folio's state already includes (an
+    /// older copy put back, an older commit checked out, an unchanged buffer saved).
+    case older
+    /// The file is a save identical to one already merged: nothing new in it.
+    case merged
+    /// The version the file was made from.
+    case known(KeptVersions.Version, PartitionFile.Contents)
+    /// No revision Folio knows: the file adds and updates, it deletes nothing.
+    case unknown
+
+    /// Finds the base of `file` among a file's kept versions.
+    /// - Parameters:
+    ///   - file: The file as read, with its bytes' hash.
+    ///   - ours: Folio's newest version of the file.
+    ///   - versions: The file's kept versions, oldest first.
+    ///   - load: A kept version's content; nil when it is gone or damaged.
+    static func find(_ file: PartitionFile.Contents, hash: ContentHash, ours: PartitionFile.Contents, oursVersion: KeptVersions.Version,
+                     versions: [KeptVersions.Version], load: (KeptVersions.Version) -> PartitionFile.Contents?) -> MergeBase {
+        let unedited = file.isUneditedRevision
+        if unedited, let revision = file.revision, Revision.includes(ours.revision?.vector ?? [:], writer: revision.writer, number: revision.number) {
+            return .older
+        }
+        // The same bytes kept as a save, and merged since (a version of Folio's kept after it).
+        if let save = versions.last(where: { $0.hash == hash && $0.isEdit }), versions.contains(where: { !$0.isEdit && $0.order > save.order }) {
+            return .merged
+        }
+        guard let revision = file.revision else {
+            // A file Folio wrote before revisions existed: Folio wrote no other version of it since.
+            if !versions.contains(where: { $0.writer != nil }) { return .known(oursVersion, ours) }
+            return .unknown
+        }
+        // Per writer, the newest true revision (not a save of it) the file descends from; among
+        // writers, the one that includes the most.
+        var best: (version: KeptVersions.Version, contents: PartitionFile.Contents, weight: UInt64)?
+        for (writer, limit) in revision.vector {
+            let named = versions.filter { !$0.isEdit && $0.writer == writer && $0.number <= limit }
+                .sorted { ($0.number, $0.order) > ($1.number, $1.order) }
+            for version in named {
+                guard let contents = load(version), let own = contents.revision, own.writer == writer, own.number == version.number,
+                      contents.isUneditedRevision else { continue }
+                let weight = own.vector.values.reduce(0, &+)
+                if best == nil || weight > best!.weight { best = (version, contents, weight) }
+                break
+            }
+        }
+        // An edit of a revision already saved from (the same buffer saved again): the save nearest
+        // to the file, when nearer than the revision itself.
+        if !unedited {
+            var nearest = best.map { PartitionMerge.distance($0.contents.entities, file.entities) } ?? Int.max
+            let saves = versions.filter { $0.isRevision(revision.writer, revision.number) && $0.hash != hash && $0.name != best?.version.name }
+            for save in saves.reversed() where nearest > 0 {
+                guard let contents = load(save), !contents.isUneditedRevision else { continue }
+                let distance = PartitionMerge.distance(contents.entities, file.entities)
+                if distance < nearest {
+                    nearest = distance
+                    best = (save, contents, 0)
+                }
+            }
+        }
+        guard let best else { return .unknown }
+        return .known(best.version, best.contents)
+    }
+}
+
+extension MergeBase {
+    var isUnknown: Bool {
+        if case .unknown = self { return true }
+        return false
+    }
+}

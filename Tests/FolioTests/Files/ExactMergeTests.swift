@@ -1,0 +1,135 @@
+@testable import Folio
+import FolioCrashSupport
+import Foundation
+import Testing
+
+/// Saves merged against the revision they were made from (FORMAT.md, "Revisions", "Editing by
+/// hand"), one case at a time; EverydayToolsModelTests drives the same with real editors, git and
+/// unison. Each case lost or brought back entities on the code that guessed the base among the 16
+/// newest kept versions.
+@Suite struct ExactMergeTests {
+    private let day = OneDay.path
+
+    private func idsInFile(_ folder: TemporaryFolder) throws -> [String] {
+        let file = try JSONSerialization.jsonObject(with: folder.bytes(day)) as? [String: Any]
+        return (file?["entities"] as? [String: Any] ?? [:]).keys.sorted()
+    }
+
+    /// `text` without the entity `id` (the person deletes its lines).
+    private func removing(_ id: String, from text: String) throws -> String {
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        var entities = try #require(object["entities"] as? [String: Any])
+        entities[id] = nil
+        object["entities"] = entities
+        return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self)
+            .replacingOccurrences(of: "\" : ", with: "\": ")
+    }
+
+    /// An editor loads the day file, the app writes it `writes` times (each write checkpointed, as
+    /// `todo add` does), then the person saves the buffer with one entity added and one removed,
+    /// and saves the same buffer again, with one more change, after more writes.
+    @Test(arguments: [0, 1, 20, 300])
+    func aStaleBufferKeepsEveryWriteMadeAfterItWasLoaded(writes: Int) async throws {
+        let folder = TemporaryFolder()
+        let log = LogRecorder()
+        let store = try await Store.open(at: folder.url, configuration: .testing(log: log.handler))
+        try await store.write { tx in try tx.upsert(OneDay.slot("P-1")); try tx.upsert(OneDay.slot("P-2")) }
+        try await store.checkpoint()
+        let buffer = try folder.text(day)              // the editor loads the file
+        for index in 0..<writes {
+            try await store.write { tx in try tx.upsert(OneDay.slot("W-\(index)")) }
+            try await store.checkpoint()
+        }
+        let firstSave = try removing("P-1", from: OneDay.adding("E-1", to: buffer))
+        try OneDay.saveByRename(firstSave, in: folder)
+        var expected = Set(["P-2", "E-1"] + (0..<writes).map { "W-\($0)" })
+        #expect(Set(try await OneDay.ids(store)) == expected)
+        try await store.checkpoint()
+        for index in writes..<(writes + 5) {
+            try await store.write { tx in try tx.upsert(OneDay.slot("W-\(index)")) }
+            try await store.checkpoint()
+            expected.insert("W-\(index)")
+        }
+        // The same buffer, saved again with one more entity: the first save's changes hold, and
+        // nothing the app wrote in between goes.
+        try OneDay.saveByRename(OneDay.adding("E-2", to: firstSave), in: folder)
+        expected.insert("E-2")
+        #expect(Set(try await OneDay.ids(store)) == expected)
+        try await store.close()
+        #expect(Set(try idsInFile(folder)) == expected)
+        #expect(!log.messages.contains { $0.text.contains("base is unknown") })
+    }
+
+    /// A file from another copy of the store (a git pull): it descends from a revision this folder
+    /// wrote, so the entity the other copy deleted is deleted here, and nothing this folder wrote
+    /// since is lost. Put back as it was before (an older checkout), it changes nothing.
+    @Test func aFileFromAnotherCopyAppliesItsDeletesAndAnOlderOneChangesNothing() async throws {
+        let original = TemporaryFolder(), clone = TemporaryFolder()
+        var store = try await Store.open(at: original.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(OneDay.slot("A-1")); try tx.upsert(OneDay.slot("A-2")) }
+        try await store.close()
+        let shared = try original.text(day)
+        // The clone: the data file alone (as git clones it), a writer of its own.
+        try clone.write(shared, to: day)
+        try clone.write(try original.text("folio.json"), to: "folio.json")
+        let other = try await Store.open(at: clone.url, configuration: .testing())
+        _ = try await other.write { tx in try tx.delete(Slot.self, id: "A-1") }
+        try await other.write { tx in try tx.upsert(OneDay.slot("B-1")) }
+        try await other.close()
+        let pulled = try clone.text(day)
+
+        store = try await Store.open(at: original.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(OneDay.slot("A-3")) }
+        try await store.checkpoint()
+        try OneDay.saveByRename(pulled, in: original)                  // git pull
+        #expect(try await OneDay.ids(store) == ["A-2", "A-3", "B-1"])
+        try await store.checkpoint()
+        let merged = try original.text(day)
+        #expect(merged.contains("\"ancestors\""), "the merge names the other copy's revision")
+        // An older checkout of the file: nothing comes back, nothing goes.
+        try OneDay.saveByRename(shared, in: original)
+        #expect(try await OneDay.ids(store) == ["A-2", "A-3", "B-1"])
+        try await store.close()
+        #expect(try idsInFile(original) == ["A-2", "A-3", "B-1"])
+
+        // And back in the clone: the merge descends from the clone's own revision.
+        try clone.write(merged, to: day)
+        let again = try await Store.open(at: clone.url, configuration: .testing())
+        #expect(try await OneDay.ids(again) == ["A-2", "A-3", "B-1"])
+        try await again.close()
+    }
+
+    /// A file without a revision (written afresh by a tool) or naming one Folio does not keep adds
+    /// and updates, deletes nothing, and is reported.
+    @Test(arguments: [false, true]) func anUnknownBaseDeletesNothing(foreignRevision: Bool) async throws {
+        let folder = TemporaryFolder()
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")); try tx.upsert(OneDay.slot("W-2")) }
+        try await store.checkpoint()
+        var object = try #require(try JSONSerialization.jsonObject(with: folder.bytes(day)) as? [String: Any])
+        var entities = try #require(object["entities"] as? [String: Any])
+        entities["W-1"] = nil
+        object["entities"] = entities
+        object["revision"] = foreignRevision ? "0B1F8E55-3A2C-4E47-9C3B-7D21A5E0F9A4:7:0000000000000000" : nil
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]), as: UTF8.self)
+        try OneDay.saveByRename(OneDay.adding("E", to: text.replacingOccurrences(of: "\" : ", with: "\": ")), in: folder)
+        #expect(try await OneDay.ids(store) == ["E", "W-1", "W-2"])
+        let reports = try await store.mergeReports()
+        #expect(reports.map(\.kind) == [.unknownBase])
+        #expect(reports.first?.kept == ["W-1"])
+        try await store.close()
+    }
+
+    /// Revisions grow per writer and file, and a reopened store goes on from its newest.
+    @Test func revisionsNumberOnAcrossProcesses() async throws {
+        let folder = TemporaryFolder()
+        for round in 1...3 {
+            let store = try await Store.open(at: folder.url, configuration: .testing())
+            try await store.write { tx in try tx.upsert(OneDay.slot("W-\(round)")) }
+            try await store.close()
+            let revision = try #require(PartitionFile.decode(Array(folder.bytes(day)), path: day).revision)
+            #expect(revision.number == UInt64(round))
+            #expect(try PartitionFile.decode(Array(folder.bytes(day)), path: day).isUneditedRevision)
+        }
+    }
+}
