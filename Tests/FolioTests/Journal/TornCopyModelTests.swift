@@ -167,7 +167,7 @@ import Testing
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
             guard let newest = names.last, !newest.hasSuffix(".edit.json"),
                   let file = FileManager.default.contents(atPath: copy.appendingPathComponent(path).path),
-                  newest.dropLast(5).hasSuffix("-" + ContentHash(Array(file)).description) else { continue }
+                  KeptVersions.parse(newest)?.hash == ContentHash(Array(file)) else { continue }
             let choices = names.suffix(12).filter { !$0.hasSuffix(".edit.json") }
             let version = choices.count > 1 ? choices.dropLast()[random.index(choices.count - 1)] : newest
             guard let bytes = FileManager.default.contents(atPath: folder.appendingPathComponent(version).path) else { continue }

@@ -173,6 +173,7 @@ private struct Note: Entity, Equatable {
         _ = try await store.fetch(Query<Note>(.day(Self.day(1))))
         _ = try await store.fetch(Query<Note>(.day(Self.day(2))))
         #expect(await store.cacheFootprint().paths.isEmpty)
+        let good = try Data(contentsOf: folder.file(paths[1]))
         try Data("{ broken".utf8).write(to: folder.file(paths[1]))
         #expect(try await store.fetch(Query<Note>(.day(Self.day(1)))) == [Note(id: "n1", title: "t", day: Self.day(1))])
         #expect(await store.cacheFootprint().paths == [paths[1]], "the last good state of a broken file stays")
@@ -185,7 +186,10 @@ private struct Note: Entity, Equatable {
         await #expect(throws: FolioError.self) { try await store.fetch(Query<Note>(.day(newDay))) }
         try Data(#"{"entities": {"n7": {"day": "2026-01-08", "id": "n7", "title": "t"}}}"#.utf8).write(to: folder.file(newPath))
         #expect(try await store.fetch(Query<Note>(.day(newDay))).count == 1)
-        try Data(#"{"entities": {}}"#.utf8).write(to: folder.file(paths[1]))
+        // The fix keeps the file's revision (an editor's buffer of the good file, n1 removed).
+        var fixed = try #require(try JSONSerialization.jsonObject(with: good) as? [String: Any])
+        fixed["entities"] = [String: Any]()
+        try JSONSerialization.data(withJSONObject: fixed).write(to: folder.file(paths[1]))
         #expect(try await store.fetch(Query<Note>(.day(Self.day(1)))) == [])
         // The fix is a hand edit (it deletes n1): adopted, it stays until a checkpoint writes it.
         #expect(await store.cacheFootprint().paths == [paths[1]])
