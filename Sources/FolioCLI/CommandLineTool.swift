@@ -27,6 +27,8 @@ enum CommandLineTool {
         case "backup": (help, command) = (Help.backup, BackupCommand.run)
         case "snapshot": (help, command) = (Help.snapshot, SnapshotCommand.run)
         case "migrate": (help, command) = (Help.migrate, MigrateCommand.run)
+        case "merge-driver": (help, command) = (Help.mergeDriver, GitCommands.mergeDriver)
+        case "resolve": (help, command) = (Help.resolve, GitCommands.resolve)
         default:
             Output.error("folio: unknown command '\(name)'\n\n" + Help.tool)
             return usage

@@ -14,9 +14,38 @@ enum Help {
       backup DIR DEST                a consistent copy of a store, while writers run
       snapshot DIR DEST              a consistent hard-link snapshot (cheap; then rsync it)
       migrate --plan FILE [--dry-run] [DIR]   run (or preview) JSON-level migrations
+      merge-driver setup [DIR]       let git merge the data files per entity
+      resolve FILE...                merge a data file git left with conflict markers
 
     DIR defaults to the current directory. `folio <command> --help` describes a command.
     Exit codes: 0 success, 1 problems found (or the operation failed), 2 usage error.
+    """
+
+    static let mergeDriver = """
+    usage: folio merge-driver setup [DIR]
+           folio merge-driver BASE OURS THEIRS [PATH]
+
+      setup   in the git repository holding the store in DIR, name this executable as the merge
+              driver "folio" (git config merge.folio.driver) and route the store's data files to it
+              (DIR/.gitattributes; commit it). Needs git.
+      BASE OURS THEIRS [PATH]   what git runs (%O %A %B %P): merges the three versions of a data
+              file per entity and writes the result over OURS. An entity one side changed takes
+              that side; one both changed is merged field by field, the incoming side's values
+              first, and listed on standard error. The result names the working copy's revision,
+              with both sides' as ancestors (FORMAT.md, "Revisions").
+
+    Exit code 1 when a version is not a data file: git then leaves the conflict to you.
+    """
+
+    static let resolve = """
+    usage: folio resolve FILE...
+
+    Merges each data file that git left with conflict markers (no merge driver set up): both sides
+    are taken from the markers and merged per entity, and the file is rewritten without markers.
+    With git's diff3 or zdiff3 conflict style the markers hold the merge base, and the merge is
+    exact; without it nothing either side lacks is deleted. Then `git add` the file.
+
+    Exit code 1 when a file has no markers or a side is not a data file (the file is left as it is).
     """
 
     static let status = """

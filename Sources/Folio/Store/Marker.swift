@@ -13,6 +13,8 @@ internal import Foundation
 /// every copy of it: the idempotency keys of commands use the folder instance's writer id,
 /// ``WriterID``).
 enum Marker {
+    /// Names a folder may hold before it becomes a store: git's, made by `git init` or a clone.
+    static let versionControl: Set<String> = [".git", ".gitignore", ".gitattributes", ".gitkeep"]
     /// Creates the marker in a new (empty) folder, or checks the existing one. Only with the
     /// writers' lock held.
     /// - Returns: The store's id.
@@ -36,7 +38,8 @@ enum Marker {
         guard create else {
             throw FolioError(.unsupportedFormat, "there is no \(StoreLayout.marker): not a Folio store (opened read-only, so Folio does not create one)", path: ".")
         }
-        let others = try fileSystem.list("").filter { $0.name != StoreLayout.machinery }
+        // Version-control metadata (a `git init` made first) is no one's data.
+        let others = try fileSystem.list("").filter { $0.name != StoreLayout.machinery && !Self.versionControl.contains($0.name) }
         guard others.isEmpty else {
             throw FolioError(.unsupportedFormat, "the folder is not empty and has no \(StoreLayout.marker): it is not a Folio store (Folio will not write into it)", path: ".")
         }
