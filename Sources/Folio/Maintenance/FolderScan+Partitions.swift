@@ -129,6 +129,7 @@ extension FolderScan {
         if entities.isEmpty {
             report(.note, .badShape, path, "no entities: Folio removes an empty partition's file (harmless)")
         }
+        checkRevision(path, value: value, bytes: bytes)
         entitiesChecked += ids.count
         collections[collection]?.files[key] = ids
         collections[collection]?.positions[key] = positions
@@ -179,5 +180,25 @@ extension FolderScan {
             }
         }
         return result.mapValues { partitions in partitions.mapValues(\.count).filter { $0.value > 0 } }
+    }
+
+    /// A data file whose base Folio will not know when it reads it (FORMAT.md, "Revisions"): a
+    /// malformed `revision`, or none (nor one Folio keeps) in a file whose history has revisions.
+    /// Folio then merges it without deleting anything; the warning says so before it happens.
+    private func checkRevision(_ path: String, value: JSONValue, bytes: [UInt8]) {
+        guard case .object(var members) = value else { return }
+        let named = members["revision"] != nil || members["ancestors"] != nil
+        let revision = Revision.take(from: &members)
+        if named && revision == nil {
+            report(.warning, .unknownBase, path, at: JSONKeyLocator(bytes).position(of: ["revision"]) ?? .init(line: 1, column: 1),
+                   "\"revision\" is not \"<writer>:<number>:<hash>\" (or \"ancestors\" not writer → number): Folio reads this file with an unknown base, adding and updating its entities but deleting none")
+            return
+        }
+        guard revision == nil else { return }
+        let versions: [KeptVersions.Version]
+        do { versions = try KeptVersions(fileSystem: fileSystem).versions(of: path) } catch { return }
+        let hash = ContentHash(bytes)
+        guard versions.contains(where: { $0.writer != nil }), !versions.contains(where: { $0.hash == hash }) else { return }
+        report(.warning, .unknownBase, path, "names no revision (it was written afresh, or its \"revision\" was removed): Folio reads it with an unknown base, adding and updating its entities but deleting none")
     }
 }

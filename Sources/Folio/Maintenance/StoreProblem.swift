@@ -52,6 +52,9 @@ public struct StoreProblem: Sendable, Equatable, CustomStringConvertible {
         public static let outboxCommand = Kind(rawValue: "outboxCommand")
         /// A quarantined file (a command in `outbox/quarantine/`, a file in `.folio/quarantine/`).
         public static let quarantined = Kind(rawValue: "quarantined")
+        /// A data file whose base Folio will not know (no `revision`, or a malformed one): read, it
+        /// adds and updates entities but deletes none (FORMAT.md, "Revisions").
+        public static let unknownBase = Kind(rawValue: "unknownBase")
         /// A file left by a sync tool after a conflict (Syncthing, Dropbox, iCloud "name 2.json").
         public static let conflictCopy = Kind(rawValue: "conflictCopy")
         /// A temp file: rsync's `.name.XXXXXX`, or one in `.folio/tmp/` left by a crash.

@@ -113,6 +113,10 @@ import Testing
         object["revision"] = foreignRevision ? "0B1F8E55-3A2C-4E47-9C3B-7D21A5E0F9A4:7:0000000000000000" : nil
         let text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]), as: UTF8.self)
         try OneDay.saveByRename(OneDay.adding("E", to: text.replacingOccurrences(of: "\" : ", with: "\": ")), in: folder)
+        if !foreignRevision {
+            // verify says so before Folio reads it.
+            #expect(try await Store.verify(at: folder.url).problems.contains { $0.kind == .unknownBase && $0.path == day })
+        }
         #expect(try await OneDay.ids(store) == ["E", "W-1", "W-2"])
         let reports = try await store.mergeReports()
         #expect(reports.map(\.kind) == [.unknownBase])
