@@ -34,7 +34,13 @@ extension StoreState {
         do {
             versions = try keptVersions.versions(of: path)
             // Ours: the newest version Folio wrote. Without one, Folio has no state of the file.
-            guard let folios = versions.last(where: { !$0.isEdit }) else { return Reconciled(contents: contents, merged: false, kept: false) }
+            guard let folios = versions.last(where: { !$0.isEdit }) else {
+                // Folio's first look at the file (a fresh clone, a copied folder): an unedited
+                // revision is kept as one, so a later file descending from it is merged against it.
+                guard contents.isUneditedRevision, !isReadOnly else { return Reconciled(contents: contents, merged: false, kept: false) }
+                keep(bytes, of: path, revision: contents.revision)
+                return Reconciled(contents: contents, merged: false, kept: true)
+            }
             newest = folios
             if newest.hash == hash { return Reconciled(contents: contents, merged: false, kept: true) }
             isKept = versions.contains { $0.hash == hash }

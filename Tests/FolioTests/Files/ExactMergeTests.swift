@@ -137,3 +137,38 @@ import Testing
         }
     }
 }
+
+extension ExactMergeTests {
+    /// Two folders started from one copy of the data files, each written by the app, and each
+    /// given the other's newer file (rsync one way, then the other): the deletes of each apply in
+    /// the other, and nothing either wrote is lost.
+    @Test func filesCopiedBothWaysBetweenTwoFoldersMergeExactly() async throws {
+        let a = TemporaryFolder(), b = TemporaryFolder()
+        var store = try await Store.open(at: a.url, configuration: .testing())
+        try await store.write { tx in for id in ["S-1", "S-2", "S-3"] { try tx.upsert(OneDay.slot(id)) } }
+        try await store.close()
+        try b.write(try a.text(OneDay.path), to: OneDay.path)
+        try b.write(try a.text("folio.json"), to: "folio.json")
+        // B reads the copy first (its first open), then A and B both write.
+        store = try await Store.open(at: b.url, configuration: .testing())
+        #expect(try await OneDay.ids(store) == ["S-1", "S-2", "S-3"])
+        try await store.close()
+        store = try await Store.open(at: a.url, configuration: .testing())
+        _ = try await store.write { tx in try tx.delete(Slot.self, id: "S-1") }
+        try await store.write { tx in try tx.upsert(OneDay.slot("A-1")) }
+        try await store.close()
+        store = try await Store.open(at: b.url, configuration: .testing())
+        _ = try await store.write { tx in try tx.delete(Slot.self, id: "S-2") }
+        try await store.write { tx in try tx.upsert(OneDay.slot("B-1")) }
+        try await store.close()
+        // A's file to B, then B's (merged) file back to A.
+        try OneDay.saveByRename(try a.text(OneDay.path), in: b)
+        store = try await Store.open(at: b.url, configuration: .testing())
+        #expect(try await OneDay.ids(store) == ["A-1", "B-1", "S-3"])
+        try await store.close()
+        try OneDay.saveByRename(try b.text(OneDay.path), in: a)
+        store = try await Store.open(at: a.url, configuration: .testing())
+        #expect(try await OneDay.ids(store) == ["A-1", "B-1", "S-3"])
+        try await store.close()
+    }
+}
