@@ -29,6 +29,7 @@ enum CommandLineTool {
         case "migrate": (help, command) = (Help.migrate, MigrateCommand.run)
         case "merge-driver": (help, command) = (Help.mergeDriver, GitCommands.mergeDriver)
         case "resolve": (help, command) = (Help.resolve, GitCommands.resolve)
+        case "restore": (help, command) = (Help.restore, RestoreCommand.run)
         default:
             Output.error("folio: unknown command '\(name)'\n\n" + Help.tool)
             return usage

@@ -16,6 +16,7 @@ enum Help {
       migrate --plan FILE [--dry-run] [DIR]   run (or preview) JSON-level migrations
       merge-driver setup [DIR]       let git merge the data files per entity
       resolve FILE...                merge a data file git left with conflict markers
+      restore [--list] FILE [VERSION] [DIR]   bring an older version of a data file back
 
     DIR defaults to the current directory. `folio <command> --help` describes a command.
     Exit codes: 0 success, 1 problems found (or the operation failed), 2 usage error.
@@ -46,6 +47,22 @@ enum Help {
     exact; without it nothing either side lacks is deleted. Then `git add` the file.
 
     Exit code 1 when a file has no markers or a side is not a data file (the file is left as it is).
+    """
+
+    static let restore = """
+    usage: folio restore --list FILE [DIR]
+           folio restore FILE VERSION [DIR]
+
+    FILE is a data file of the store in DIR (todos/2026-11/2026-11-22.json).
+
+      --list   the versions of FILE that .folio/versions/ keeps (30 days by default), newest first:
+               when, how many entities, and the name to restore it by
+      VERSION  makes that version the store's state again: it is saved over FILE as an edit of
+               Folio's current version, which the app adopts like any hand edit (the entities it
+               lacks are deleted and, for a collection that pushes, sent as deletes)
+
+    Putting an older copy of a file back by hand deletes nothing (FORMAT.md, "Editing by hand"):
+    this command is how to restore on purpose.
     """
 
     static let status = """

@@ -172,3 +172,29 @@ extension ExactMergeTests {
         try await store.close()
     }
 }
+
+extension ExactMergeTests {
+    /// `folio restore`: putting an older version back on purpose deletes what it lacks (an older
+    /// copy put back by hand deletes nothing), and the deletes are adopted like a hand edit.
+    @Test func restoringAnOlderVersionOnPurposeDeletesWhatItLacks() async throws {
+        let folder = TemporaryFolder()
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
+        try await store.checkpoint()
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-2")) }
+        try await store.close()
+        let listed = try await FolioTool.run(["restore", "--list", OneDay.path, folder.url.path])
+        #expect(listed.code == 0, "\(listed.errors)")
+        let lines = listed.output.split(separator: "\n")
+        #expect(lines.count == 2, "\(listed.output)")
+        let older = try #require(lines.last?.split(separator: " ").last.map(String.init))
+        #expect(lines.last?.contains("1 entities") == true)
+        let restored = try await FolioTool.run(["restore", OneDay.path, older, folder.url.path])
+        #expect(restored.code == 0, "\(restored.errors)")
+        store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await OneDay.ids(store) == ["W-1"])
+        try await store.close()
+        let unknown = try await FolioTool.run(["restore", OneDay.path, "nobody:9", folder.url.path])
+        #expect(unknown.code == 1 && unknown.errors.contains("no kept version"))
+    }
+}
