@@ -33,11 +33,16 @@ enum GitCommands {
         var failed = false
         for file in files {
             do {
-                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-                let merged = try DataFileMerge.resolve(bytes, path: file)
+                let merged: DataFileMerge.Result
+                if let stages = conflictStages(of: file) {
+                    // The exact versions git keeps for a conflict: no line-level mix of the two.
+                    merged = try DataFileMerge.merge(base: stages.base, ours: stages.ours, theirs: stages.theirs, path: file)
+                } else {
+                    merged = try DataFileMerge.resolve([UInt8](try Data(contentsOf: URL(fileURLWithPath: file))), path: file)
+                }
                 try write(merged.bytes, to: file)
                 var line = "resolved \(file)"
-                line += merged.hadBase ? " against the merge base" : " without a merge base (nothing either side lacks is deleted)"
+                line += merged.hadBase ? " against the merge base" : " from its conflict markers, without a merge base (nothing either side lacks is deleted)"
                 if !merged.conflicts.isEmpty { line += "; changed on both sides, merged field by field with the incoming side first: \(merged.conflicts.prefix(10).joined(separator: ", "))" }
                 Output.line(line)
             } catch let error as FolioError {
@@ -46,6 +51,37 @@ enum GitCommands {
             }
         }
         return failed ? CommandLineTool.problemsFound : CommandLineTool.success
+    }
+
+    /// The versions git's index holds for a file in conflict (stage 1, the merge base; 2, ours;
+    /// 3, theirs; an absent stage is an absent file), or nil when the file is not in a git
+    /// conflict (or git is not installed).
+    private static func conflictStages(of file: String) -> (base: [UInt8], ours: [UInt8], theirs: [UInt8])? {
+        let url = URL(fileURLWithPath: file).standardizedFileURL
+        let folder = url.deletingLastPathComponent()
+        guard let bytes = try? output(["ls-files", "-u", "--", url.lastPathComponent], in: folder), !bytes.isEmpty else { return nil }
+        let listed = String(decoding: bytes, as: UTF8.self)
+        let stages = Set(listed.split(separator: "\n").compactMap { $0.split(separator: "\t").first?.split(separator: " ").last })
+        guard stages.contains("2"), stages.contains("3") else { return nil }
+        func stage(_ number: String) -> [UInt8] {
+            guard stages.contains(Substring(number)) else { return [] }
+            return (try? output(["show", ":\(number):./\(url.lastPathComponent)"], in: folder)) ?? []
+        }
+        return (stage("1"), stage("2"), stage("3"))
+    }
+
+    private static func output(_ arguments: [String], in folder: URL) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", folder.path] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ToolError("git \(arguments.joined(separator: " ")) failed") }
+        return [UInt8](data)
     }
 
     /// Sets up the merge driver in the repository that holds `folder`: the repository's config

@@ -41,10 +41,11 @@ enum Help {
     static let resolve = """
     usage: folio resolve FILE...
 
-    Merges each data file that git left with conflict markers (no merge driver set up): both sides
-    are taken from the markers and merged per entity, and the file is rewritten without markers.
-    With git's diff3 or zdiff3 conflict style the markers hold the merge base, and the merge is
-    exact; without it nothing either side lacks is deleted. Then `git add` the file.
+    Merges each data file that git left with conflict markers (no merge driver set up) per entity,
+    and rewrites it without markers. Inside a git repository in the middle of a merge, the three
+    versions git keeps for the conflict (the merge base, ours, theirs) are merged exactly, as the
+    merge driver does. Elsewhere both sides are taken from the markers: with git's diff3 or zdiff3
+    style they hold the base; without it, nothing either side lacks is deleted. Then `git add` it.
 
     Exit code 1 when a file has no markers or a side is not a data file (the file is left as it is).
     """

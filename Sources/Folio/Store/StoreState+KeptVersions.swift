@@ -234,13 +234,16 @@ extension StoreState {
         try barrier.makeDirectory(folder)
         keep(partition.unkeptFile, of: path, revision: partition.revision, edit: true)
         var revised = contents
+        var listed: [KeptVersions.Version]?
         if !isReadOnly {
-            revised.revision = nextRevision(of: contents, after: contents.revision?.vector ?? [:], versions: try keptVersions.versions(of: path))
+            let versions = try keptVersions.versions(of: path)
+            revised.revision = nextRevision(of: contents, after: contents.revision?.vector ?? [:], versions: versions)
+            listed = versions
         }
         let bytes = PartitionFile.encode(revised)
         // Must be kept before the file is replaced: a file whose bytes are not Folio's newest
         // version reads as a person's save, whose changes would be sent again.
-        if !isReadOnly { try keptVersions.keep(bytes, of: path, revision: revised.revision, barrier: barrier) }
+        if !isReadOnly { try keptVersions.keep(bytes, of: path, revision: revised.revision, barrier: barrier, listed: listed) }
         let file = try AtomicFile(fileSystem: fileSystem).stage(path, bytes, swapFolder: folder, sync: barrier.fileSync)
         return StagedPartition(contents: contents, revision: revised.revision, file: file)
     }

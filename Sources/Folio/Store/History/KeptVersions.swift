@@ -97,9 +97,12 @@ struct KeptVersions {
     ///     Nil: not synced.
     /// - Returns: How many versions went for the byte limit (younger than the retention period).
     @discardableResult
-    func keep(_ bytes: [UInt8], of path: String, revision: Revision?, edit: Bool = false, barrier: DurabilityBarrier? = nil) throws(FolioError) -> Int {
+    ///   - listed: The file's versions when the caller just listed them (saves a second listing).
+    func keep(_ bytes: [UInt8], of path: String, revision: Revision?, edit: Bool = false, barrier: DurabilityBarrier? = nil,
+              listed: [Version]? = nil) throws(FolioError) -> Int {
         let hash = ContentHash(bytes)
-        var versions = try versions(of: path)
+        var versions: [Version]
+        if let listed { versions = listed } else { versions = try self.versions(of: path) }
         if let newest = versions.last, newest.hash == hash, newest.isEdit == edit { return 0 }
         if edit, versions.contains(where: { $0.hash == hash }) { return 0 }
         let folder = Self.folder(of: path)
