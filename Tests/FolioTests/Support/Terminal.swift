@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A terminal program (an editor) running in a detached tmux session, driven as a person does:
 /// keys in, the screen read back. Each `Terminal` has a tmux server of its own (`tmux -L NAME`),
@@ -85,7 +90,9 @@ final class Terminal: @unchecked Sendable {
     }
 }
 
-/// Runs a program to its end, its output collected through files (no pipe can fill up).
+/// Runs a program to its end, its output collected through files (no pipe can fill up). Spawned
+/// with `posix_spawn` and reaped with `waitpid`: Foundation's `Process` notices an exit by a socket
+/// the child inherits, which a daemon it starts (the tmux server) keeps open for ever.
 enum Shell {
     struct Result {
         var status: Int32
@@ -97,41 +104,50 @@ enum Shell {
                     environment: [String: String] = [:], timeout: Double = 120) -> Result {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("folio-shell-\(UUID().uuidString)")
         let out = base.appendingPathExtension("out"), err = base.appendingPathExtension("err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: out)
             try? FileManager.default.removeItem(at: err)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let folder { process.currentDirectoryURL = folder }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        process.standardInput = FileHandle.nullDevice
-        guard let outHandle = try? FileHandle(forWritingTo: out), let errHandle = try? FileHandle(forWritingTo: err) else {
-            return Result(status: -1, output: "", errors: "cannot open output files")
-        }
+        // A folder to run in: through the shell, `cd` then `exec`.
+        var argv = [executable] + arguments
+        if let folder { argv = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", folder.path] + argv }
+        var variables = ProcessInfo.processInfo.environment
+        for (name, value) in environment { variables[name] = value }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let args = argv.map { strdup($0) } + [nil]
         defer {
-            try? outHandle.close()
-            try? errHandle.close()
+            for pointer in envp { free(pointer) }
+            for pointer in args { free(pointer) }
         }
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        do { try process.run() } catch {
-            return Result(status: -1, output: "", errors: "\(executable) could not start: \(error)")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, out.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, err.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, args, envp)
+        guard spawned == 0 else {
+            return Result(status: -1, output: "", errors: "\(executable) could not start: error \(spawned)")
         }
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            return Result(status: -2, output: read(out), errors: "timed out after \(timeout) s; " + read(err))
+        var status: Int32 = 0
+        var pause: Double = 0.001
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { break }
+            if reaped < 0, errno != EINTR { return Result(status: -1, output: read(out), errors: "waitpid failed: \(errno)") }
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                return Result(status: -2, output: read(out), errors: "timed out after \(timeout) s; " + read(err))
+            }
+            Thread.sleep(forTimeInterval: pause)
+            pause = min(pause * 2, 0.02)
         }
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: read(out), errors: read(err))
+        // Exit status, or 128 + the signal that ended it.
+        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Result(status: code, output: read(out), errors: read(err))
     }
 
     private static func read(_ url: URL) -> String {
