@@ -76,6 +76,8 @@ enum EverydayModel {
         /// Ids a person (or the other clone) changed, added or deleted, and the app did not: a
         /// difference there is a lost save.
         var personal: Set<String> = []
+        /// Which tool saved a change of an id, when the reports should say it.
+        var savedBy: [String: String] = [:]
         /// Ids deleted at some point: one that is back is resurrected.
         var deleted: Set<String> = []
         /// Each case, with the id (or title) it is about.
@@ -99,7 +101,7 @@ enum EverydayModel {
             for (id, item) in expected.sorted(by: { $0.key < $1.key }) {
                 guard let found = actual[id] else {
                     if personal.contains(id) {
-                        lostSaves.append((id, "\(context): \(id) \(item) (added by a save) is missing"))
+                        lostSaves.append((id, "\(context): \(id) \(item) (added by a save\(by(id))) is missing"))
                     } else {
                         lostEntities.append((id, "\(context): \(id) \(item) is missing"))
                     }
@@ -107,7 +109,7 @@ enum EverydayModel {
                 }
                 if found != item {
                     let who = personal.contains(id) ? "the save's" : "the app's"
-                    lostSaves.append((id, "\(context): \(id) is \(found), \(who) change made it \(item)"))
+                    lostSaves.append((id, "\(context): \(id) is \(found), \(who) change\(by(id)) made it \(item)"))
                 }
             }
             for (id, item) in actual.sorted(by: { $0.key < $1.key }) where expected[id] == nil {
@@ -118,6 +120,8 @@ enum EverydayModel {
                 }
             }
         }
+
+        private func by(_ id: String) -> String { savedBy[id].map { " by \($0)" } ?? "" }
 
         /// Two folders that synced must hold the same.
         mutating func agree(_ one: State, _ other: State, _ context: String) {

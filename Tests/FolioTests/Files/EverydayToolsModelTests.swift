@@ -44,6 +44,7 @@ import Testing
             thread.start()
         }
         print(run.summary)
+        for line in run.breakdown { print("everyday tools: \(line)") }
         for note in run.notes.prefix(10) { print("everyday tools: note: \(note)") }
         try outcome.get()
         let tally = run.tally
@@ -124,6 +125,27 @@ final class EverydayRun: @unchecked Sendable {
             + "\(tally.count(tally.resurrected)) resurrected, \(tally.count(tally.divergence)) silent divergence "
             + "(seed \(seed); saves: \(byTool); \(rsyncs) rsync copies, \(unisonConflicts) unison conflicts reported; "
             + (driver ? "merge driver set up" : "no merge driver yet: folio merge-driver --help fails, 0 pulls by it") + "; \(seconds) s)"
+    }
+
+    /// Each kind of failure by phase (the text before the first colon of a case): how many ids,
+    /// and the first two cases.
+    var breakdown: [String] {
+        var lines: [String] = []
+        for (name, cases) in [("lost saves", tally.lostSaves), ("lost entities", tally.lostEntities),
+                              ("resurrected", tally.resurrected), ("silent divergence", tally.divergence)] where !cases.isEmpty {
+            var phases: [String] = []
+            var byPhase: [String: EverydayModel.Tally.Cases] = [:]
+            for item in cases {
+                let phase = String(item.text.prefix { $0 != ":" })
+                if byPhase[phase] == nil { phases.append(phase) }
+                byPhase[phase, default: []].append(item)
+            }
+            for phase in phases {
+                let list = byPhase[phase]!
+                lines.append("\(name) in \(phase): \(tally.count(list)), e.g. " + list.prefix(2).map { String($0.text.dropFirst(phase.count + 2)) }.joined(separator: "; "))
+            }
+        }
+        return lines
     }
 
     func all() throws {
@@ -391,6 +413,7 @@ final class EverydayRun: @unchecked Sendable {
             // The save's changes against the buffer saved before (or loaded) apply.
             for (id, _) in EverydayModel.changes(from: saved, to: buffer) {
                 tally.personal.insert(id)
+                tally.savedBy[id] = "\(kind.rawValue), save \(save + 1)"
                 if let item = buffer[id] { model[id] = item } else {
                     model[id] = nil
                     tally.deleted.insert(id)
@@ -722,6 +745,7 @@ final class EverydayRun: @unchecked Sendable {
                 toolSaves[tool.components(separatedBy: " ")[0], default: 0] += 1
                 model[change.id] = change.item
                 tally.personal.insert(change.id)
+                tally.savedBy[change.id] = tool
                 if change.item == nil { tally.deleted.insert(change.id) }
             }
             Thread.sleep(forTimeInterval: 0.03)

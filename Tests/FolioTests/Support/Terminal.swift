@@ -17,6 +17,7 @@ final class Terminal: @unchecked Sendable {
     let tmux: String
     let socket: String
     let session = "editor"
+    private var socketPath = ""
     private var closed = false
 
     /// Starts `command` (run by tmux's shell, in `folder`) in a 200×50 terminal.
@@ -27,15 +28,18 @@ final class Terminal: @unchecked Sendable {
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["-e", "\(name)=\(value)"] }
         arguments.append(command)
         try run(arguments)
+        socketPath = (try? run(["display-message", "-p", "#{socket_path}"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
     }
 
     deinit { close() }
 
-    /// Ends the tmux server of this terminal (its session and the program in it).
+    /// Ends the tmux server of this terminal (its session and the program in it), and removes
+    /// its socket.
     func close() {
         guard !closed else { return }
         closed = true
         _ = try? run(["kill-server"])
+        if socketPath.hasPrefix("/") { try? FileManager.default.removeItem(atPath: socketPath) }
     }
 
     @discardableResult
@@ -125,8 +129,22 @@ enum Shell {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, out.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, err.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // The child starts with no signal blocked and every signal at its default action: the
+        // test process blocks and ignores some, and a tmux server that inherited that mask never
+        // hears SIGCHLD, SIGHUP or SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        sigdelset(&all, SIGKILL)
+        sigdelset(&all, SIGSTOP)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, args, envp)
+        let spawned = posix_spawn(&pid, argv[0], &actions, &attributes, args, envp)
         guard spawned == 0 else {
             return Result(status: -1, output: "", errors: "\(executable) could not start: error \(spawned)")
         }
