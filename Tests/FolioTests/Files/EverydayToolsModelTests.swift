@@ -15,6 +15,14 @@ import Testing
 /// resurrected one is a deleted todo that is back; silent divergence is two folders that synced
 /// and hold different todos with no conflict reported. `FOLIO_EVERYDAY_SEED` replays the choices
 /// (not the timing).
+///
+/// On the code that guessed a save's base among the 16 versions it kept, it printed
+/// `everyday tools: 84 editor saves (vim, nano, emacs, sed), up to 420 app writes between load and
+/// save, 32 git pulls (0 by the driver, 5 with markers), 13 unison syncs, 7 lost saves, 540 lost
+/// entities, 19 resurrected, 0 silent divergence` (seed 1117732657): a stale buffer saved after
+/// more than 16 of the app's writes deleted the todos the app added since the editor loaded the
+/// file and brought back the ones it deleted. With at most 9 app writes between load and save, the
+/// same code and the model agreed on 25 editor saves.
 @Suite struct EverydayToolsModelTests {
     @Test(.enabled(if: Tools.runs("tmux", "vim", "nano", "emacs", "git", "unison", "rsync", "python3"),
                    "needs tmux, vim, nano, emacs, git, unison, rsync and python3: apt-get install tmux vim nano emacs-nox git unison rsync python3"))
@@ -802,6 +810,7 @@ final class EverydayRun: @unchecked Sendable {
 
         enum Round { case both, aOnly, bOnly }
         var usingDriver = false
+        var addedBy: [String: String] = [:]   // which clone added a todo
         for round in 0..<8 {
             let context = "git round \(round + 1)"
             let kind: Round = round == 0 ? .aOnly : round == 1 ? .bOnly : round < 4 ? .both : [.both, .both, .aOnly, .bOnly][random.index(4)]
@@ -827,16 +836,22 @@ final class EverydayRun: @unchecked Sendable {
             ids.shuffle(using: &random)
             var touchA = Array(ids.prefix(ids.count / 2)), touchB = Array(ids.dropFirst(ids.count / 2))
             var stateA = state, stateB = state
+            // Each clone deletes a todo the other added, when its half has one, then writes more.
+            func ops(_ touch: inout [String], other: String, _ prefix: String) -> [AppOp] {
+                var ops: [AppOp] = []
+                if let index = touch.firstIndex(where: { addedBy[$0] == other }) { ops.append(.delete(touch.remove(at: index))) }
+                return ops + appOps(2 + random.index(5), &touch, prefix)
+            }
             if kind != .bOnly {
-                let ops = appOps(2 + random.index(5), &touchA, "ga")
+                let ops = ops(&touchA, other: "B", "ga")
                 try app(a, ops, context)
-                apply(ops, to: &stateA, listed: try export(a, context), context)
+                for id in apply(ops, to: &stateA, listed: try export(a, context), context) { addedBy[id] = "A" }
                 try commitIfChanged(a, "Todos of clone A")
             }
             if kind != .aOnly {
-                let ops = appOps(2 + random.index(5), &touchB, "gb")
+                let ops = ops(&touchB, other: "A", "gb")
                 try app(b, ops, context)
-                apply(ops, to: &stateB, listed: try export(b, context), context)
+                for id in apply(ops, to: &stateB, listed: try export(b, context), context) { addedBy[id] = "B" }
                 try commitIfChanged(b, "Todos of clone B")
             }
             // A pushes, B pulls (a fast-forward, or a true merge), B pushes, A pulls.
