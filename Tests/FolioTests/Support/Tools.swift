@@ -12,7 +12,8 @@ enum Tools {
 
     /// The Debian package of each tool whose name differs from its package's.
     private static let packages = ["python3": "python3", "strace": "strace", "git": "git", "vim": "vim",
-                                   "nano": "nano", "emacs": "emacs-nox", "unison": "unison", "rsync": "rsync"]
+                                   "nano": "nano", "emacs": "emacs-nox", "unison": "unison", "rsync": "rsync",
+                                   "tmux": "tmux"]
 
     /// The tool's path on this machine, from `PATH` and the usual folders.
     static func path(_ name: String) -> String? {
