@@ -61,6 +61,20 @@ do {
     configuration.onOutsideEdit = { edits, transaction in
         try transaction.refreshStats(of: edits.filter { $0.collection == Todo.collection }.flatMap(\.partitions))
     }
+    // Folio's log (merges of hand edits, files it could not read) on standard error with
+    // TODO_LOG=1, or appended to the file TODO_LOG names.
+    if let target = ProcessInfo.processInfo.environment["TODO_LOG"], !target.isEmpty {
+        configuration.logHandler = { message in
+            let line = "\(ProcessInfo.processInfo.processIdentifier) \(message)\n"
+            if target == "1" {
+                FileHandle.standardError.write(Data(line.utf8))
+            } else if let handle = FileHandle(forWritingAtPath: target) ?? (FileManager.default.createFile(atPath: target, contents: nil) ? FileHandle(forWritingAtPath: target) : nil) {
+                handle.seekToEndOfFile()
+                handle.write(Data(line.utf8))
+                try? handle.close()
+            }
+        }
+    }
     let store = try await Store.open(at: folder, configuration: configuration)
     let outcome: Result<Void, any Error>
     do { outcome = .success(try await found.run(arguments, store)) } catch { outcome = .failure(error) }

@@ -66,24 +66,39 @@ extension StoreState {
         let base = MergeBase.find(contents, hash: hash, ours: ours, oursVersion: newest, versions: versions) { version in
             do { return try keptContents(version, path: path) } catch { return nil }
         }
-        // The file is kept at once: a later save made from it (an editor reloads, a script reads
-        // during a checkpoint) finds its base. An unedited revision of another copy is kept as a
-        // revision: a later file from that copy may name it as its base.
-        if !isKept, !isReadOnly {
-            keep(bytes, of: path, revision: contents.revision, edit: !contents.isUneditedRevision)
+        // A save is kept at once: a later save made from it (an editor reloads, a script reads
+        // during a checkpoint) finds its base. An unedited revision of another copy is kept too
+        // (a later file from that copy may name it as its base), but only after Folio's revision
+        // that merges it: it is never Folio's newest version, and every revision kept is one that
+        // Folio's newest includes.
+        let foreign = contents.isUneditedRevision
+        if !isKept, !isReadOnly, !foreign {
+            keep(bytes, of: path, revision: contents.revision, edit: true)
+        }
+        func keepForeign() {
+            if foreign, !isKept { keep(bytes, of: path, revision: contents.revision, edit: true) }
         }
         let result: PartitionMerge.Result
         let text: String
         switch base {
         case .older:
-            // Folio's state stands, and the next checkpoint puts it back in the file.
-            return Reconciled(contents: ours, merged: true, kept: true)
+            // Folio's state stands, and the next checkpoint puts it back in the file (unless the
+            // file holds the same entities: another copy's revision Folio adopted as it was).
+            var same = contents
+            same.revision = ours.revision
+            return Reconciled(contents: ours, merged: same != ours, kept: true)
         case .merged:
             result = PartitionMerge.merge(base: contents, ours: ours, theirs: contents)
             text = "a save already merged was read again"
         case .known(let version, _) where version.name == newest.name:
-            // Made from Folio's newest version: the file as it is.
-            return Reconciled(contents: contents, merged: false, kept: true, folio: written)
+            // Made from Folio's newest version: the file as it is. Another copy's revision that
+            // descends from it becomes Folio's next revision (the file itself stays as it is).
+            guard foreign, !isReadOnly else { return Reconciled(contents: contents, merged: false, kept: true, folio: written) }
+            var adopted = contents
+            adopted.revision = nextRevision(of: contents, after: Revision.join(ours.revision?.vector ?? [:], contents.revision?.vector ?? [:]), versions: versions)
+            keep(PartitionFile.encode(adopted), of: path, revision: adopted.revision)
+            keepForeign()
+            return Reconciled(contents: adopted, merged: false, kept: true, folio: written)
         case .known(let version, let baseContents):
             result = PartitionMerge.merge(base: baseContents, ours: ours, theirs: contents)
             var line = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(version.name)): merged"
@@ -108,8 +123,12 @@ extension StoreState {
             mergeReports.note(MergeReport(path: path, kind: .unknownBase, kept: result.keptFromFolio, changed: result.conflicts))
         }
         var merged = result.contents
-        merged.revision = nextRevision(of: merged, after: Revision.join(ours.revision?.vector ?? [:], contents.revision?.vector ?? [:]), versions: versions)
-        keep(PartitionFile.encode(merged), of: path, revision: merged.revision)
+        merged.revision = ours.revision
+        if merged != ours {
+            merged.revision = nextRevision(of: merged, after: Revision.join(ours.revision?.vector ?? [:], contents.revision?.vector ?? [:]), versions: versions)
+            keep(PartitionFile.encode(merged), of: path, revision: merged.revision)
+        }
+        keepForeign()
         if case .merged = base {} else {
             report(result.conflicts.isEmpty && !(base.isUnknown && !result.keptFromFolio.isEmpty) ? .info : .warning, text, path: path)
             if case .known = base, !result.conflicts.isEmpty {

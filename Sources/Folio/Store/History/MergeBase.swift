@@ -34,10 +34,11 @@ enum MergeBase {
             return .unknown
         }
         // Per writer, the newest true revision (not a save of it) the file descends from; among
-        // writers, the one that includes the most.
+        // writers, the one that includes the most. Every revision kept is one Folio's newest
+        // includes: Folio's own, and other copies' kept (as saves read) once merged.
         var best: (version: KeptVersions.Version, contents: PartitionFile.Contents, weight: UInt64)?
         for (writer, limit) in revision.vector {
-            let named = versions.filter { !$0.isEdit && $0.writer == writer && $0.number <= limit }
+            let named = versions.filter { $0.writer == writer && $0.number <= limit }
                 .sorted { ($0.number, $0.order) > ($1.number, $1.order) }
             for version in named {
                 guard let contents = load(version), let own = contents.revision, own.writer == writer, own.number == version.number,
@@ -48,10 +49,15 @@ enum MergeBase {
             }
         }
         // An edit of a revision already saved from (the same buffer saved again): the save nearest
-        // to the file, when nearer than the revision itself.
+        // to the file, when nearer than the revision itself, and only a save merged since (a
+        // version of Folio's kept after it): one only read so far (taken as it was, or by a process
+        // that died) is not in Folio's newest, and as a base it would drop its own changes.
         if !unedited {
             var nearest = best.map { PartitionMerge.distance($0.contents.entities, file.entities) } ?? Int.max
-            let saves = versions.filter { $0.isRevision(revision.writer, revision.number) && $0.hash != hash && $0.name != best?.version.name }
+            let saves = versions.filter { save in
+                save.isRevision(revision.writer, revision.number) && save.hash != hash && save.name != best?.version.name
+                    && versions.contains { !$0.isEdit && $0.order > save.order }
+            }
             for save in saves.reversed() where nearest > 0 {
                 guard let contents = load(save), !contents.isUneditedRevision else { continue }
                 let distance = PartitionMerge.distance(contents.entities, file.entities)
