@@ -248,3 +248,43 @@ extension ExactMergeTests {
         #expect(try idsInFile(folder) == ["E-1", "E-2", "W-1"])
     }
 }
+
+extension ExactMergeTests {
+    /// A store written before revisions existed: files without `revision`, versions kept under
+    /// `<order>-<hash>.json`. A person's edit of such a file is merged against the last version
+    /// Folio wrote (its deletes count), the file gains a revision when next written, and from then
+    /// on a file without one deletes nothing.
+    @Test func aStoreWrittenBeforeRevisionsOpensAndGainsThem() async throws {
+        let folder = TemporaryFolder()
+        var store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in for id in ["W-1", "W-2", "W-3"] { try tx.upsert(OneDay.slot(id)) } }
+        try await store.close()
+        // Made into the old format: no revision in the file, the version under its old name.
+        var object = try #require(try JSONSerialization.jsonObject(with: folder.bytes(day)) as? [String: Any])
+        object["revision"] = nil
+        let legacy = PartitionFile.encode(try PartitionFile.decode(Array(try JSONSerialization.data(withJSONObject: object)), path: day))
+        try folder.write(String(decoding: legacy, as: UTF8.self), to: day)
+        let versions = folder.url.appendingPathComponent(".folio/versions/" + day)
+        try FileManager.default.removeItem(at: versions)
+        try FileManager.default.createDirectory(at: versions, withIntermediateDirectories: true)
+        try Data(legacy).write(to: versions.appendingPathComponent("00000000000000000001-\(ContentHash(legacy)).json"))
+        try FileManager.default.removeItem(at: folder.url.appendingPathComponent(".folio/written"))
+        let buffer = String(decoding: legacy, as: UTF8.self)
+
+        // The person deletes W-1 and adds E in the old file.
+        try OneDay.saveByRename(OneDay.adding("E", to: try removing("W-1", from: buffer)), in: folder)
+        store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await OneDay.ids(store) == ["E", "W-2", "W-3"])
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-4")) }
+        try await store.close()
+        #expect(try PartitionFile.decode(Array(folder.bytes(day)), path: day).revision != nil, "the file gained a revision")
+        #expect(try idsInFile(folder) == ["E", "W-2", "W-3", "W-4"])
+
+        // The old buffer saved again, with W-2 removed: its base is unknown now; nothing goes.
+        try OneDay.saveByRename(try removing("W-2", from: buffer), in: folder)
+        store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await OneDay.ids(store) == ["E", "W-1", "W-2", "W-3", "W-4"])
+        #expect(try await store.mergeReports().map(\.kind) == [.unknownBase])
+        try await store.close()
+    }
+}
