@@ -101,25 +101,15 @@ extension StoreState {
             return Reconciled(contents: adopted, merged: false, kept: true, folio: written)
         case .known(let version, let baseContents):
             result = PartitionMerge.merge(base: baseContents, ours: ours, theirs: contents)
-            var line = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(version.name)): merged"
-            if !result.keptFromFolio.isEmpty {
-                line += "; kept Folio's newer state of \(result.keptFromFolio.count) entities (\(result.keptFromFolio.prefix(5).joined(separator: ", ")))"
-            }
-            if !result.conflicts.isEmpty {
-                line += "; changed on both sides, merged field by field with your values first: \(result.conflicts.prefix(5).joined(separator: ", "))"
-            }
-            text = line
+            text = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(version.name)): merged"
+                + Self.listing("kept Folio's newer state of", result.keptFromFolio)
+                + Self.listing("changed on both sides, merged field by field with your values first:", result.conflicts)
         case .unknown:
             result = PartitionMerge.mergeWithoutBase(ours: ours, theirs: contents)
             let why = contents.revision == nil ? "names no revision" : "names a revision Folio does not keep (\(contents.revision!.text))"
-            var line = "\(why), so its base is unknown: merged without deleting anything"
-            if !result.keptFromFolio.isEmpty {
-                line += "; kept \(result.keptFromFolio.count) entities the file lacks (\(result.keptFromFolio.prefix(5).joined(separator: ", ")))"
-            }
-            if !result.conflicts.isEmpty {
-                line += "; took the file's values of \(result.conflicts.count) entities (\(result.conflicts.prefix(5).joined(separator: ", ")))"
-            }
-            text = line
+            text = "\(why), so its base is unknown: merged without deleting anything"
+                + Self.listing("kept, though the file lacks them:", result.keptFromFolio)
+                + Self.listing("took the file's values of", result.conflicts)
             mergeReports.note(MergeReport(path: path, kind: .unknownBase, kept: result.keptFromFolio, changed: result.conflicts))
         }
         var merged = result.contents
@@ -136,6 +126,11 @@ extension StoreState {
             }
         }
         return Reconciled(contents: merged, merged: true, kept: true, folio: written)
+    }
+
+    /// `; <what> <count> entities (<the first five ids>)`, or nothing for no ids: a merge's log.
+    private static func listing(_ what: String, _ ids: [String]) -> String {
+        ids.isEmpty ? "" : "; \(what) \(ids.count) entities (\(ids.prefix(5).joined(separator: ", ")))"
     }
 
     /// A new revision of this writer for `contents` (nil in a store opened read-only, which writes

@@ -97,6 +97,42 @@ import Testing
         return process
     }
 
+    /// Waits for a migration child on a thread of its own and kills it when its progress says
+    /// (FORMAT.md's migration steps: staged files, then the commit file): mode 0 at `killAt`
+    /// seconds, mode 1 a little after it starts staging, mode 2 between its commit and its end.
+    /// - Returns: When it ended or was killed (seconds after the call), whether it was killed while
+    ///   running, and when its commit file appeared.
+    static func watch(_ child: Process, folder: TemporaryFolder, mode: Int, fraction: Double, killAt: Double?,
+                      commit: Double, end: Double) async -> (delay: Double, killed: Bool, commit: Double?) {
+        nonisolated(unsafe) let child = child
+        let root = folder.url
+        return await withCheckedContinuation { continuation in
+            let thread = Thread {
+                let launched = ContinuousClock.now
+                func seconds() -> Double {
+                    let elapsed = ContinuousClock.now - launched
+                    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                }
+                func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path) }
+                var killAt = killAt
+                var seenCommit: Double?
+                while child.isRunning && seconds() < 120 {
+                    if seenCommit == nil && exists(".folio/migration/commit.json") { seenCommit = seconds() }
+                    if killAt == nil {
+                        if mode == 1 && exists(".folio/migration/staged") { killAt = seconds() + fraction * max(0.01, commit * 0.2) }
+                        if mode == 2 && seenCommit != nil { killAt = seconds() + fraction * max(0.01, end - commit) }
+                    }
+                    if let killAt, seconds() >= killAt { break }
+                    usleep(1000)
+                }
+                let killed = child.isRunning
+                sendKill(child.processIdentifier)
+                continuation.resume(returning: (seconds(), killed, seenCommit))
+            }
+            thread.start()
+        }
+    }
+
     @Test func killedMigrationsLeaveTheOldStoreOrTheNew() async throws {
         let seed = UInt64.random(in: 1...UInt64.max)
         var random = SplitMix64(seed: seed)
@@ -133,34 +169,20 @@ import Testing
             let extended = ContinuousClock.now >= budget
             try Data(Self.plan(applied + 1).utf8).write(to: planFile)
             let child = try Self.startMigration(folder, plan: planFile)
-            let launched = ContinuousClock.now
-            func seconds(since start: ContinuousClock.Instant) -> Double {
-                let elapsed = ContinuousClock.now - start
-                return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            }
             // Kills follow the child's progress, not only the clock (a loaded machine stretches
             // every phase): a third at a random instant, a third while it stages files, a third
             // between its commit and its end.
             let mode = extended ? 0 : Int.random(in: 0..<3, using: &random)
             let fraction = Double.random(in: 0...1, using: &random)
-            var killAt: Double? = mode == 0 ? fraction * (extended ? commit : end) : nil
-            var sawCommit = false
-            while child.isRunning && seconds(since: launched) < 120 {
-                if !sawCommit && folder.exists(".folio/migration/commit.json") {
-                    sawCommit = true
-                    commit = seconds(since: launched)
-                }
-                if killAt == nil {
-                    if mode == 1 && folder.exists(".folio/migration/staged") { killAt = seconds(since: launched) + fraction * max(0.01, commit * 0.2) }
-                    if mode == 2 && folder.exists(".folio/migration/commit.json") { killAt = seconds(since: launched) + fraction * max(0.01, end - commit) }
-                }
-                if let killAt, seconds(since: launched) >= killAt { break }
-                try await Task.sleep(for: .milliseconds(1))
-            }
-            let delay = seconds(since: launched)
-            if child.isRunning { kills += 1 } else if child.terminationStatus == 0 { end = delay }
-            sendKill(child.processIdentifier)
+            let killAt: Double? = mode == 0 ? fraction * (extended ? commit : end) : nil
+            // Watched on a thread of its own: on a loaded machine the test's tasks may wait
+            // seconds for a turn (the suite runs many at once), and a child that finished while
+            // its watcher waited is a kill that never happened.
+            let watched = await Self.watch(child, folder: folder, mode: mode, fraction: fraction, killAt: killAt, commit: commit, end: end)
+            if let seen = watched.commit { commit = seen }
+            let delay = watched.delay
             child.waitUntilExit()
+            if watched.killed { kills += 1 } else if child.terminationStatus == 0 { end = delay }
             // Any open finishes a committed migration or discards an uncommitted one.
             try await Store.open(at: folder.url, configuration: .testing()).close()
             let (shape, now) = try Self.shape(of: folder)
