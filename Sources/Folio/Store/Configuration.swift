@@ -62,6 +62,10 @@ extension Store {
         /// file on every access. Default 16 MiB (``defaultPartitionCacheBudget``): a year or two of
         /// day files of a todo app.
         public var partitionCacheBudget: Int = initialPartitionCacheBudget
+        /// Per collection name, which side wins a field that both a save of a data file and Folio
+        /// changed since the save's base (``EditConflictRule``); collections not named here use
+        /// ``EditConflictRule/fileFirst``.
+        public var editConflictRules: [String: EditConflictRule] = [:]
         /// How long the history of each data file (`.folio/versions/`) keeps a version: a save
         /// made from a buffer loaded up to this long ago is merged against exactly the version it
         /// was made from (FORMAT.md, "Editing by hand"). Default 30 days.

@@ -18,6 +18,7 @@ extension Store {
             state.writerID = try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) }
             state.historyRetention = configuration.historyRetention
             state.historyByteLimit = configuration.historyByteLimit
+            state.editConflictRules = configuration.editConflictRules
             try recover(state)
             try state.settleOrigin(origin)
             try MachineryIgnore.ensure(in: fileSystem)

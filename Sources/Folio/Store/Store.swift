@@ -257,6 +257,7 @@ public actor Store {
         fresh.writerID = state.writerID
         fresh.historyRetention = state.historyRetention
         fresh.historyByteLimit = state.historyByteLimit
+        fresh.editConflictRules = state.editConflictRules
         for (collection, mode) in state.outbox.syncModes { fresh.outbox.register(mode, for: collection) }
         fresh.onOutsideEdit = configuration.onOutsideEdit
         try Self.recover(fresh)

@@ -100,10 +100,11 @@ extension StoreState {
             keepForeign()
             return Reconciled(contents: adopted, merged: false, kept: true, folio: written)
         case .known(let version, let baseContents):
-            result = PartitionMerge.merge(base: baseContents, ours: ours, theirs: contents)
+            let rule = editConflictRules[Self.collection(of: path)] ?? .fileFirst
+            result = PartitionMerge.merge(base: baseContents, ours: ours, theirs: contents, rule: rule)
             text = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(version.name)): merged"
                 + Self.listing("kept Folio's newer state of", result.keptFromFolio)
-                + Self.listing("changed on both sides, merged field by field with your values first:", result.conflicts)
+                + Self.listing("changed on both sides, merged field by field with \(rule == .fileFirst ? "the file's" : "Folio's") values first:", result.conflicts)
         case .unknown:
             result = PartitionMerge.mergeWithoutBase(ours: ours, theirs: contents)
             let why = contents.revision == nil ? "names no revision" : "names a revision Folio does not keep (\(contents.revision!.text))"
@@ -126,6 +127,13 @@ extension StoreState {
             }
         }
         return Reconciled(contents: merged, merged: true, kept: true, folio: written)
+    }
+
+    /// The collection a data file's path belongs to: its first component (`todos/2026-11/….json`,
+    /// `tags.json`).
+    static func collection(of path: String) -> String {
+        let first = path.split(separator: "/", maxSplits: 1).first.map(String.init) ?? path
+        return first.hasSuffix(".json") ? String(first.dropLast(5)) : first
     }
 
     /// `; <what> <count> entities (<the first five ids>)`, or nothing for no ids: a merge's log.

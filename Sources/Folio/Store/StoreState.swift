@@ -55,6 +55,8 @@ final class StoreState {
     /// How long and how many bytes the history of each data file keeps (``KeptVersions``).
     var historyRetention = KeptVersions.defaultRetention
     var historyByteLimit = KeptVersions.defaultByteLimit
+    /// Which side wins a field both a save and Folio changed, per collection (``EditConflictRule``).
+    var editConflictRules: [String: EditConflictRule] = [:]
     /// Merges this process made that the app may show (``Store/mergeReports()``).
     let mergeReports = MergeReports()
     /// The prefix of new commands' ids.

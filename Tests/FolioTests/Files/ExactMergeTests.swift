@@ -288,3 +288,35 @@ extension ExactMergeTests {
         try await store.close()
     }
 }
+
+extension ExactMergeTests {
+    /// A field both a stale buffer and the app changed follows the collection's rule
+    /// (Configuration.editConflictRules); a field only the person changed applies either way, and
+    /// the entity is reported as a conflict.
+    @Test(arguments: [EditConflictRule.fileFirst, .storeFirst]) func aFieldBothChangedFollowsTheCollectionsRule(rule: EditConflictRule) async throws {
+        let folder = TemporaryFolder()
+        var configuration = Store.Configuration.testing()
+        configuration.editConflictRules = rule == .fileFirst ? [:] : ["slots": .storeFirst]
+        let store = try await Store.open(at: folder.url, configuration: configuration)
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
+        try await store.checkpoint()
+        let buffer = try folder.text(day)
+        try await store.write { tx in try tx.upsert(OneDay.slot("W-1", 1)); try tx.upsert(OneDay.slot("W-2")) }
+        try await store.checkpoint()
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(buffer.utf8)) as? [String: Any])
+        var entities = try #require(object["entities"] as? [String: Any])
+        var slot = try #require(entities["W-1"] as? [String: Any])
+        slot["transaction"] = 5
+        slot["writer"] = "P"
+        entities["W-1"] = slot
+        object["entities"] = entities
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self)
+        try OneDay.saveByRename(text.replacingOccurrences(of: "\" : ", with: "\": "), in: folder)
+        let merged = try #require(try await store.get(Slot.self, id: "W-1"))
+        #expect(merged.transaction == (rule == .fileFirst ? 5 : 1))
+        #expect(merged.writer == "P")
+        #expect(try await OneDay.ids(store) == ["W-1", "W-2"])
+        #expect(try await store.mergeReports().contains { $0.kind == .conflict && $0.changed == ["W-1"] })
+        try await store.close()
+    }
+}

@@ -218,9 +218,10 @@ func sendKill(_ pid: Int32) { _ = kill(pid, SIGKILL) }
         var violationCount = 0
         let start = ContinuousClock.now
         var done = 0, outboxKills = 0
-        // The first 50 kills are what the check needs: on a loaded machine (CI runs every suite
-        // at once on two cores) they may take up to four budgets; kills past 50 fit the budget.
-        while done < kills && ContinuousClock.now - start < (done < 50 ? budget * 4 : budget) {
+        // The first 50 kills are what the check needs, however long a loaded machine takes (CI
+        // runs every suite at once on two cores; bounded at 20 minutes); kills past 50 fit the
+        // budget.
+        while done < kills && ContinuousClock.now - start < (done < 50 ? .seconds(1200) : budget) {
             // Four stores in turn: each durability, without and with the outbox (so half the kills
             // land in a store whose transactions also enqueue commands). The writer's name is its
             // durability; the folder's name also says whether it pushes.
@@ -263,7 +264,7 @@ func sendKill(_ pid: Int32) { _ = kill(pid, SIGKILL) }
         }
         print("crash test: \(done) kills (\(outboxKills) with the outbox), \(violationCount) violations")
         #expect(violations.isEmpty, "\(violations.prefix(20).joined(separator: "\n"))")
-        #expect(done >= min(kills, 50), "only \(done) kills fitted in the time budget")
+        #expect(done >= min(kills, 50), "only \(done) kills in 20 minutes")
     }
 
     /// The check itself must not pass vacuously: a writer that commits half a transaction (the
