@@ -104,7 +104,6 @@ import Testing
     ///   running, and when its commit file appeared.
     static func watch(_ child: Process, folder: TemporaryFolder, mode: Int, fraction: Double, killAt: Double?,
                       commit: Double, end: Double) async -> (delay: Double, killed: Bool, commit: Double?) {
-        nonisolated(unsafe) let child = child
         let root = folder.url
         return await withCheckedContinuation { continuation in
             let thread = Thread {
