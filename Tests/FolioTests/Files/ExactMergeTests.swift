@@ -320,3 +320,39 @@ extension ExactMergeTests {
         try await store.close()
     }
 }
+
+extension ExactMergeTests {
+    /// Two folders that each merged the other's file (a criss-cross: neither revision includes the
+    /// other), then one deletes an entity the other sent it: the delete applies in the other, whose
+    /// two candidate bases each miss something (unison and git rounds brought a deleted todo back).
+    @Test func aDeleteAfterACrissCrossApplies() async throws {
+        let a = TemporaryFolder(), b = TemporaryFolder()
+        func ids(_ folder: TemporaryFolder) async throws -> [String] {
+            let store = try await Store.open(at: folder.url, configuration: .testing())
+            let found = try await OneDay.ids(store)
+            try await store.close()
+            return found
+        }
+        func write(_ folder: TemporaryFolder, _ body: @escaping @Sendable (Transaction) throws -> Void) async throws {
+            let store = try await Store.open(at: folder.url, configuration: .testing())
+            try await store.write { tx in try body(tx) }
+            try await store.close()
+        }
+        try await write(a) { tx in for id in ["S-1", "S-2"] { try tx.upsert(OneDay.slot(id)) } }
+        try b.write(try a.text(day), to: day)
+        try b.write(try a.text("folio.json"), to: "folio.json")
+        #expect(try await ids(b) == ["S-1", "S-2"])
+        try await write(b) { tx in try tx.upsert(OneDay.slot("X")) }
+        try await write(a) { tx in try tx.upsert(OneDay.slot("Y")) }
+        // Crosswise: each reads the other's file.
+        let fromA = try a.text(day), fromB = try b.text(day)
+        try OneDay.saveByRename(fromB, in: a)
+        try OneDay.saveByRename(fromA, in: b)
+        #expect(try await ids(a) == ["S-1", "S-2", "X", "Y"])
+        #expect(try await ids(b) == ["S-1", "S-2", "X", "Y"])
+        // B deletes X; A reads B's file.
+        try await write(b) { tx in _ = try tx.delete(Slot.self, id: "X") }
+        try OneDay.saveByRename(try b.text(day), in: a)
+        #expect(try await ids(a) == ["S-1", "S-2", "Y"])
+    }
+}

@@ -36,17 +36,27 @@ enum MergeBase {
         // Per writer, the newest true revision (not a save of it) the file descends from; among
         // writers, the one that includes the most. Every revision kept is one Folio's newest
         // includes: Folio's own, and other copies' kept (as saves read) once merged.
-        var best: (version: KeptVersions.Version, contents: PartitionFile.Contents, weight: UInt64)?
-        for (writer, limit) in revision.vector {
+        var candidates: [(version: KeptVersions.Version, contents: PartitionFile.Contents, vector: [String: UInt64])] = []
+        for (writer, limit) in revision.vector.sorted(by: { $0.key < $1.key }) {
             let named = versions.filter { $0.writer == writer && $0.number <= limit }
                 .sorted { ($0.number, $0.order) > ($1.number, $1.order) }
             for version in named {
                 guard let contents = load(version), let own = contents.revision, own.writer == writer, own.number == version.number,
                       contents.isUneditedRevision else { continue }
-                let weight = own.vector.values.reduce(0, &+)
-                if best == nil || weight > best!.weight { best = (version, contents, weight) }
+                candidates.append((version, contents, own.vector))
                 break
             }
+        }
+        // A candidate another one includes is no better a base; two that do not include each
+        // other (each copy merged the other's older revision: a criss-cross) are both bases, and
+        // the base is what either holds (virtualBase), so that a delete on either side counts.
+        let maximal = candidates.filter { candidate in
+            !candidates.contains { other in other.version.name != candidate.version.name && includes(other.vector, candidate.vector) }
+        }
+        var best: (version: KeptVersions.Version, contents: PartitionFile.Contents, weight: UInt64)?
+        if let heaviest = maximal.max(by: { $0.vector.values.reduce(0, &+) < $1.vector.values.reduce(0, &+) }) {
+            let contents = maximal.count == 1 ? heaviest.contents : virtualBase(maximal.map(\.contents), file: file, ours: ours)
+            best = (heaviest.version, contents, 0)
         }
         // An edit of a revision already saved from (the same buffer saved again): the save nearest
         // to the file, when nearer than the revision itself, and only a save merged since (a
@@ -73,6 +83,29 @@ enum MergeBase {
 }
 
 extension MergeBase {
+    /// Whether content naming `first` includes everything content naming `second` does.
+    static func includes(_ first: [String: UInt64], _ second: [String: UInt64]) -> Bool {
+        second.allSatisfy { (first[$0.key] ?? 0) >= $0.value }
+    }
+
+    /// The base of a criss-cross: every entity either base holds. Where they hold different
+    /// values, the one a side still has (that side did not change it), else the first's.
+    static func virtualBase(_ bases: [PartitionFile.Contents], file: PartitionFile.Contents, ours: PartitionFile.Contents) -> PartitionFile.Contents {
+        var merged = bases[0]
+        for id in Set(bases.flatMap(\.entities.keys)) {
+            let values = bases.compactMap { $0.entities[id] }
+            if let kept = values.first(where: { $0 == file.entities[id] }) ?? values.first(where: { $0 == ours.entities[id] }) {
+                merged.entities[id] = kept
+            } else {
+                merged.entities[id] = values.first
+            }
+        }
+        for base in bases.dropFirst() {
+            merged.versions.merge(base.versions) { first, _ in first }
+        }
+        return merged
+    }
+
     var isUnknown: Bool {
         if case .unknown = self { return true }
         return false
