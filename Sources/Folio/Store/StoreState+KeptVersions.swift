@@ -78,6 +78,7 @@ extension StoreState {
         func keepForeign() {
             if foreign, !isKept { keep(bytes, of: path, revision: contents.revision, edit: true) }
         }
+        let joined = Revision.join(ours.revision?.vector ?? [:], contents.revision?.vector ?? [:])
         let result: PartitionMerge.Result
         let text: String
         switch base {
@@ -88,19 +89,20 @@ extension StoreState {
             same.revision = ours.revision
             return Reconciled(contents: ours, merged: same != ours, kept: true)
         case .merged:
-            result = PartitionMerge.merge(base: contents, ours: ours, theirs: contents)
+            // Nothing in the save that Folio's state does not hold already.
+            result = PartitionMerge.Result(contents: ours)
             text = "a save already merged was read again"
         case .known(let version, _) where version.name == newest.name:
             // Made from Folio's newest version: the file as it is. Another copy's revision that
             // descends from it becomes Folio's next revision (the file itself stays as it is).
             guard foreign, !isReadOnly else { return Reconciled(contents: contents, merged: false, kept: true, folio: written) }
             var adopted = contents
-            adopted.revision = nextRevision(of: contents, after: Revision.join(ours.revision?.vector ?? [:], contents.revision?.vector ?? [:]), versions: versions)
+            adopted.revision = nextRevision(of: contents, after: joined, versions: versions)
             keep(PartitionFile.encode(adopted), of: path, revision: adopted.revision)
             keepForeign()
             return Reconciled(contents: adopted, merged: false, kept: true, folio: written)
         case .known(let version, let baseContents):
-            let rule = editConflictRules[Self.collection(of: path)] ?? .fileFirst
+            let rule = partitionAddress(of: path).flatMap { editConflictRules[$0.collection] } ?? .fileFirst
             result = PartitionMerge.merge(base: baseContents, ours: ours, theirs: contents, rule: rule)
             text = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(version.name)): merged"
                 + Self.listing("kept Folio's newer state of", result.keptFromFolio)
@@ -116,7 +118,7 @@ extension StoreState {
         var merged = result.contents
         merged.revision = ours.revision
         if merged != ours {
-            merged.revision = nextRevision(of: merged, after: Revision.join(ours.revision?.vector ?? [:], contents.revision?.vector ?? [:]), versions: versions)
+            merged.revision = nextRevision(of: merged, after: joined, versions: versions)
             keep(PartitionFile.encode(merged), of: path, revision: merged.revision)
         }
         keepForeign()
@@ -127,13 +129,6 @@ extension StoreState {
             }
         }
         return Reconciled(contents: merged, merged: true, kept: true, folio: written)
-    }
-
-    /// The collection a data file's path belongs to: its first component (`todos/2026-11/….json`,
-    /// `tags.json`).
-    static func collection(of path: String) -> String {
-        let first = path.split(separator: "/", maxSplits: 1).first.map(String.init) ?? path
-        return first.hasSuffix(".json") ? String(first.dropLast(5)) : first
     }
 
     /// `; <what> <count> entities (<the first five ids>)`, or nothing for no ids: a merge's log.

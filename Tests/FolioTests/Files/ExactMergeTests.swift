@@ -202,8 +202,9 @@ extension ExactMergeTests {
 extension ExactMergeTests {
     /// A save another process read (and kept in the file's history) while this process held the
     /// day from before the save: this process's next checkpoint must merge the save, not take the
-    /// version it stages from its older state as one that already holds it. (With `todo add`
-    /// racing `sed -i`, about 1 sed save in 60 was lost this way.)
+    /// version it stages from its older state as one that already holds it. It holds today
+    /// because the checkpoint notices the file changed before it stages (a guard added at staging
+    /// time changed nothing here); the test keeps that so.
     @Test func aSaveAnotherProcessReadIsMergedBeforeThisOneWrites() async throws {
         let folder = TemporaryFolder()
         let store = try await Store.open(at: folder.url, configuration: .testing())

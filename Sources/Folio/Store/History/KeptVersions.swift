@@ -39,9 +39,6 @@ struct KeptVersions {
         func isRevision(_ writer: String, _ number: UInt64) -> Bool { self.writer == writer && self.number == number }
     }
 
-    /// The version Folio kept of a file it removed before revisions existed (no entities).
-    static let removal = PartitionFile.encode(PartitionFile.Contents(entities: [:], extra: [:]))
-
     /// The folder holding one file's versions.
     static func folder(of path: String) -> String { folder + "/" + path }
 

@@ -25,7 +25,10 @@ enum MergeBase {
             return .older
         }
         // The same bytes kept as a save, and merged since (a version of Folio's kept after it).
-        if let save = versions.last(where: { $0.hash == hash && $0.isEdit }), versions.contains(where: { !$0.isEdit && $0.order > save.order }) {
+        // Merged since: a version of Folio's kept after a save holds it (every version Folio keeps
+        // is made from its newest, which took the save in when it was read).
+        func mergedSince(_ save: KeptVersions.Version) -> Bool { versions.contains { !$0.isEdit && $0.order > save.order } }
+        if let save = versions.last(where: { $0.hash == hash && $0.isEdit }), mergedSince(save) {
             return .merged
         }
         guard let revision = file.revision else {
@@ -66,7 +69,7 @@ enum MergeBase {
             var nearest = best.map { PartitionMerge.distance($0.contents.entities, file.entities) } ?? Int.max
             let saves = versions.filter { save in
                 save.isRevision(revision.writer, revision.number) && save.hash != hash && save.name != best?.version.name
-                    && versions.contains { !$0.isEdit && $0.order > save.order }
+                    && mergedSince(save)
             }
             for save in saves.reversed() where nearest > 0 {
                 guard let contents = load(save), !contents.isUneditedRevision else { continue }
