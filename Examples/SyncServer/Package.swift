@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
+        // The PostgreSQL storage (`--postgres`): PostgresNIO and what it pulls in.
+        .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
     ],
     targets: [
         // The server as a library, so the tests start it in-process.
@@ -28,6 +30,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .executableTarget(

@@ -54,9 +54,10 @@ import Testing
 
         // Reopen the folder directly, as the server does, and expire as if days had passed.
         let store = try await Store.open(at: harness.folder.url)
-        let database = SyncDatabase(store: store, pageSize: 10, rememberDays: 2)
-        #expect(try await database.expireIdempotencyRecords(now: noon.addingTimeInterval(2 * 86_400)) == 0)
-        #expect(try await database.expireIdempotencyRecords(now: noon.addingTimeInterval(3 * 86_400)) == 1)
+        let database = FolderDatabase(store: store)
+        let expired = { (now: Date) in SyncServer.lastExpiredDay(rememberDays: 2, now: now) }
+        #expect(try await database.forgetIdempotencyRecords(through: expired(noon.addingTimeInterval(2 * 86_400))) == 0)
+        #expect(try await database.forgetIdempotencyRecords(through: expired(noon.addingTimeInterval(3 * 86_400))) == 1)
         try await store.close()
         #expect(!harness.folder.exists("idempotencyKeys/\(month)/\(day).json"))
     }

@@ -11,15 +11,13 @@ protocol ServerDocument: Entity where ID == String {
     var fields: JSONObject { get }
     /// The partition it lives in: its day, month, or `""`.
     var partitionKey: String { get }
-    /// The day whose statistics it counts in (todos only).
-    var statisticsDay: String? { get }
+    /// A document from its stored JSON object, id and partition.
+    init(fields: JSONObject, id: String, partitionKey: String)
 }
 
 extension ServerDocument {
     /// The entity's JSON.
     var json: JSONValue { .object(fields) }
-
-    var statisticsDay: String? { nil }
 }
 
 /// Reading a stored document back: its JSON object must have a string `id` (and `date` when the
@@ -52,7 +50,6 @@ struct TodoDocument: ServerDocument {
     let fields: JSONObject
 
     var partitionKey: String { date }
-    var statisticsDay: String? { date }
     var isDone: Bool { fields["done"]?.boolValue == true }
     /// The tag of the todo, if it has one (absent, `null` and `""` are none).
     var tagID: String? { fields["tagID"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
@@ -61,6 +58,10 @@ struct TodoDocument: ServerDocument {
         self.fields = fields
         self.id = id
         self.date = date
+    }
+
+    init(fields: JSONObject, id: String, partitionKey: String) {
+        self.init(fields: fields, id: id, date: partitionKey)
     }
 
     init(from decoder: any Decoder) throws {
@@ -88,6 +89,10 @@ struct TagDocument: ServerDocument {
         self.id = id
     }
 
+    init(fields: JSONObject, id: String, partitionKey: String) {
+        self.init(fields: fields, id: id)
+    }
+
     init(from decoder: any Decoder) throws {
         let (fields, values) = try StoredFields.decode(decoder, requiring: ["id"])
         self.init(fields: fields, id: values[0])
@@ -113,6 +118,10 @@ struct DailyStatDocument: ServerDocument {
         self.fields = fields
         self.id = date
         self.date = date
+    }
+
+    init(fields: JSONObject, id: String, partitionKey: String) {
+        self.init(fields: fields, date: id)
     }
 
     init(from decoder: any Decoder) throws {

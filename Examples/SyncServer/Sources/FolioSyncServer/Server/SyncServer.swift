@@ -6,7 +6,7 @@ import NIOCore
 import ServiceLifecycle
 
 /// The reference sync server: PROTOCOL.md on `http://127.0.0.1:<port>/api/`, storing its data
-/// in a Folio folder.
+/// in a Folio folder or in PostgreSQL.
 ///
 /// ```swift
 /// let server = try await SyncServer.start(SyncServer.Configuration(dataFolder: folder))
@@ -14,8 +14,10 @@ import ServiceLifecycle
 /// try await server.stop()
 /// ```
 ///
-/// Every push is answered only after its transaction is durable (Folio's `Durability.full`): the
-/// change, its version, the statistics it changes and the remembered response commit together.
+/// Every push is answered only after its transaction is durable (Folio's `Durability.full`, or
+/// PostgreSQL's COMMIT): the change, its version, the statistics it changes and the remembered
+/// response commit together. With PostgreSQL, any number of server processes may serve one
+/// database at once.
 ///
 /// ## Topics
 /// - ``start(_:)``
@@ -31,36 +33,38 @@ public actor SyncServer {
         URL(string: "http://127.0.0.1:\(port)/api/") ?? URL(fileURLWithPath: "/")
     }
 
-    private let database: SyncDatabase
+    let storage: any SyncStorage
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
     private let upkeep: Task<Void, Never>
     private var closed = false
 
-    private init(port: Int, database: SyncDatabase, group: ServiceGroup, running: Task<Void, any Error>, upkeep: Task<Void, Never>) {
+    private init(port: Int, storage: any SyncStorage, group: ServiceGroup, running: Task<Void, any Error>, upkeep: Task<Void, Never>) {
         self.port = port
-        self.database = database
+        self.storage = storage
         self.group = group
         self.running = running
         self.upkeep = upkeep
     }
 
-    /// Opens the data folder and starts listening on 127.0.0.1.
-    /// - Parameter configuration: The port, the data folder, the token and the limits.
+    /// Opens the storage (the data folder, or PostgreSQL, whose tables it creates or upgrades)
+    /// and starts listening on 127.0.0.1.
+    /// - Parameter configuration: The port, the storage, the tokens and the limits.
     /// - Returns: The running server, listening when this returns.
-    /// - Throws: A `FolioError` if the data folder cannot be opened, or the socket error if the
-    ///   port cannot be bound (the store is closed again).
+    /// - Throws: A `FolioError` if the data folder cannot be opened, a storage error if
+    ///   PostgreSQL cannot be reached, or the socket error if the port cannot be bound (the
+    ///   storage is closed again).
     public static func start(_ configuration: Configuration) async throws -> SyncServer {
         let logger = Self.logger()
-        let store = try await Store.open(at: configuration.dataFolder)
-        let database = SyncDatabase(store: store, pageSize: configuration.changesPageSize, rememberDays: configuration.rememberKeysForDays)
-        do {
-            try await database.expireIdempotencyRecords()
-        } catch {
-            try await store.close()
-            throw error
+        var tokens: [String: Owner] = [:]
+        for (token, name) in configuration.ownerTokens {
+            guard let owner = Owner(name) else { throw StorageError("\(name.debugDescription) cannot be an owner's name (1-64 of A-Z a-z 0-9 . _ -)") }
+            tokens[token] = owner
         }
-        let router = APIRouter(database: database, parser: PushParser(maxEntityBytes: configuration.maxEntityBytes), token: configuration.token)
+        if tokens.isEmpty, let token = configuration.token { tokens[token] = .shared }
+        let storage = try await openStorage(configuration, perOwner: !configuration.ownerTokens.isEmpty, logger: logger)
+        let router = APIRouter(storage: storage, parser: PushParser(maxEntityBytes: configuration.maxEntityBytes), tokens: tokens,
+                               pageSize: max(1, configuration.changesPageSize))
         let (ports, portSink) = AsyncStream<Int>.makeStream()
         let application = Application(
             responder: HTTPAdapter(router: router, maxBodyBytes: configuration.maxBodyBytes),
@@ -87,14 +91,38 @@ public actor SyncServer {
             } catch {
                 failure = error
             }
-            try await store.close()
+            try await storage.close()
             throw failure
         }
-        let upkeep = Task { await Self.expireDaily(database, logger: logger) }
-        return SyncServer(port: port, database: database, group: group, running: running, upkeep: upkeep)
+        let rememberDays = configuration.rememberKeysForDays
+        let upkeep = Task { await Self.expireDaily(storage, rememberDays: rememberDays, logger: logger) }
+        return SyncServer(port: port, storage: storage, group: group, running: running, upkeep: upkeep)
     }
 
-    /// Stops listening, lets the requests in progress finish, and closes the store.
+    private static func openStorage(_ configuration: Configuration, perOwner: Bool, logger: Logger) async throws -> any SyncStorage {
+        let lastExpiredDay = Self.lastExpiredDay(rememberDays: configuration.rememberKeysForDays)
+        guard let settings = configuration.postgres else {
+            return try await FolderStorage.open(configuration.dataFolder, layout: perOwner ? .perOwner : .single, lastExpiredDay: lastExpiredDay)
+        }
+        let fault = configuration.storageFault ?? ProcessInfo.processInfo.environment["FOLIO_SYNC_SERVER_FAULT"].flatMap(PostgresStorage.Fault.init(rawValue:))
+        let isolation: TransactionRunner.Isolation = configuration.postgresIsolation == .serializable ? .serializable : .readCommitted
+        let storage = try await PostgresStorage.open(settings, poolSize: configuration.postgresPoolSize, isolation: isolation, fault: fault, logger: logger)
+        do {
+            _ = try await storage.forgetIdempotencyRecords(through: lastExpiredDay)
+        } catch {
+            try await storage.close()
+            throw error
+        }
+        return storage
+    }
+
+    /// The last UTC day whose remembered responses are forgotten: `rememberDays` whole days are
+    /// kept before today's.
+    static func lastExpiredDay(rememberDays: Int, now: Date = Date()) -> String {
+        Day.utc(now.addingTimeInterval(-Double(max(1, rememberDays) + 1) * 86_400))
+    }
+
+    /// Stops listening, lets the requests in progress finish, and closes the storage.
     /// - Throws: What the HTTP server or closing the store threw.
     public func stop() async throws {
         await requestStop()
@@ -107,7 +135,8 @@ public actor SyncServer {
     }
 
     /// Waits until the server stops (after ``stop()`` or ``requestStop()``), then closes the
-    /// store. Safe to call more than once: the store is closed once.
+    /// storage: HTTP first (the requests in progress finish), then the store or the connection
+    /// pool. Safe to call more than once: the storage is closed once.
     /// - Throws: What the HTTP server or closing the store threw.
     public func waitUntilStopped() async throws {
         let outcome = await running.result
@@ -115,13 +144,13 @@ public actor SyncServer {
         await upkeep.value
         if !closed {
             closed = true
-            try await database.store.close()
+            try await storage.close()
         }
         try outcome.get()
     }
 
     /// Forgets old idempotency records every hour until cancelled.
-    private static func expireDaily(_ database: SyncDatabase, logger: Logger) async {
+    private static func expireDaily(_ storage: any SyncStorage, rememberDays: Int, logger: Logger) async {
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: .seconds(3600))
@@ -129,7 +158,7 @@ public actor SyncServer {
                 return // cancelled: the server is stopping
             }
             do {
-                try await database.expireIdempotencyRecords()
+                _ = try await storage.forgetIdempotencyRecords(through: lastExpiredDay(rememberDays: rememberDays))
             } catch {
                 logger.error("could not forget old idempotency records: \(error)")
             }

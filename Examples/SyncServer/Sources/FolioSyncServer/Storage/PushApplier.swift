@@ -1,29 +1,52 @@
-import Folio
 import Foundation
 
-/// Applies pushes inside one Folio transaction: the idempotency memory, the preconditions, the
-/// change, its version and feed entry, the statistics of the days it touches, and the
-/// remembered response, all committed together or not at all.
+/// Applies pushes inside one transaction of a storage: the idempotency memory, the
+/// preconditions, the change, its version and feed position, the statistics of the days it
+/// touches, and the remembered response, all committed together or not at all.
 ///
-/// Only storage failures throw (they roll the whole transaction back); everything a client did
-/// wrong is an answer.
-final class PushApplier {
-    private let transaction: Transaction
+/// The rules live here once, for both storages: the Folio folder and PostgreSQL differ only in
+/// the ``PushStore`` they hand in. Only storage failures throw (they roll the whole transaction
+/// back); everything a client did wrong is an answer.
+final class PushApplier<Store: PushStore> {
+    private let store: Store
     private let now: Date
     private let today: String
-    /// The change counter as this transaction moved it; written back by ``finish()``.
-    private var counter: Int64?
-    private var counterChanged = false
+    /// The last position as this transaction moved it; written back by ``finish()``.
+    private var position: Int64?
+    private var positionMoved = false
 
-    init(_ transaction: Transaction, now: Date) {
-        self.transaction = transaction
+    init(_ store: Store, now: Date) {
+        self.store = store
         self.now = now
         self.today = Day.utc(now)
     }
 
+    /// Applies pushes in order, stopping after the first that does not succeed (a `DELETE`
+    /// answered 404 or 410 succeeded: it was already gone); an item that could not be parsed
+    /// answers with its error and stops the run. Then moves the owner's last position.
+    /// - Returns: One response per push processed.
+    /// - Throws: What the storage threw; the caller rolls everything back.
+    func applyAll(_ pushes: [Result<Push, RequestError>]) throws -> [APIResponse] {
+        var responses: [APIResponse] = []
+        for item in pushes {
+            let response: APIResponse
+            switch item {
+            case .success(let push): response = try apply(push)
+            case .failure(let error): response = error.response
+            }
+            responses.append(response)
+            // A DELETE of something already gone is applied (PROTOCOL.md): the run goes on.
+            var gone = false
+            if case .success(let push) = item { gone = push.method == "DELETE" && (response.status == 404 || response.status == 410) }
+            if !response.isSuccess && !gone { break }
+        }
+        try finish()
+        return responses
+    }
+
     /// Answers a push: from the idempotency memory if its key was seen, else by applying it.
     func apply(_ push: Push) throws -> APIResponse {
-        if let key = push.key, let record = try transaction.get(IdempotencyRecord.self, id: key.id) {
+        if let key = push.key, let record = try store.rememberedResponse(forKey: key.id) {
             // Another request under a used key is refused, never answered from the first one's memory
             // (records stored before requests were kept compare by method and path only).
             guard record.method == push.method, record.path == push.target, record.request == nil || record.request == push.body else {
@@ -35,98 +58,92 @@ final class PushApplier {
         }
         let response: APIResponse
         switch (push.change, push.kind) {
-        case (.upsertTodo(let todo), _): response = try upsert(todo, push)
-        case (.upsertTag(let tag), _): response = try upsert(tag, push)
-        case (.delete, .todos): response = try delete(TodoDocument.self, push)
-        case (.delete, .tags): response = try delete(TagDocument.self, push)
+        case (.upsertTodo(let todo), _): response = try upsert(.todos, id: todo.id, fields: todo.fields, partitionKey: todo.date, push)
+        case (.upsertTag(let tag), _): response = try upsert(.tags, id: tag.id, fields: tag.fields, partitionKey: "", push)
         case (.delete, .dailyStats): response = .error(405, "dailyStats are read-only", field: "collection")
+        case (.delete, let kind): response = try delete(kind, push)
         }
         if response.isSuccess, let key = push.key {
-            try transaction.upsert(IdempotencyRecord(
+            try store.remember(IdempotencyRecord(
                 id: key.id, key: key.text, date: today, storedAt: now, method: push.method, path: push.target,
                 status: response.status, headers: response.headers, body: response.body, request: push.body))
         }
         return response
     }
 
-    /// Stores the change counter if it moved. Call once, after the last push.
+    /// Stores the last position if it moved. Call once, after the last push.
     func finish() throws {
-        if counterChanged, let counter { try transaction.upsert(ChangeCounter(value: counter)) }
+        if positionMoved, let position { try store.setLastPosition(position) }
     }
 
     // MARK: Changes
 
-    private func upsert<D: ServerDocument>(_ document: D, _ push: Push) throws -> APIResponse {
-        let current = try transaction.get(D.self, id: document.id)
-        if let current {
-            let version = try version(of: D.self, id: document.id)
-            if let ifMatch = push.ifMatch, !ifMatch.matches(version) { return .json(412, current.json, version: version) }
-            if let ifNoneMatch = push.ifNoneMatch, ifNoneMatch.matches(version) { return .json(412, current.json, version: version) }
+    private func upsert(_ kind: CollectionKind, id: String, fields: JSONObject, partitionKey: String, _ push: Push) throws -> APIResponse {
+        let stored = try store.entity(kind, id: id)
+        let current = stored?.exists == true ? stored : nil
+        if let current, let currentFields = current.fields {
+            if let ifMatch = push.ifMatch, !ifMatch.matches(current.version) { return .json(412, .object(currentFields), version: current.version) }
+            if let ifNoneMatch = push.ifNoneMatch, ifNoneMatch.matches(current.version) {
+                return .json(412, .object(currentFields), version: current.version)
+            }
             // The same content again changes nothing, and keeps its version.
-            if current.fields == document.fields { return .json(200, current.json, version: version) }
+            if currentFields == fields { return .json(200, .object(currentFields), version: current.version) }
         } else if push.ifMatch != nil {
             // The client changed an entity this server no longer has: a conflict with a deletion.
             return .json(404, .null)
         }
-        let sequence = try nextSequence()
-        try transaction.upsert(document)
-        try transaction.upsert(D.Version(id: document.id, partitionKey: document.partitionKey, sequence: sequence, deleted: false))
-        try refreshStatistics(of: [current?.statisticsDay, document.statisticsDay])
-        return .json(current == nil ? 201 : 200, document.json, version: sequence)
+        let version = try nextPosition()
+        let entity = StoredEntity(fields: fields, version: version, partitionKey: partitionKey)
+        try store.store(entity, kind, id: id)
+        try refreshStatistics(of: [current.flatMap(kind.statisticsDay(of:)), kind.statisticsDay(of: entity)])
+        return .json(current == nil ? 201 : 200, .object(fields), version: version)
     }
 
-    private func delete<D: ServerDocument>(_ type: D.Type, _ push: Push) throws -> APIResponse {
-        guard let current = try transaction.get(D.self, id: push.id) else { return .json(404, .null) }
-        let version = try version(of: D.self, id: push.id)
-        if let ifMatch = push.ifMatch, !ifMatch.matches(version) { return .json(412, current.json, version: version) }
-        if let ifNoneMatch = push.ifNoneMatch, ifNoneMatch.matches(version) { return .json(412, current.json, version: version) }
-        try remove(current)
-        try refreshStatistics(of: [current.statisticsDay])
+    private func delete(_ kind: CollectionKind, _ push: Push) throws -> APIResponse {
+        guard let current = try store.entity(kind, id: push.id), let currentFields = current.fields else { return .json(404, .null) }
+        if let ifMatch = push.ifMatch, !ifMatch.matches(current.version) { return .json(412, .object(currentFields), version: current.version) }
+        if let ifNoneMatch = push.ifNoneMatch, ifNoneMatch.matches(current.version) {
+            return .json(412, .object(currentFields), version: current.version)
+        }
+        try remove(current, kind, id: push.id)
+        try refreshStatistics(of: [kind.statisticsDay(of: current)])
         return .noContent
     }
 
-    /// Deletes a document and leaves its tombstone in the feed.
-    private func remove<D: ServerDocument>(_ document: D) throws {
-        let sequence = try nextSequence()
-        try transaction.delete(D.self, id: document.id)
-        try transaction.upsert(D.Version(id: document.id, partitionKey: document.partitionKey, sequence: sequence, deleted: true))
+    /// Deletes an entity and leaves its tombstone in the feed.
+    private func remove(_ entity: StoredEntity, _ kind: CollectionKind, id: String) throws {
+        let version = try nextPosition()
+        try store.store(StoredEntity(fields: nil, version: version, partitionKey: entity.partitionKey), kind, id: id)
     }
 
     /// Recomputes the statistics of these days from their todos, as this transaction sees them.
     private func refreshStatistics(of days: [String?]) throws {
         for day in Set(days.compactMap { $0 }).sorted() {
-            let todos = try transaction.fetch(Query<TodoDocument>(.day(day)))
-            let current = try transaction.get(DailyStatDocument.self, id: day)
+            let todos = try store.todos(onDay: day)
+            let current = try store.entity(.dailyStats, id: day)
             guard let stat = DailyStats.compute(day: day, todos: todos) else {
-                if let current { try remove(current) }
+                if let current, current.exists { try remove(current, .dailyStats, id: day) }
                 continue
             }
             if current?.fields == stat.fields { continue }
-            let sequence = try nextSequence()
-            try transaction.upsert(stat)
-            try transaction.upsert(DailyStatVersion(id: day, partitionKey: stat.partitionKey, sequence: sequence, deleted: false))
+            let version = try nextPosition()
+            try store.store(StoredEntity(fields: stat.fields, version: version, partitionKey: stat.partitionKey), .dailyStats, id: day)
         }
     }
 
-    // MARK: Versions
+    // MARK: Positions
 
-    /// The version of a stored entity; 0 for one stored without a version (added by hand).
-    private func version<D: ServerDocument>(of type: D.Type, id: String) throws -> Int64 {
-        guard let record = try transaction.get(D.Version.self, id: id), !record.deleted else { return 0 }
-        return record.sequence
-    }
-
-    private func nextSequence() throws -> Int64 {
-        let next = try currentSequence() + 1
-        counter = next
-        counterChanged = true
+    private func nextPosition() throws -> Int64 {
+        let next = try currentPosition() + 1
+        position = next
+        positionMoved = true
         return next
     }
 
-    private func currentSequence() throws -> Int64 {
-        if let counter { return counter }
-        let stored = try transaction.get(ChangeCounter.self, id: ChangeCounter.entityID)?.value ?? 0
-        counter = stored
+    private func currentPosition() throws -> Int64 {
+        if let position { return position }
+        let stored = try store.lastPosition()
+        position = stored
         return stored
     }
 }

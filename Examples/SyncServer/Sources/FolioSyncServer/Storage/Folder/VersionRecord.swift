@@ -12,6 +12,8 @@ protocol VersionRecord: Entity where ID == String {
     var sequence: Int64 { get }
     /// Whether that change deleted it.
     var deleted: Bool { get }
+    /// The partition of the entity it versions.
+    var partitionKey: String { get }
     init(id: String, partitionKey: String, sequence: Int64, deleted: Bool)
 }
 
@@ -24,6 +26,8 @@ struct TodoVersion: VersionRecord {
     var date: String
     var sequence: Int64
     var deleted: Bool
+
+    var partitionKey: String { date }
 
     init(id: String, partitionKey: String, sequence: Int64, deleted: Bool) {
         (self.id, self.date, self.sequence, self.deleted) = (id, partitionKey, sequence, deleted)
@@ -39,6 +43,8 @@ struct TagVersion: VersionRecord {
     var sequence: Int64
     var deleted: Bool
 
+    var partitionKey: String { "" }
+
     init(id: String, partitionKey: String, sequence: Int64, deleted: Bool) {
         (self.id, self.sequence, self.deleted) = (id, sequence, deleted)
     }
@@ -53,6 +59,8 @@ struct DailyStatVersion: VersionRecord {
     var month: String
     var sequence: Int64
     var deleted: Bool
+
+    var partitionKey: String { month }
 
     init(id: String, partitionKey: String, sequence: Int64, deleted: Bool) {
         (self.id, self.month, self.sequence, self.deleted) = (id, partitionKey, sequence, deleted)
