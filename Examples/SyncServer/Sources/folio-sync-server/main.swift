@@ -30,7 +30,8 @@ do {
         await server.requestStop()
     }
     try await server.waitUntilStopped()
-    standardError("folio-sync-server: stopped; data in \(options.configuration.dataFolder.path)")
+    let place = options.configuration.postgres.map { "\($0)" } ?? options.configuration.dataFolder.path
+    standardError("folio-sync-server: stopped; data in \(place)")
 } catch {
     standardError("folio-sync-server: \(error)")
     exit(1)

@@ -24,7 +24,16 @@ import Testing
 
     @Test(arguments: [nil, "s3cret"] as [String?])
     func theReferenceServerPassesEveryCheck(token: String?) async throws {
-        let harness = try await Harness.start {
+        try await check(.folder, token: token)
+    }
+
+    @Test(.enabled(if: TestPostgres.runs, TestPostgres.notRunReason), arguments: [nil, "s3cret"] as [String?])
+    func onPostgreSQLTooItPassesEveryCheck(token: String?) async throws {
+        try await check(.postgres, token: token)
+    }
+
+    private func check(_ storage: TestStorage, token: String?) async throws {
+        let harness = try await Harness.start(on: storage) {
             $0.token = token
             $0.changesPageSize = 3 // so the feed check pages
         }
@@ -33,7 +42,7 @@ import Testing
         let summary = await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: ConformanceSuite.run(options)) }
         }
-        print("conformance against the reference server (token: \(token != nil)): \(summary)")
+        print("conformance against the reference server (\(storage.rawValue), token: \(token != nil)): \(summary)")
         for failure in summary.failed { Issue.record("\(failure) (seed \(options.seed))") }
         #expect(summary.skipped == (token == nil ? 2 : 0))
         try await harness.stop()

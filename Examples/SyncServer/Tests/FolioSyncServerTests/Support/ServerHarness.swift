@@ -14,6 +14,17 @@ struct Harness: Sendable {
         return try await start(in: folder, configure)
     }
 
+    /// Starts a server on a storage: a new data folder, or a new PostgreSQL database.
+    static func start(on storage: TestStorage, _ configure: (inout SyncServer.Configuration) -> Void = { _ in }) async throws -> Harness {
+        let folder = try TemporaryFolder()
+        guard storage == .postgres else { return try await start(in: folder, configure) }
+        let settings = try await TestPostgres.shared.database()
+        return try await start(in: folder) { configuration in
+            configuration.postgres = settings
+            configure(&configuration)
+        }
+    }
+
     /// Starts a server on an existing data folder (a restart).
     static func start(in folder: TemporaryFolder, _ configure: (inout SyncServer.Configuration) -> Void = { _ in }) async throws -> Harness {
         var configuration = SyncServer.Configuration(dataFolder: folder.url)
