@@ -118,3 +118,8 @@ enum TestStorage: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 }
+
+extension PostgresSettings {
+    /// The settings as a `--postgres` URL (test databases have no password).
+    var urlForTests: String { "postgres://\(user)@/\(database)?host=\(host)&port=\(port)&sslmode=disable" }
+}
