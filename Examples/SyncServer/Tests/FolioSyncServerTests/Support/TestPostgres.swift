@@ -48,6 +48,14 @@ actor TestPostgres {
         return try PostgresSettings(url: "postgres://\(Self.user)@/\(name)?host=\(host)&sslmode=disable", environment: [:])
     }
 
+    /// Runs SQL with `psql` and returns what it printed (unaligned, tuples only).
+    nonisolated func sql(_ statement: String, in settings: PostgresSettings) throws -> String {
+        let bin = try #require(Self.binaries, "PostgreSQL is not installed (FOLIO_REQUIRE_TOOLS=1): apt-get install postgresql")
+        return try Self.run(bin + "/psql", ["-h", settings.host, "-p", String(settings.port), "-U", settings.user, "-d", settings.database,
+                                            "-v", "ON_ERROR_STOP=1", "-At", "-c", statement], asPostgres: false)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// The cluster's socket folder, started on first use.
     private func cluster() async throws -> String {
         if let host { return host }
@@ -78,7 +86,8 @@ actor TestPostgres {
 
     /// Runs a PostgreSQL program to its end (as the `postgres` user when we are root: initdb
     /// refuses root); throws with its output when it fails.
-    private static func run(_ program: String, _ arguments: [String], asPostgres: Bool) throws {
+    @discardableResult
+    private static func run(_ program: String, _ arguments: [String], asPostgres: Bool) throws -> String {
         // Through a shell that closes every descriptor above 2 first: Foundation's Process
         // learns that its child ended when a socket the child inherits closes, and the server
         // pg_ctl starts would inherit it too and keep it open for its whole life.
@@ -104,6 +113,7 @@ actor TestPostgres {
         guard process.terminationStatus == 0 else {
             throw TestPostgresError(description: "\(program) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): \(text)")
         }
+        return text
     }
 }
 

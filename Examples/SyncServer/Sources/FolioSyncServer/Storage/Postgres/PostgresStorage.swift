@@ -64,6 +64,11 @@ final class PostgresStorage: SyncStorage {
             configuration = .init(host: settings.host, port: settings.port, username: settings.user, password: settings.password,
                                   database: settings.database, tls: tls)
         }
+        // One connection first: a wrong database, user or password is an error now, with the
+        // server's own words (the pool would wait and retry).
+        try await withDeadline(seconds: 30, "PostgreSQL at \(settings) did not answer in 30 s") {
+            try await probe(settings, logger: logger)
+        }
         configuration.options.maximumConnections = max(1, poolSize)
         configuration.options.connectTimeout = .seconds(10)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -83,6 +88,31 @@ final class PostgresStorage: SyncStorage {
             throw StorageError("could not open the PostgreSQL storage (\(settings)): \(TransactionRunner.describe(error))")
         }
         return storage
+    }
+
+    /// Opens one connection and closes it again.
+    /// - Throws: ``StorageError`` with the database's answer.
+    private static func probe(_ settings: PostgresSettings, logger: Logger) async throws {
+        var configuration: PostgresConnection.Configuration
+        if settings.usesUnixSocket {
+            configuration = .init(unixSocketPath: settings.unixSocketPath, username: settings.user, password: settings.password,
+                                  database: settings.database)
+        } else {
+            let tls: PostgresConnection.Configuration.TLS = switch settings.tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+            configuration = .init(host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+                                  database: settings.database, tls: tls)
+        }
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        } catch {
+            throw StorageError("could not connect to PostgreSQL at \(settings): \(TransactionRunner.describe(error))")
+        }
+        try await connection.close()
     }
 
     private init(settings: PostgresSettings, client: PostgresClient, running: Task<Void, Never>, fault: Fault?, runner: TransactionRunner) {

@@ -21,8 +21,10 @@ final class TransactionRunner: Sendable {
         case serializable = "SERIALIZABLE"
     }
 
-    /// Runs of one transaction, at most.
-    static let maxAttempts = 12
+    /// Runs of one transaction, at most: under SERIALIZABLE, each round of contenders for one
+    /// owner lets one through, so this bounds the contenders a push can outwait (with 12, one
+    /// of 32 concurrent pushes of one owner ran out of runs here).
+    static let maxAttempts = 40
     /// SQLSTATEs after which a transaction runs again.
     static let retryable: Set<String> = ["40001", "40P01", "23505"]
 
@@ -68,7 +70,7 @@ final class TransactionRunner: Sendable {
                 guard let state = Self.sqlState(of: error), Self.retryable.contains(state), attempt < Self.maxAttempts else { throw error }
                 counter.increment()
                 logger.debug("transaction retried after SQLSTATE \(state) (attempt \(attempt))")
-                let pause = UInt64.random(in: 1...UInt64(1 << min(attempt, 7))) * 500_000 // up to 64 ms
+                let pause = UInt64.random(in: 1...UInt64(1 << min(attempt, 7))) * 500_000 // up to 64 ms each
                 try await Task.sleep(nanoseconds: pause)
                 attempt += 1
             }
@@ -83,7 +85,7 @@ final class TransactionRunner: Sendable {
     /// A database error as a line: its SQLSTATE and message (PSQLError's own description hides both).
     static func describe(_ error: any Error) -> String {
         guard let psql = error as? PSQLError else { return "\(error)" }
-        guard let info = psql.serverInfo else { return "PostgreSQL: \(psql.code)" }
+        guard let info = psql.serverInfo else { return "PostgreSQL: \(psql.code)" + (psql.underlying.map { " (\($0))" } ?? "") }
         return "PostgreSQL \(info[.sqlState] ?? "?"): \(info[.message] ?? "no message")"
     }
 }
