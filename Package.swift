@@ -38,9 +38,10 @@ let package = Package(
         .executableTarget(name: "quickstart", dependencies: ["Folio"], path: "Examples/Quickstart"),
         // The TyTE todo app of SEEDS.md on the command line: `swift run todo --help`.
         .executableTarget(name: "todo", dependencies: ["Folio"], path: "Examples/TodoApp", exclude: ["README.md"]),
-        // A dependency-free HTTP server on 127.0.0.1 that implements PROTOCOL.md and injects
-        // faults on demand, for the sync tests and the drain benchmark.
-        .target(name: "FolioTestServer", path: "Tests/TestServer"),
+        // An HTTP server on 127.0.0.1 that implements PROTOCOL.md and injects faults on demand,
+        // and a TCP proxy that injects network faults in front of any server (FaultProxy), for
+        // the sync tests, the reference server's tests and the drain benchmark.
+        .target(name: "FolioTestServer", dependencies: ["FolioCrashSupport"], path: "Tests/TestServer"),
         // Every rule of PROTOCOL.md checked over raw HTTP/1.1 against a running server (POSIX
         // sockets, so it can send what no client library would). No dependency, not even Folio.
         .target(name: "FolioConformance", path: "Tests/Conformance"),

@@ -44,6 +44,8 @@ let package = Package(
                 .product(name: "Folio", package: "Folio"),
                 // PROTOCOL.md's conformance suite, run in-process against the server.
                 .product(name: "FolioConformance", package: "Folio"),
+                // The fault proxy, in front of the server processes of the convergence test.
+                .product(name: "FolioTestServer", package: "Folio"),
             ]
         ),
     ]

@@ -1,4 +1,5 @@
 import FolioCrashSupport
+import FolioTestServer
 import Foundation
 import Testing
 

@@ -9,13 +9,14 @@ import Testing
 /// The server SIGKILLed while it applies pushes: every change and its remembered key commit
 /// together, so resending every request after a restart applies each exactly once.
 @Suite struct CrashTests {
-    /// A server process on a folder; returns it and its base URL.
-    static func launch(_ folder: TemporaryFolder, name: String) async throws -> (Process, URL) {
+    /// A server process on a folder (or on PostgreSQL when `storage` names a database); returns
+    /// it and its base URL.
+    static func launch(_ folder: TemporaryFolder, name: String, storage: [String]? = nil) async throws -> (Process, URL) {
         let output = folder.sibling("\(name).out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
         process.executableURL = try CommandLineTests.executable()
-        process.arguments = ["--port", "0", "--data", folder.url.path]
+        process.arguments = ["--port", "0"] + (storage ?? ["--data", folder.url.path])
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -25,12 +26,22 @@ import Testing
     }
 
     @Test func aKilledServerForgetsNoKeyItApplied() async throws {
+        try await killAndResend(storage: nil)
+    }
+
+    @Test(.enabled(if: TestPostgres.runs, TestPostgres.notRunReason))
+    func aKilledServerOnPostgreSQLForgetsNoKeyItApplied() async throws {
+        let settings = try await TestPostgres.shared.database()
+        try await killAndResend(storage: ["--postgres", settings.urlForTests])
+    }
+
+    private func killAndResend(storage: [String]?) async throws {
         let folder = try TemporaryFolder()
         let requests: [(path: String, key: String, body: Data)] = try (0..<40).map { index in
             let todo = todoJSON(title: "t\(index)", date: "2026-11-\(10 + index % 5)", done: index % 2 == 0)
             return ("/api/todos/\(todo["id"] as? String ?? "")", newKey(), try JSONSerialization.data(withJSONObject: todo))
         }
-        let (first, firstBase) = try await Self.launch(folder, name: "first")
+        let (first, firstBase) = try await Self.launch(folder, name: "first", storage: storage)
         let client = HTTPClient(baseURL: firstBase)
         // Send concurrently and kill the server while answers are coming in.
         let sender = Task {
@@ -52,7 +63,7 @@ import Testing
         first.waitUntilExit()
         await sender.value
 
-        let (second, secondBase) = try await Self.launch(folder, name: "second")
+        let (second, secondBase) = try await Self.launch(folder, name: "second", storage: storage)
         defer { if second.isRunning { second.terminate() } }
         let retry = HTTPClient(baseURL: secondBase)
         for request in requests {

@@ -1,6 +1,5 @@
 import FolioCrashSupport
-import FolioTestServer
-import Foundation
+public import Foundation
 
 /// A TCP proxy on 127.0.0.1 in front of an HTTP server that injects network faults into the
 /// requests it relays, chosen by a generator seeded from the test's seed:
@@ -20,12 +19,12 @@ import Foundation
 /// the server during the next client's turn.
 ///
 /// Thread safety: `lock` guards every mutable member; each connection runs on a thread of its own.
-final class FaultProxy: @unchecked Sendable {
-    enum Fault: String, CaseIterable, Sendable {
+public final class FaultProxy: @unchecked Sendable {
+    public enum Fault: String, CaseIterable, Sendable {
         case resetMidRequest, lostAnswer, resetMidResponse, truncatedResponse, stall
     }
 
-    let port: UInt16
+    public let port: UInt16
     private let upstreamPort: UInt16
     private let listenFD: Int32
     private let lock = NSLock()
@@ -39,14 +38,15 @@ final class FaultProxy: @unchecked Sendable {
     private var busy = 0
     private var counts: [Fault: Int] = [:]
     private var cutsInHeadValue = 0
+    private var cutsInsideHeadsValue = true
 
     /// The longest stall; the clients' request timeout should be shorter, so some stalls time out.
-    static let longestStall = 3.0
+    public static let longestStall = 3.0
 
     /// Listens at once on a port the kernel picks and relays to 127.0.0.1:`upstreamPort`.
     /// - Parameters:
     ///   - probability: How likely each request is to suffer a fault.
-    init(upstreamPort: UInt16, seed: UInt64, probability: Double) throws {
+    public init(upstreamPort: UInt16, seed: UInt64, probability: Double) throws {
         self.upstreamPort = upstreamPort
         random = SplitMix64(seed: seed)
         probabilityValue = probability
@@ -59,28 +59,36 @@ final class FaultProxy: @unchecked Sendable {
     deinit { stop() }
 
     /// `http://127.0.0.1:PORT/api/`, the test server's base through the proxy.
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/api/")! }
+    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/api/")! }
 
     /// How likely each request is to suffer a fault (0 turns faults off).
-    var probability: Double {
+    public var probability: Double {
         get { lock.withLock { probabilityValue } }
         set { lock.withLock { probabilityValue = newValue } }
     }
 
+    /// Whether a response may be cut inside its head. Clients that run inside the test process
+    /// turn this off: FoundationNetworking traps on such a cut (swift-corelibs-foundation #5285),
+    /// which would end the whole test process; a response without a body is then lost whole.
+    public var cutsInsideHeads: Bool {
+        get { lock.withLock { cutsInsideHeadsValue } }
+        set { lock.withLock { cutsInsideHeadsValue = newValue } }
+    }
+
     /// How many faults of each kind were injected.
-    var faultCounts: [Fault: Int] { lock.withLock { counts } }
+    public var faultCounts: [Fault: Int] { lock.withLock { counts } }
 
     /// How many faults were injected.
-    var faultCount: Int { lock.withLock { counts.values.reduce(0, +) } }
+    public var faultCount: Int { lock.withLock { counts.values.reduce(0, +) } }
 
     /// How many cuts of a response fell inside its head (status line and headers).
-    var cutsInHead: Int { lock.withLock { cutsInHeadValue } }
+    public var cutsInHead: Int { lock.withLock { cutsInHeadValue } }
 
     private var isStopping: Bool { lock.withLock { stopping } }
 
     /// Waits until no request is being relayed (stalled, or waiting for its answer); false if
     /// `timeout` passes first.
-    func waitUntilIdle(timeout: Duration) async -> Bool {
+    public func waitUntilIdle(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while lock.withLock({ busy > 0 }) {
             if ContinuousClock.now >= deadline { return false }
@@ -91,7 +99,7 @@ final class FaultProxy: @unchecked Sendable {
 
     /// Stops accepting, shuts every connection down, and waits (at most 3 seconds) for the
     /// threads. Idempotent.
-    func stop() {
+    public func stop() {
         let connections = lock.withLock { () -> Set<Int32> in
             stopping = true
             return self.connections
@@ -199,7 +207,12 @@ final class FaultProxy: @unchecked Sendable {
                 }
                 return
             case .resetMidResponse, .truncatedResponse:
-                let cut = max(1, min(response.bytes.count - 1, Int(Double(response.bytes.count) * fault!.fraction)))
+                var cut = max(1, min(response.bytes.count - 1, Int(Double(response.bytes.count) * fault!.fraction)))
+                if !cutsInsideHeads {
+                    // Lost whole when there is no body to cut; else cut inside the body.
+                    guard response.bytes.count - response.headLength >= 2 else { return }
+                    cut = max(cut, response.headLength + 1)
+                }
                 if cut < response.headLength { lock.withLock { cutsInHeadValue += 1 } }
                 Socket.sendAll(client, response.bytes.prefix(cut))
                 if fault?.fault == .resetMidResponse {

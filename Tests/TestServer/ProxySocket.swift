@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 #if canImport(Glibc)
 import Glibc
 private let systemConnect = Glibc.connect
@@ -10,7 +10,7 @@ private let systemConnect = Darwin.connect
 /// The POSIX calls the fault proxy needs beyond the test server's ``Socket`` (accepting, sending,
 /// shutting down and closing are the server's) (Glibc or Darwin). Descriptors are close-on-exec, so the
 /// child processes the tests start do not inherit them, and writes never raise SIGPIPE.
-enum ProxySocket {
+package enum ProxySocket {
     struct Failure: Error, CustomStringConvertible {
         let call: String
         let code: Int32
@@ -46,7 +46,7 @@ enum ProxySocket {
     }
 
     /// A socket listening on 127.0.0.1, on a port the kernel picks.
-    static func listen() throws -> (fd: Int32, port: UInt16) {
+    package static func listen() throws -> (fd: Int32, port: UInt16) {
         let fd = try newSocket()
         var yes: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -67,7 +67,7 @@ enum ProxySocket {
     }
 
     /// A blocking connection to 127.0.0.1:`port`.
-    static func connect(port: UInt16) throws -> Int32 {
+    package static func connect(port: UInt16) throws -> Int32 {
         let fd = try newSocket()
         var address = loopback(port: port)
         let connected = withUnsafePointer(to: &address) {
@@ -82,14 +82,14 @@ enum ProxySocket {
     }
 
     /// Waits until `fd` is readable (or closed, or in error), at most `milliseconds`.
-    static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+    package static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, milliseconds) > 0
     }
 
     /// Reads what is there (after ``waitReadable(_:milliseconds:)``): nil at the end of the stream
     /// or on an error.
-    static func receive(_ fd: Int32, max: Int = 16_384) -> Data? {
+    package static func receive(_ fd: Int32, max: Int = 16_384) -> Data? {
         var buffer = [UInt8](repeating: 0, count: max)
         while true {
             let count = recv(fd, &buffer, max, 0)
@@ -100,7 +100,7 @@ enum ProxySocket {
     }
 
     /// Closes with a TCP reset (SO_LINGER 0): the peer sees ECONNRESET, not an orderly end.
-    static func reset(_ fd: Int32) {
+    package static func reset(_ fd: Int32) {
         var option = linger(l_onoff: 1, l_linger: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
         close(fd)
