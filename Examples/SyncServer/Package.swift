@@ -37,6 +37,8 @@ let package = Package(
             name: "folio-sync-server",
             dependencies: ["FolioSyncServer"]
         ),
+        // The load generator of BENCHMARKS.md's server rows: PUTs over kept-alive connections.
+        .executableTarget(name: "folio-sync-load"),
         .testTarget(
             name: "FolioSyncServerTests",
             dependencies: [
