@@ -13,6 +13,9 @@ let package = Package(
         // A dependency-free PROTOCOL.md server with fault injection, for testing an app's sync
         // against a real HTTP server on 127.0.0.1 (and for Benchmarks/).
         .library(name: "FolioTestServer", targets: ["FolioTestServer"]),
+        // What crash and fault tests share (SplitMix64, the crash children's protocol), for the
+        // reference server's tests too. Not for apps.
+        .library(name: "FolioCrashSupport", targets: ["FolioCrashSupport"]),
         // PROTOCOL.md's conformance suite, as a library and as `folio-conformance <base-url>`.
         .library(name: "FolioConformance", targets: ["FolioConformance"]),
         .executable(name: "folio-conformance", targets: ["folio-conformance"]),

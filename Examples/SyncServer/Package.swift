@@ -48,6 +48,7 @@ let package = Package(
                 .product(name: "FolioConformance", package: "Folio"),
                 // The fault proxy, in front of the server processes of the convergence test.
                 .product(name: "FolioTestServer", package: "Folio"),
+                .product(name: "FolioCrashSupport", package: "Folio"),
             ]
         ),
     ]

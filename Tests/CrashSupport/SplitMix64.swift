@@ -1,6 +1,6 @@
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, and the same on every platform, so the
-/// process-level tests and their children make reproducible choices from a seed. (The test server
-/// keeps its own copy: it depends on nothing.)
+/// process-level tests, their children, the test server's faults and the fault proxy make
+/// reproducible choices from a seed.
 public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 

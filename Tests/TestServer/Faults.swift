@@ -1,3 +1,4 @@
+import FolioCrashSupport
 import Foundation
 
 /// A misbehaviour the server commits instead of (or on top of) answering a request normally.
@@ -88,21 +89,7 @@ public struct RandomFaults: Sendable, Equatable {
     }
 }
 
-/// SplitMix64: a tiny, fast, seedable generator (Steele, Lea, Flood 2014), so random faults
-/// repeat exactly for a given seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A uniform double in `0..<1`.
     mutating func nextUnit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
 }

@@ -1,3 +1,4 @@
+import FolioCrashSupport
 import Foundation
 import Testing
 
@@ -170,7 +171,7 @@ import Testing
     /// what each acknowledged.
     static func write(writer: Int, clients: [HTTPClient], seed: UInt64, deadline: ContinuousClock.Instant) async -> (Int, [String: Seen], Int, [String]) {
         let owner = writer % owners.count
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var live: [String: (todo: [String: Any], version: Int64)] = [:]
         var finals: [String: Seen] = [:]
         var problems: [String] = []
@@ -232,7 +233,7 @@ import Testing
     /// A reader: pages its owner's todo feed through random servers until the writers are done
     /// and a page that began after that says there is no more.
     static func read(owner: Int, clients: [HTTPClient], seed: UInt64, done: Flag, deadline: ContinuousClock.Instant) async -> (Int, [Seen], Int, String?) {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var seen: [Seen] = []
         var cursor = ""
         var pages = 0
