@@ -6,20 +6,24 @@ import Foundation
 import Testing
 
 /// Stateless app servers: two `folio-sync-server` processes on one PostgreSQL database serve the
-/// same clients interchangeably. Three clients (Folio stores with Folio's SyncEngine) work
-/// offline, then sync through either server, picked at random for every attempt, each server
+/// same clients interchangeably. Three clients (Folio stores with Folio's SyncEngine; two of them
+/// one owner's devices, the third another owner's) work offline, then sync at once through either
+/// server, picked at random for every attempt, each server
 /// behind the fault proxy (resets, lost answers, truncated answers, stalls); server processes
 /// are SIGKILLed while a client's drain is in flight, and started again.
 ///
 /// The model, from PROTOCOL.md: every entity has one author (the client that created it), so no
-/// two clients' changes meet; an acknowledged change is applied exactly once. After a last sync
-/// of every client, every client and the server must hold exactly each author's last local state
+/// two clients' changes meet; an acknowledged change is applied exactly once; an owner sees only
+/// its own data. After a last sync of every client, every client and the server (read with each
+/// owner's token) must hold exactly the last local state of each of the owner's entities
 /// (no lost update, no resurrected delete), no command is dead-lettered, and the server's daily
 /// statistics count exactly the todos it holds (a change applied twice, or half, would show).
 /// Conflicts are counted, not refused: a create whose answer was lost meets its own first
 /// application when the next edit is sent, and the client's merge settles it.
 ///
-/// A run does a fixed minimum of work (operations, kills, faults), however long it takes.
+/// A run does a fixed minimum of work (operations, kills, faults), however long it takes. The
+/// second test runs the same model against servers whose pulls forget the owner filter: it must
+/// fail there.
 /// `FOLIO_CONVERGENCE_SEED=N` replays a seed's operations (the timing still varies).
 @Suite(.enabled(if: TestPostgres.runs, TestPostgres.notRunReason))
 struct TwoServerConvergenceTests {
@@ -29,9 +33,27 @@ struct TwoServerConvergenceTests {
     static let minimumFaults = 15
     static let maxRounds = 40
 
+    static var seed: UInt64 {
+        ProcessInfo.processInfo.environment["FOLIO_CONVERGENCE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
+    }
+
+    @Test func theModelCatchesPullsWithoutTheOwnerFilter() async throws {
+        let run = try await ConvergenceRun(seed: Self.seed, fault: "no-owner-filter")
+        for _ in 1...3 {
+            for client in 0..<Self.clients { try await run.offline(client: client) }
+            for client in 0..<Self.clients { try await run.sync(client: client, killing: false) }
+        }
+        for client in 0..<Self.clients { try await run.sync(client: client, killing: false) }
+        try await run.check()
+        await run.tearDown()
+        let mismatches = await run.summary.4
+        print("two-server convergence with pulls that forget the owner: \(mismatches.count) mismatches")
+        #expect(!mismatches.isEmpty, "servers whose pulls ignore the owner passed the convergence model")
+    }
+
     @Test func clientsOfTwoServerProcessesConverge() async throws {
-        let seed = ProcessInfo.processInfo.environment["FOLIO_CONVERGENCE_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        let run = try await ConvergenceRun(seed: seed)
+        let seed = Self.seed
+        let run = try await ConvergenceRun(seed: seed, fault: nil)
         let start = ContinuousClock.now
         var rounds = 0
         for round in 1...Self.maxRounds {
@@ -88,14 +110,19 @@ actor ConvergenceRun {
     /// Faults of proxies that were replaced (a restarted server gets a new one).
     var retiredFaults = 0
     let deadline = ContinuousClock.now + .seconds(900)
-    let token = "convergence-token-0001"
+    let fault: String?
+    static let tokens = ["alice-token-000000001", "bob-token-0000000002"]
+    /// The owner (an index of ``tokens``) of a client's data: the last client is the second owner's.
+    static func owner(of client: Int) -> Int { client == TwoServerConvergenceTests.clients - 1 ? 1 : 0 }
 
     var faultCount: Int { retiredFaults + proxies.compactMap { $0?.faultCount }.reduce(0, +) }
 
-    init(seed: UInt64) async throws {
+    init(seed: UInt64, fault: String?) async throws {
         folder = try TemporaryFolder()
         settings = try await TestPostgres.shared.database()
         random = SplitMix64(seed: seed)
+        self.fault = fault
+        try "alice \(Self.tokens[0])\nbob \(Self.tokens[1])\n".write(to: folder.sibling("tokens.txt"), atomically: true, encoding: .utf8)
         for index in 0..<2 { try await startServer(index) }
         for client in 0..<TwoServerConvergenceTests.clients {
             stores.append(try await Store.open(at: folder.sibling("client-\(client)")))
@@ -120,8 +147,9 @@ actor ConvergenceRun {
     var summary: (Int, Int, Int, Int, [String], Int) { (operations, kills, faultCount, conflicts, mismatches, resurrected) }
 
     private func startServer(_ index: Int) async throws {
-        let server = try await ServerProcess(["--postgres", settings.urlForTests, "--token", token, "--pool-size", "6"],
-                                             in: folder, name: "server-\(index)-\(kills)")
+        let server = try await ServerProcess(
+            ["--postgres", settings.urlForTests, "--tokens", folder.sibling("tokens.txt").path, "--pool-size", "6"],
+            environment: fault.map { ["FOLIO_SYNC_SERVER_FAULT": $0] } ?? [:], in: folder, name: "server-\(index)-\(kills)")
         let proxy = try FaultProxy(upstreamPort: UInt16(server.baseURL.port ?? 0), seed: random.next(), probability: 0.2)
         proxy.cutsInsideHeads = false // the clients run in this process (see FaultProxy)
         if let old = proxies[index] {
@@ -213,7 +241,7 @@ actor ConvergenceRun {
         for _ in 0..<200 where ContinuousClock.now < deadline {
             let index = Int.random(in: 0..<2, using: &random)
             guard let proxy = proxies[index] else { continue }
-            let engine = engine(for: store, through: proxy)
+            let engine = engine(for: store, client: client, through: proxy)
             let report: DrainReport
             do {
                 report = try await engine.drainNow()
@@ -244,7 +272,7 @@ actor ConvergenceRun {
         }
         for _ in 0..<50 {
             guard let proxy = proxies[Int.random(in: 0..<2, using: &random)] else { continue }
-            let engine = engine(for: store, through: proxy)
+            let engine = engine(for: store, client: client, through: proxy)
             do {
                 _ = try await engine.pullChanges(Todo.self)
                 _ = try await engine.pullChanges(Tag.self)
@@ -256,7 +284,7 @@ actor ConvergenceRun {
         mismatches.append("client \(client): no pull got through in 50 attempts")
     }
 
-    private func engine(for store: Store, through proxy: FaultProxy) -> SyncEngine {
+    private func engine(for store: Store, client: Int, through proxy: FaultProxy) -> SyncEngine {
         var configuration = SyncEngine.Configuration()
         configuration.sync(Todo.self)
         configuration.sync(Tag.self)
@@ -266,7 +294,7 @@ actor ConvergenceRun {
         configuration.pollInterval = nil
         var options = HTTPTransport.Options()
         options.requestTimeout = .seconds(2)
-        options.headers = ["Authorization": "Bearer \(token)"]
+        options.headers = ["Authorization": "Bearer \(Self.tokens[Self.owner(of: client)])"]
         return SyncEngine(store: store, transport: HTTPTransport(baseURL: proxy.baseURL, options: options), configuration: configuration)
     }
 
@@ -276,51 +304,67 @@ actor ConvergenceRun {
     func check() async throws {
         for proxy in proxies { proxy?.probability = 0 }
         guard let server = servers.compactMap({ $0 }).first else { return }
-        let client = HTTPClient(baseURL: server.baseURL)
-        let headers = ["Authorization": "Bearer \(token)"]
-        var onServer: [String: [String: ServerJSON]] = [:]
+        for owner in Self.tokens.indices {
+            let onServer = try await serverEntities(server, owner: owner)
+            compare("server (owner \(owner))", onServer, owner: owner)
+            try await checkStatistics(server, owner: owner, todos: onServer)
+        }
+        for (index, store) in stores.enumerated() {
+            var local: [String: [String: ServerJSON]] = [:]
+            for todo in try await store.fetch(Query<Todo>(.all)) { local["todos/\(todo.id.uuidString)"] = Self.json(todo) }
+            for tag in try await store.fetch(Query<Tag>(.all)) { local["tags/\(tag.id)"] = Self.json(tag) }
+            compare("client \(index)", local, owner: Self.owner(of: index))
+            if try await store.pendingCommandCount() != 0 { mismatches.append("client \(index) still has pending commands") }
+        }
+    }
+
+    /// An owner's entities on the server, read from the feed with the owner's token.
+    private func serverEntities(_ server: ServerProcess, owner: Int) async throws -> [String: [String: ServerJSON]] {
+        let headers = ["Authorization": "Bearer \(Self.tokens[owner])"]
+        var entities: [String: [String: ServerJSON]] = [:]
         for collection in ["todos", "tags"] {
             var cursor = ""
             for _ in 0..<10_000 {
-                let page = try await client.send("GET", "/api/\(collection)?since=\(cursor)", headers: headers)
+                let page = try await server.client.send("GET", "/api/\(collection)?since=\(cursor)", headers: headers)
                 let object = try #require(try JSONCoding.parse(page.body).objectValue, "\(page.text)")
                 for change in object["changes"]?.arrayValue ?? [] {
                     guard let id = change.objectValue?["id"]?.stringValue else { continue }
-                    onServer["\(collection)/\(id)"] = change.objectValue?["entity"]?.objectValue
+                    entities["\(collection)/\(id)"] = change.objectValue?["entity"]?.objectValue
                 }
                 cursor = object["cursor"]?.stringValue ?? cursor
                 if object["hasMore"]?.boolValue != true { break }
             }
         }
-        compare("server", onServer)
-        for (index, store) in stores.enumerated() {
-            var local: [String: [String: ServerJSON]] = [:]
-            for todo in try await store.fetch(Query<Todo>(.all)) { local["todos/\(todo.id.uuidString)"] = Self.json(todo) }
-            for tag in try await store.fetch(Query<Tag>(.all)) { local["tags/\(tag.id)"] = Self.json(tag) }
-            compare("client \(index)", local)
-            if try await store.pendingCommandCount() != 0 { mismatches.append("client \(index) still has pending commands") }
-        }
-        // The statistics count the todos the server holds, each once.
-        var byDay: [String: (total: Int, completed: Int)] = [:]
-        for (key, entity) in onServer where key.hasPrefix("todos/") {
+        return entities
+    }
+
+    /// The owner's statistics count the todos the server holds for it, each once.
+    private func checkStatistics(_ server: ServerProcess, owner: Int, todos: [String: [String: ServerJSON]]) async throws {
+        var byDay: [String: [Int]] = [:]
+        for (key, entity) in todos where key.hasPrefix("todos/") {
             let day = entity["date"]?.stringValue ?? "?"
-            byDay[day, default: (0, 0)].total += 1
-            if entity["done"]?.boolValue == true { byDay[day, default: (0, 0)].completed += 1 }
+            var counts = byDay[day] ?? [0, 0]
+            counts[0] += 1
+            if entity["done"]?.boolValue == true { counts[1] += 1 }
+            byDay[day] = counts
         }
-        let stats = try await client.send("GET", "/api/dailyStats?partition=2026-11", headers: headers)
-        var counted: [String: (total: Int, completed: Int)] = [:]
+        let stats = try await server.client.send("GET", "/api/dailyStats?partition=2026-11", headers: ["Authorization": "Bearer \(Self.tokens[owner])"])
+        var counted: [String: [Int]] = [:]
         for item in try JSONCoding.parse(stats.body).objectValue?["entities"]?.arrayValue ?? [] {
             guard let entity = item.objectValue?["entity"]?.objectValue, let day = entity["date"]?.stringValue else { continue }
-            counted[day] = (Int(entity["total"]?.integerValue ?? -1), Int(entity["completed"]?.integerValue ?? -1))
+            counted[day] = [Int(entity["total"]?.integerValue ?? -1), Int(entity["completed"]?.integerValue ?? -1)]
         }
-        for day in Set(byDay.keys).union(counted.keys).sorted() where byDay[day].map({ [$0.total, $0.completed] }) != counted[day].map({ [$0.total, $0.completed] }) {
-            mismatches.append("dailyStats \(day): \(counted[day].map { "\($0)" } ?? "none"), but the server holds \(byDay[day].map { "\($0)" } ?? "no todos")")
+        for day in Set(byDay.keys).union(counted.keys).sorted() where byDay[day] != counted[day] {
+            mismatches.append("owner \(owner)'s dailyStats \(day): \(counted[day].map { "\($0)" } ?? "none") (total, completed), "
+                              + "but the server holds \(byDay[day].map { "\($0)" } ?? "no todos")")
         }
     }
 
-    private func compare(_ who: String, _ actual: [String: [String: ServerJSON]]) {
-        for key in Set(expected.keys).union(actual.keys).sorted() {
-            let want = expected[key] ?? nil
+    /// Compares what `who` holds with the model's entities of one owner.
+    private func compare(_ who: String, _ actual: [String: [String: ServerJSON]], owner: Int) {
+        let mine = expected.filter { authors[$0.key].map(Self.owner(of:)) == owner }
+        for key in Set(mine.keys).union(actual.keys).sorted() {
+            let want = mine[key] ?? nil
             let have = actual[key]
             guard want != have else { continue }
             if want == nil { resurrected += 1 }

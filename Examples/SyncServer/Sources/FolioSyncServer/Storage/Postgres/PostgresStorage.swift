@@ -26,7 +26,7 @@ final class PostgresStorage: SyncStorage {
     enum Fault: String, Sendable, CaseIterable {
         /// Positions from a sequence at write time, without the owner's lock: the feed gap.
         case positionsFromASequence = "sequence-positions"
-        /// `GET {collection}/{id}` without its owner filter.
+        /// Pulls (by id, by partition, the feed) without their owner filter.
         case noOwnerFilter = "no-owner-filter"
     }
 
@@ -35,10 +35,10 @@ final class PostgresStorage: SyncStorage {
 
     let settings: PostgresSettings
     let runner: TransactionRunner
-    private let client: PostgresClient
+    let client: PostgresClient
     private let running: Task<Void, Never>
-    private let fault: Fault?
-    private var logger: Logger { runner.logger }
+    let fault: Fault?
+    var logger: Logger { runner.logger }
 
     /// Connects, creates or upgrades the tables, and returns the storage.
     /// - Parameters:
@@ -123,162 +123,6 @@ final class PostgresStorage: SyncStorage {
         self.runner = runner
     }
 
-    // MARK: Pushes
-
-    func apply(_ pushes: [Result<Push, RequestError>], for owner: Owner, now: Date) async throws -> [APIResponse] {
-        let fault = fault
-        return try await runner.run { connection in
-            let store = PrefetchedPushStore(position: try await self.startPush(for: owner, on: connection))
-            try await self.read(for: pushes, of: owner, into: store, on: connection)
-            let responses = try PushApplier(store, now: now).applyAll(pushes)
-            try await self.write(store, of: owner, on: connection)
-            if fault == .positionsFromASequence, store.positionMoved {
-                // The late commit that opens the gap: others commit higher positions meanwhile.
-                try await Task.sleep(nanoseconds: UInt64.random(in: 0...30_000_000))
-                try await connection.query(
-                    "UPDATE folio_owners SET position = GREATEST(position, \(store.lastPositionValue)) WHERE owner = \(owner.name)",
-                    logger: self.logger)
-            }
-            return responses
-        }
-    }
-
-    /// Locks the owner's row (creating it at position 0) and returns its last position; every
-    /// other push of the owner waits here until this transaction ends.
-    private func startPush(for owner: Owner, on connection: PostgresConnection) async throws -> Int64 {
-        if fault == .positionsFromASequence {
-            try await connection.query("INSERT INTO folio_owners (owner, position) VALUES (\(owner.name), 0) ON CONFLICT (owner) DO NOTHING",
-                                       logger: logger)
-            for try await next in try await connection.query("SELECT nextval('folio_broken_positions')", logger: logger).decode(Int64.self) {
-                return next
-            }
-        }
-        let rows = try await connection.query("""
-            INSERT INTO folio_owners (owner, position) VALUES (\(owner.name), 0)
-            ON CONFLICT (owner) DO UPDATE SET position = folio_owners.position
-            RETURNING position
-            """, logger: logger)
-        for try await position in rows.decode(Int64.self) { return position }
-        throw StorageError("the database returned no position for the owner \(owner)")
-    }
-
-    /// Reads everything the pushes may ask for (see ``PrefetchedPushStore``).
-    private func read(for pushes: [Result<Push, RequestError>], of owner: Owner, into store: PrefetchedPushStore,
-                      on connection: PostgresConnection) async throws {
-        var pushesRead: [Push] = []
-        for item in pushes { if case .success(let push) = item { pushesRead.append(push) } }
-        var idsByKind: [CollectionKind: Set<String>] = [:]
-        for push in pushesRead { idsByKind[push.kind, default: []].insert(push.id) }
-        for (kind, ids) in idsByKind.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            let found = try await entities(on: connection, """
-                SELECT id, version, partition_key, body FROM folio_entities
-                WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND id = ANY(\(Array(ids)))
-                """)
-            store.read(kind, ids: ids, found: found)
-        }
-        let keys = Array(Set(pushesRead.compactMap { $0.key?.id }))
-        if !keys.isEmpty {
-            store.readKeys(keys, found: try await records(of: owner, keys: keys, on: connection))
-        }
-        var days: Set<String> = []
-        for push in pushesRead where push.kind == .todos {
-            if let current = try store.entity(.todos, id: push.id), current.exists { days.insert(current.partitionKey) }
-            if case .upsertTodo(let todo) = push.change { days.insert(todo.date) }
-        }
-        guard !days.isEmpty else { return }
-        let todos = try await entities(on: connection, """
-            SELECT id, version, partition_key, body FROM folio_entities
-            WHERE owner = \(owner.name) AND collection = 'todos' AND partition_key = ANY(\(Array(days))) AND body IS NOT NULL
-            """)
-        for day in days { store.readDay(day, todos: todos.filter { $0.value.partitionKey == day }) }
-        let stats = try await entities(on: connection, """
-            SELECT id, version, partition_key, body FROM folio_entities
-            WHERE owner = \(owner.name) AND collection = 'dailyStats' AND id = ANY(\(Array(days)))
-            """)
-        store.read(.dailyStats, ids: days, found: stats)
-    }
-
-    /// Stores what the pushes wrote, and the owner's new last position.
-    private func write(_ store: PrefetchedPushStore, of owner: Owner, on connection: PostgresConnection) async throws {
-        for key in store.written {
-            guard let entity = store.writtenEntity(key) else { continue }
-            let body = try entity.fields.map { try Self.text(.object($0)) }
-            try await connection.query("""
-                INSERT INTO folio_entities (owner, collection, id, partition_key, version, body)
-                VALUES (\(owner.name), \(key.kind.rawValue), \(key.id), \(entity.partitionKey), \(entity.version), \(body))
-                ON CONFLICT (owner, collection, id) DO UPDATE
-                SET partition_key = EXCLUDED.partition_key, version = EXCLUDED.version, body = EXCLUDED.body
-                """, logger: logger)
-        }
-        for record in store.rememberedRecords {
-            let headers = try Self.text(.object(record.headers.mapValues { .string($0) }))
-            let body = try record.body.map(Self.text)
-            let request = try record.request.map(Self.text)
-            try await connection.query("""
-                INSERT INTO folio_idempotency (owner, key, key_text, stored_day, stored_at, method, path, status, headers, body, request)
-                VALUES (\(owner.name), \(record.id), \(record.key), \(record.date), \(record.storedAt), \(record.method), \(record.path),
-                        \(Int64(record.status)), \(headers), \(body), \(request))
-                """, logger: logger)
-        }
-        if store.positionMoved, fault != .positionsFromASequence {
-            try await connection.query("UPDATE folio_owners SET position = \(store.lastPositionValue) WHERE owner = \(owner.name)", logger: logger)
-        }
-    }
-
-    // MARK: Reads
-
-    func entity(_ kind: CollectionKind, id: String, for owner: Owner) async throws -> APIResponse {
-        let found: [String: StoredEntity]
-        if fault == .noOwnerFilter {
-            found = try await client.withConnection { connection in
-                try await self.entities(on: connection, """
-                    SELECT id, version, partition_key, body FROM folio_entities WHERE collection = \(kind.rawValue) AND id = \(id) LIMIT 1
-                    """)
-            }
-        } else {
-            found = try await client.withConnection { connection in
-                try await self.entities(on: connection, """
-                    SELECT id, version, partition_key, body FROM folio_entities
-                    WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND id = \(id)
-                    """)
-            }
-        }
-        return ReadAnswers.entity(found[id])
-    }
-
-    func partition(_ kind: CollectionKind, key: String, for owner: Owner) async throws -> APIResponse {
-        let found = try await client.withConnection { connection in
-            try await self.entities(on: connection, """
-                SELECT id, version, partition_key, body FROM folio_entities
-                WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND partition_key = \(key) AND body IS NOT NULL
-                """)
-        }
-        return ReadAnswers.partition(found)
-    }
-
-    func changes(_ kind: CollectionKind, after cursor: Int64, pageSize: Int, for owner: Owner) async throws -> APIResponse {
-        try await client.withConnection { connection in
-            // The last position first: every change up to it has committed (see the type's notes).
-            var latest: Int64 = 0
-            for try await position in try await connection.query(
-                "SELECT position FROM folio_owners WHERE owner = \(owner.name)", logger: self.logger
-            ).decode(Int64.self) {
-                latest = position
-            }
-            let rows = try await connection.query("""
-                SELECT id, version, partition_key, body FROM folio_entities
-                WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND version > \(cursor) AND version <= \(latest)
-                ORDER BY version LIMIT \(Int64(pageSize) + 1)
-                """, logger: self.logger)
-            var page: [(id: String, entity: StoredEntity)] = []
-            for try await (id, version, partitionKey, body) in rows.decode((String, Int64, String, String?).self) {
-                page.append((id, try Self.entity(version: version, partitionKey: partitionKey, body: body)))
-            }
-            let hasMore = page.count > pageSize
-            return ReadAnswers.changes(Array(page.prefix(pageSize)), hasMore: hasMore, after: cursor, latest: latest)
-        }
-    }
-
     // MARK: Upkeep
 
     func forgetIdempotencyRecords(through lastExpiredDay: String) async throws -> Int {
@@ -308,52 +152,6 @@ final class PostgresStorage: SyncStorage {
     func close() async throws {
         running.cancel()
         await running.value
-    }
-
-    // MARK: Rows
-
-    private func entities(on connection: PostgresConnection, _ query: PostgresQuery) async throws -> [String: StoredEntity] {
-        var found: [String: StoredEntity] = [:]
-        for try await (id, version, partitionKey, body) in try await connection.query(query, logger: logger)
-            .decode((String, Int64, String, String?).self) {
-            found[id] = try Self.entity(version: version, partitionKey: partitionKey, body: body)
-        }
-        return found
-    }
-
-    private func records(of owner: Owner, keys: [String], on connection: PostgresConnection) async throws -> [String: IdempotencyRecord] {
-        let rows = try await connection.query("""
-            SELECT key, key_text, stored_day, stored_at, method, path, status, headers, body, request FROM folio_idempotency
-            WHERE owner = \(owner.name) AND key = ANY(\(keys))
-            """, logger: logger)
-        var found: [String: IdempotencyRecord] = [:]
-        for try await (key, keyText, day, storedAt, method, path, status, headers, body, request)
-            in rows.decode((String, String, String, Date, String, String, Int64, String, String?, String?).self) {
-            guard case .object(let headerValues) = try Self.json(headers) else { throw StorageError("the headers stored with the key \(key) are not an object") }
-            found[key] = IdempotencyRecord(
-                id: key, key: keyText, date: day, storedAt: storedAt, method: method, path: path, status: Int(status),
-                headers: headerValues.compactMapValues(\.stringValue), body: try body.map(Self.json), request: try request.map(Self.json))
-        }
-        return found
-    }
-
-    private static func entity(version: Int64, partitionKey: String, body: String?) throws -> StoredEntity {
-        guard let body else { return StoredEntity(fields: nil, version: version, partitionKey: partitionKey) }
-        guard case .object(let fields) = try json(body) else { throw StorageError("a stored entity is not a JSON object") }
-        return StoredEntity(fields: fields, version: version, partitionKey: partitionKey)
-    }
-
-    /// Canonical JSON text (sorted keys): what the TEXT columns hold.
-    private static func text(_ value: JSONValue) throws -> String {
-        String(decoding: try JSONCoding.data(value), as: UTF8.self)
-    }
-
-    private static func json(_ text: String) throws -> JSONValue {
-        do {
-            return try JSONCoding.parse(Data(text.utf8))
-        } catch {
-            throw StorageError("the database holds JSON this server cannot read: \(error.message)")
-        }
     }
 }
 
