@@ -39,10 +39,19 @@ let package = Package(
         ),
         // The load generator of BENCHMARKS.md's server rows: PUTs over kept-alive connections.
         .executableTarget(name: "folio-sync-load"),
+        // The TyTE models as a client app declares them, for the tests and their sync child.
+        .target(name: "TodoModels", dependencies: [.product(name: "Folio", package: "Folio")], path: "Tests/TodoModels"),
+        // One client's sync in a process of its own, SIGKILLed by the two-server convergence test.
+        .executableTarget(
+            name: "folio-sync-client-child",
+            dependencies: ["TodoModels", .product(name: "Folio", package: "Folio")],
+            path: "Tests/SyncClientChild"
+        ),
         .testTarget(
             name: "FolioSyncServerTests",
             dependencies: [
                 "FolioSyncServer",
+                "TodoModels",
                 .product(name: "Folio", package: "Folio"),
                 // PROTOCOL.md's conformance suite, run in-process against the server.
                 .product(name: "FolioConformance", package: "Folio"),

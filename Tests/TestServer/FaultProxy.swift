@@ -38,7 +38,6 @@ public final class FaultProxy: @unchecked Sendable {
     private var busy = 0
     private var counts: [Fault: Int] = [:]
     private var cutsInHeadValue = 0
-    private var cutsInsideHeadsValue = true
 
     /// The longest stall; the clients' request timeout should be shorter, so some stalls time out.
     public static let longestStall = 3.0
@@ -65,14 +64,6 @@ public final class FaultProxy: @unchecked Sendable {
     public var probability: Double {
         get { lock.withLock { probabilityValue } }
         set { lock.withLock { probabilityValue = newValue } }
-    }
-
-    /// Whether a response may be cut inside its head. Clients that run inside the test process
-    /// turn this off: FoundationNetworking traps on such a cut (swift-corelibs-foundation #5285),
-    /// which would end the whole test process; a response without a body is then lost whole.
-    public var cutsInsideHeads: Bool {
-        get { lock.withLock { cutsInsideHeadsValue } }
-        set { lock.withLock { cutsInsideHeadsValue = newValue } }
     }
 
     /// How many faults of each kind were injected.
@@ -207,12 +198,7 @@ public final class FaultProxy: @unchecked Sendable {
                 }
                 return
             case .resetMidResponse, .truncatedResponse:
-                var cut = max(1, min(response.bytes.count - 1, Int(Double(response.bytes.count) * fault!.fraction)))
-                if !cutsInsideHeads {
-                    // Lost whole when there is no body to cut; else cut inside the body.
-                    guard response.bytes.count - response.headLength >= 2 else { return }
-                    cut = max(cut, response.headLength + 1)
-                }
+                let cut = max(1, min(response.bytes.count - 1, Int(Double(response.bytes.count) * fault!.fraction)))
                 if cut < response.headLength { lock.withLock { cutsInHeadValue += 1 } }
                 Socket.sendAll(client, response.bytes.prefix(cut))
                 if fault?.fault == .resetMidResponse {

@@ -10,7 +10,10 @@ import Testing
 @Suite struct CommandLineTests {
     /// The executable in the build products folder, next to the test binary (Linux) or the
     /// `.xctest` bundle (macOS).
-    static func executable() throws -> URL {
+    static func executable() throws -> URL { try executable(named: "folio-sync-server") }
+
+    /// One of this package's executables, in the build products folder.
+    static func executable(named name: String) throws -> URL {
         var folders: [URL] = []
         for base in [URL(fileURLWithPath: CommandLine.arguments[0]), Bundle.main.bundleURL] {
             var folder = base.deletingLastPathComponent()
@@ -19,15 +22,16 @@ import Testing
                 folder = folder.deletingLastPathComponent()
             }
         }
-        guard let found = folders.first(where: { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("folio-sync-server").path) }) else {
-            throw NotBuilt(searched: folders.map(\.path))
+        guard let found = folders.first(where: { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent(name).path) }) else {
+            throw NotBuilt(name: name, searched: folders.map(\.path))
         }
-        return found.appendingPathComponent("folio-sync-server")
+        return found.appendingPathComponent(name)
     }
 
     struct NotBuilt: Error, CustomStringConvertible {
+        var name: String
         var searched: [String]
-        var description: String { "folio-sync-server is not built (swift build --package-path Examples/SyncServer); looked in \(searched)" }
+        var description: String { "\(name) is not built (swift build --package-path Examples/SyncServer); looked in \(searched)" }
     }
 
     /// Reads the output file until it holds a complete first line, for at most `seconds`.

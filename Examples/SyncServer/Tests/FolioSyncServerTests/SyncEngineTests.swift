@@ -2,13 +2,14 @@ import Folio
 import Foundation
 @testable import FolioSyncServer
 import Testing
+import TodoModels
 
 /// Folio's own SyncEngine and HTTPTransport against the server.
 @Suite struct SyncEngineTests {
     @Test func offlineChangesArePushedOnceAndStatsPulledBack() async throws {
         let folder = try TemporaryFolder()
         let client = try await Store.open(at: folder.sibling("ClientData"))
-        let work = Tag(id: "work", name: "Work", color: "#3366FF")
+        let work = TodoModels.Tag(id: "work", name: "Work", color: "#3366FF")
         var todos = [
             Todo(id: UUID(), title: "Write report", date: "2026-11-22", done: true, priority: 2, tagID: "work"),
             Todo(id: UUID(), title: "Call mum", date: "2026-11-22"),
@@ -33,7 +34,7 @@ import Testing
         let harness = try await Harness.start(in: folder)
         var configuration = SyncEngine.Configuration()
         configuration.sync(Todo.self)
-        configuration.sync(Tag.self)
+        configuration.sync(TodoModels.Tag.self)
         configuration.refresh(DailyStat.self, after: Todo.self)
         configuration.pollInterval = nil
         var options = HTTPTransport.Options()
