@@ -136,6 +136,22 @@ extension StoreState {
         ids.isEmpty ? "" : "; \(what) \(ids.count) entities (\(ids.prefix(5).joined(separator: ", ")))"
     }
 
+    /// What a partition whose file is absent holds: nothing, as the revision of Folio's newest
+    /// version of the file. Folio removes the file of a partition left empty and keeps the removal
+    /// as its revision (``keepRemoval(of:)``); the next revision written must descend from it and
+    /// from what it descends from, or a copy reading that next file would merge it against an old
+    /// base and bring back what was deleted (the everyday-tools test's rsync and git rounds).
+    func absentFileContents(at path: String) -> PartitionFile.Contents {
+        var contents = PartitionFile.Contents(entities: [:], extra: [:])
+        do {
+            guard let newest = try keptVersions.versions(of: path).last(where: { !$0.isEdit }) else { return contents }
+            contents.revision = try keptContents(newest, path: path)?.revision
+        } catch {
+            report(.warning, "cannot read the kept versions of this file (\(error.message)); its next revision names no ancestors", path: path)
+        }
+        return contents
+    }
+
     /// A new revision of this writer for `contents` (nil in a store opened read-only, which writes
     /// none): numbered past every revision of this writer kept of the file and past `vector`,
     /// descending from `vector`.

@@ -92,7 +92,7 @@ extension StoreState {
                 noteReload(of: partition, before: before.entities)
             }
         } else {
-            partition = Partition.empty(address)
+            partition = Partition(address: address, identity: nil, contents: absentFileContents(at: address.path))
         }
         applyRecords(to: partition)
         partitions.insert(partition)
@@ -135,7 +135,7 @@ extension StoreState {
                 return
             }
         } else {
-            partition.load(PartitionFile.Contents(entities: [:], extra: [:]), identity: nil)
+            partition.load(absentFileContents(at: path), identity: nil)
             noteFile(nil, of: partition, nil)
         }
         partition.unreadable = nil

@@ -963,7 +963,13 @@ final class EverydayRun: @unchecked Sendable {
 
     private func rsync(_ from: URL, _ to: URL) throws {
         rsyncs += 1
-        let result = Shell.run(tools["rsync"]!, ["-a", "--exclude", ".folio", "--exclude", "outbox", from.path + "/", to.path + "/"])
+        // As FORMAT.md says to run rsync in turns: --checksum, because rsync skips a file whose size
+        // and modification second equal the other side's (two day files written in one second
+        // often do: in CI a todo added on one side and one deleted on the other were lost so), and
+        // --delete, because a day file Folio removed (its last todo deleted) must go on the other
+        // side too.
+        let result = Shell.run(tools["rsync"]!, ["-a", "--checksum", "--delete", "--exclude", ".folio", "--exclude", "outbox",
+                                                 from.path + "/", to.path + "/"])
         guard result.status == 0 else { throw Failure(description: "rsync: \(result.status): \(result.errors)") }
     }
 

@@ -357,3 +357,42 @@ extension ExactMergeTests {
         #expect(try await ids(a) == ["S-1", "S-2", "Y"])
     }
 }
+
+extension ExactMergeTests {
+    /// A day emptied (Folio removes its file and keeps the removal as a revision), then written
+    /// again: the new file descends from the removal, so the other copy reading it merges it
+    /// against what it last sent, and brings back nothing it deleted. On the code that loaded an
+    /// absent file without a revision, the new file named no ancestors; the other copy merged it
+    /// against the oldest revision it kept of this one, and a todo it had deleted came back.
+    @Test func aDayEmptiedAndWrittenAgainDescendsFromItsRemoval() async throws {
+        let a = TemporaryFolder(), b = TemporaryFolder()
+        func ids(_ folder: TemporaryFolder) async throws -> [String] {
+            let store = try await Store.open(at: folder.url, configuration: .testing())
+            let found = try await OneDay.ids(store)
+            try await store.close()
+            return found
+        }
+        func write(_ folder: TemporaryFolder, _ body: @escaping @Sendable (Transaction) throws -> Void) async throws {
+            let store = try await Store.open(at: folder.url, configuration: .testing())
+            try await store.write { tx in try body(tx) }
+            try await store.close()
+        }
+        try await write(a) { tx in for id in ["S-1", "S-2"] { try tx.upsert(OneDay.slot(id)) } }
+        try b.write(try a.text(day), to: day)
+        try b.write(try a.text("folio.json"), to: "folio.json")
+        #expect(try await ids(b) == ["S-1", "S-2"])
+        // B deletes S-2; A reads B's file (A's revision now descends from B's).
+        try await write(b) { tx in _ = try tx.delete(Slot.self, id: "S-2") }
+        try OneDay.saveByRename(try b.text(day), in: a)
+        #expect(try await ids(a) == ["S-1"])
+        // A empties the day (its file goes), then adds to it again.
+        try await write(a) { tx in _ = try tx.delete(Slot.self, id: "S-1") }
+        #expect(!a.exists(day))
+        try await write(a) { tx in try tx.upsert(OneDay.slot("A-1")) }
+        let file = try #require(try JSONSerialization.jsonObject(with: a.bytes(day)) as? [String: Any])
+        #expect((file["ancestors"] as? [String: Any])?.isEmpty == false, "the file written after the removal names no ancestors: \(file)")
+        // B reads it: S-1 and S-2 stay deleted, A-1 arrives.
+        try OneDay.saveByRename(try a.text(day), in: b)
+        #expect(try await ids(b) == ["A-1"])
+    }
+}
