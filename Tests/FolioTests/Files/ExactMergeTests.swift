@@ -10,6 +10,21 @@ import Testing
 @Suite struct ExactMergeTests {
     private let day = OneDay.path
 
+    /// The ids a store on `folder` serves, read by a process of its own (opened, then closed).
+    private func ids(_ folder: TemporaryFolder) async throws -> [String] {
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        let found = try await OneDay.ids(store)
+        try await store.close()
+        return found
+    }
+
+    /// One transaction on `folder`, by a process of its own.
+    private func write(_ folder: TemporaryFolder, _ body: @escaping @Sendable (Transaction) throws -> Void) async throws {
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        try await store.write { tx in try body(tx) }
+        try await store.close()
+    }
+
     private func idsInFile(_ folder: TemporaryFolder) throws -> [String] {
         let file = try JSONSerialization.jsonObject(with: folder.bytes(day)) as? [String: Any]
         return (file?["entities"] as? [String: Any] ?? [:]).keys.sorted()
@@ -328,17 +343,6 @@ extension ExactMergeTests {
     /// two candidate bases each miss something (unison and git rounds brought a deleted todo back).
     @Test func aDeleteAfterACrissCrossApplies() async throws {
         let a = TemporaryFolder(), b = TemporaryFolder()
-        func ids(_ folder: TemporaryFolder) async throws -> [String] {
-            let store = try await Store.open(at: folder.url, configuration: .testing())
-            let found = try await OneDay.ids(store)
-            try await store.close()
-            return found
-        }
-        func write(_ folder: TemporaryFolder, _ body: @escaping @Sendable (Transaction) throws -> Void) async throws {
-            let store = try await Store.open(at: folder.url, configuration: .testing())
-            try await store.write { tx in try body(tx) }
-            try await store.close()
-        }
         try await write(a) { tx in for id in ["S-1", "S-2"] { try tx.upsert(OneDay.slot(id)) } }
         try b.write(try a.text(day), to: day)
         try b.write(try a.text("folio.json"), to: "folio.json")
@@ -366,17 +370,6 @@ extension ExactMergeTests {
     /// against the oldest revision it kept of this one, and a todo it had deleted came back.
     @Test func aDayEmptiedAndWrittenAgainDescendsFromItsRemoval() async throws {
         let a = TemporaryFolder(), b = TemporaryFolder()
-        func ids(_ folder: TemporaryFolder) async throws -> [String] {
-            let store = try await Store.open(at: folder.url, configuration: .testing())
-            let found = try await OneDay.ids(store)
-            try await store.close()
-            return found
-        }
-        func write(_ folder: TemporaryFolder, _ body: @escaping @Sendable (Transaction) throws -> Void) async throws {
-            let store = try await Store.open(at: folder.url, configuration: .testing())
-            try await store.write { tx in try body(tx) }
-            try await store.close()
-        }
         try await write(a) { tx in for id in ["S-1", "S-2"] { try tx.upsert(OneDay.slot(id)) } }
         try b.write(try a.text(day), to: day)
         try b.write(try a.text("folio.json"), to: "folio.json")

@@ -127,9 +127,13 @@ struct KeptVersions {
             return 0
         }
         barrier?.noteFolder(folder)
-        // The same bytes kept before are this version now (an older name would be its base too).
+        // The same bytes kept before are this version now (an older name would be its base too),
+        // unless the older name is another revision's: another copy's revision, kept as read, then
+        // kept as Folio's when the file is left as it is (an adopted save), must stay findable by
+        // its own name, or a later file naming it would be merged against an older base.
         versions.removeAll { version in
             guard version.hash == hash else { return false }
+            if let writer = version.writer, writer != revision?.writer || version.number != revision?.number { return false }
             _ = Platform.unlink(fileSystem.absolute(folder + "/" + version.name))
             return true
         }
