@@ -128,12 +128,12 @@ struct KeptVersions {
         }
         barrier?.noteFolder(folder)
         // The same bytes kept before are this version now (an older name would be its base too),
-        // unless the older name is another revision's: another copy's revision, kept as read, then
+        // unless the older name is another writer's: another copy's revision, kept as read, then
         // kept as Folio's when the file is left as it is (an adopted save), must stay findable by
         // its own name, or a later file naming it would be merged against an older base.
         versions.removeAll { version in
             guard version.hash == hash else { return false }
-            if let writer = version.writer, writer != revision?.writer || version.number != revision?.number { return false }
+            if let writer = version.writer, let own = revision?.writer, writer != own { return false }
             _ = Platform.unlink(fileSystem.absolute(folder + "/" + version.name))
             return true
         }
