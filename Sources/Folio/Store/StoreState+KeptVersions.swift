@@ -37,7 +37,9 @@ extension StoreState {
             guard let folios = versions.last(where: { !$0.isEdit }) else {
                 // Folio's first look at the file (a fresh clone, a copied folder): an unedited
                 // revision is kept as one, so a later file descending from it is merged against it.
-                guard contents.isUneditedRevision, !isReadOnly else { return Reconciled(contents: contents, merged: false, kept: false) }
+                guard contents.isUneditedRevision, !isReadOnly else {
+                    return Reconciled(contents: contents.namingSave(hash), merged: false, kept: false)
+                }
                 keep(bytes, of: path, revision: contents.revision)
                 return Reconciled(contents: contents, merged: false, kept: true)
             }
@@ -78,7 +80,8 @@ extension StoreState {
         func keepForeign() {
             if foreign, !isKept { keep(bytes, of: path, revision: contents.revision, edit: true) }
         }
-        let joined = Revision.join(ours.revision?.vector ?? [:], contents.revision?.vector ?? [:])
+        var joined = Revision.join(ours.revision?.vector ?? [:], contents.revision?.vector ?? [:])
+        if !foreign { joined = Revision.join(joined, contents.namingSave(hash).revision?.vector ?? [:]) }
         let result: PartitionMerge.Result
         let text: String
         switch base {
@@ -95,7 +98,7 @@ extension StoreState {
         case .known(let version, _) where version.name == newest.name:
             // Made from Folio's newest version: the file as it is. Another copy's revision that
             // descends from it becomes Folio's next revision (the file itself stays as it is).
-            guard foreign, !isReadOnly else { return Reconciled(contents: contents, merged: false, kept: true, folio: written) }
+            guard foreign, !isReadOnly else { return Reconciled(contents: contents.namingSave(hash), merged: false, kept: true, folio: written) }
             var adopted = contents
             adopted.revision = nextRevision(of: contents, after: joined, versions: versions)
             keep(PartitionFile.encode(adopted), of: path, revision: adopted.revision)
@@ -152,13 +155,36 @@ extension StoreState {
         return contents
     }
 
+    /// What a partition's next revision descends from: its state's revision, and the file it was
+    /// read from when that is a person's save (``Revision/editKey(_:)``). A process that took the
+    /// save in names it already; one that read the save after it was kept as Folio's version (an
+    /// adopted save left in place) finds it here: the file's version is not one this writer wrote
+    /// (another writer's name, or a second version under one of this writer's numbers) and its
+    /// content does not hash to the revision it names.
+    private func vector(of partition: Partition, versions: [KeptVersions.Version]) -> [String: UInt64] {
+        let vector = partition.revision?.vector ?? [:]
+        guard let hash = partition.fileHash, vector[Revision.editKey(hash)] == nil,
+              let version = versions.last(where: { $0.hash == hash }), let writer = version.writer else { return vector }
+        let ownWrite = !version.isEdit && writer == writerID
+            && !versions.contains { $0.writer == writer && $0.number == version.number && $0.hash != hash }
+        guard !ownWrite else { return vector }
+        do {
+            guard let contents = try keptContents(version, path: partition.address.path) else { return vector }
+            return Revision.join(vector, contents.namingSave(hash).revision?.vector ?? [:])
+        } catch {
+            return vector
+        }
+    }
+
     /// A new revision of this writer for `contents` (nil in a store opened read-only, which writes
     /// none): numbered past every revision of this writer kept of the file and past `vector`,
     /// descending from `vector`.
     func nextRevision(of contents: PartitionFile.Contents, after vector: [String: UInt64], versions: [KeptVersions.Version]) -> Revision? {
         guard WriterID.isValid(writerID) else { return nil }
         let number = KeptVersions.nextNumber(of: writerID, in: versions, after: vector[writerID] ?? 0)
-        return Revision(writer: writerID, number: number, hash: contents.contentHash, ancestors: vector)
+        let ancestors = Revision.droppingSaves(vector, olderThan: max(historyRetention, KeptVersions.defaultRetention),
+                                               now: UInt64(max(0, FileIdentity.now / 1_000_000_000)))
+        return Revision(writer: writerID, number: number, hash: contents.contentHash, ancestors: ancestors)
     }
 
     /// What ``reconcile(_:bytes:path:)`` found.
@@ -270,7 +296,7 @@ extension StoreState {
         var listed: [KeptVersions.Version]?
         if !isReadOnly {
             let versions = try keptVersions.versions(of: path)
-            revised.revision = nextRevision(of: contents, after: contents.revision?.vector ?? [:], versions: versions)
+            revised.revision = nextRevision(of: contents, after: vector(of: partition, versions: versions), versions: versions)
             listed = versions
         }
         let bytes = PartitionFile.encode(revised)
@@ -288,7 +314,8 @@ extension StoreState {
         guard !isReadOnly else { return }
         let path = partition.address.path
         var removal = PartitionFile.Contents(entities: [:], extra: [:])
-        removal.revision = nextRevision(of: removal, after: partition.revision?.vector ?? [:], versions: try keptVersions.versions(of: path))
+        let versions = try keptVersions.versions(of: path)
+        removal.revision = nextRevision(of: removal, after: vector(of: partition, versions: versions), versions: versions)
         try keptVersions.keep(PartitionFile.encode(removal), of: path, revision: removal.revision, barrier: barrier)
     }
 

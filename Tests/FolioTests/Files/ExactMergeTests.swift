@@ -389,3 +389,66 @@ extension ExactMergeTests {
         #expect(try await ids(b) == ["A-1"])
     }
 }
+
+extension ExactMergeTests {
+    /// How a save that two copies share was made.
+    enum SharedSave: String, CaseIterable, Sendable {
+        /// `folio merge-driver` (or a person resolving conflict markers) in B: B's revision, A's
+        /// among its ancestors, both sides' entities.
+        case mergeResolution
+        /// A person adds an entity to B's file by hand.
+        case handEdit
+    }
+
+    /// A save made in copy B (a merge resolved there, a hand edit) reaches copy A as the same
+    /// bytes (git pull, rsync) and both take it in. B then deletes an entity the save holds that
+    /// A's own revisions never held, and A
+    /// reads B's next file: the entity stays deleted, because that file names the save (`~<hash>`
+    /// in its ancestors) and A merges it against the save's bytes, which A keeps too. On the code
+    /// that knew revisions only by writer and number, the save was no revision at all; A merged
+    /// against an older revision that lacked the entity, and brought it back (the everyday-tools
+    /// test's git rounds, about one run in six with the merge driver).
+    @Test(arguments: SharedSave.allCases) func aSaveBothCopiesTookInIsTheBaseOfWhatFollows(_ save: SharedSave) async throws {
+        let a = TemporaryFolder(), b = TemporaryFolder()
+        try await write(a) { tx in for id in ["S-1", "S-2"] { try tx.upsert(OneDay.slot(id)) } }
+        let common = try a.bytes(day)
+        try b.write(try a.text(day), to: day)
+        try b.write(try a.text("folio.json"), to: "folio.json")
+        #expect(try await ids(b) == ["S-1", "S-2"])
+        let shared: [UInt8]
+        let added: String
+        switch save {
+        case .mergeResolution:
+            try await write(a) { tx in try tx.upsert(OneDay.slot("A-1")) }
+            try await write(b) { tx in try tx.upsert(OneDay.slot("B-1")) }
+            shared = try DataFileMerge.merge(base: Array(common), ours: Array(try b.bytes(day)), theirs: Array(try a.bytes(day)), path: day).bytes
+            added = "B-1"
+        case .handEdit:
+            try await write(b) { tx in try tx.upsert(OneDay.slot("B-1")) }
+            try OneDay.saveByRename(try b.text(day), in: a)
+            #expect(try await ids(a) == ["B-1", "S-1", "S-2"])
+            var object = try #require(try JSONSerialization.jsonObject(with: b.bytes(day)) as? [String: Any])
+            var entities = try #require(object["entities"] as? [String: Any])
+            entities["H-1"] = (entities["B-1"] as? [String: Any]).map { slot in slot.merging(["id": "H-1"]) { $1 } }
+            object["entities"] = entities
+            shared = Array(try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys]))
+            added = "H-1"
+        }
+        let all = (save == .mergeResolution ? ["A-1", "B-1", "S-1", "S-2"] : ["B-1", "H-1", "S-1", "S-2"])
+        // The save in B, taken in there; the same bytes pulled into A, taken in there.
+        try OneDay.saveByRename(String(decoding: shared, as: UTF8.self), in: b)
+        #expect(try await ids(b) == all)
+        try OneDay.saveByRename(String(decoding: shared, as: UTF8.self), in: a)
+        #expect(try await ids(a) == all)
+        // B deletes the entity the save brought, in a process of its own; A reads B's file.
+        try await write(b) { tx in _ = try tx.delete(Slot.self, id: added) }
+        let after = all.filter { $0 != added }
+        #expect(try await ids(b) == after)
+        let file = try #require(try JSONSerialization.jsonObject(with: b.bytes(day)) as? [String: Any])
+        let named = (file["ancestors"] as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("~") }
+        #expect(named == ["~\(ContentHash(shared))"], "B's file does not name the save it descends from: \(file["ancestors"] ?? "none")")
+        try OneDay.saveByRename(try b.text(day), in: a)
+        #expect(try await ids(a) == after, "\(added) deleted in B came back in A")
+        #expect(try await ids(b) == after)
+    }
+}

@@ -41,6 +41,15 @@ enum MergeBase {
         // includes: Folio's own, and other copies' kept (as saves read) once merged.
         var candidates: [(version: KeptVersions.Version, contents: PartitionFile.Contents, vector: [String: UInt64])] = []
         for (writer, limit) in revision.vector.sorted(by: { $0.key < $1.key }) {
+            if let save = Revision.save(named: writer) {
+                // A person's save the file descends from (a conflict resolved, a hand edit, in
+                // this copy or in the one that wrote the file): the same bytes kept here.
+                guard let version = versions.last(where: { $0.hash == save }), let contents = load(version) else { continue }
+                var vector = contents.revision?.vector ?? [:]
+                vector[writer] = limit
+                candidates.append((version, contents, vector))
+                continue
+            }
             let named = versions.filter { $0.writer == writer && $0.number <= limit }
                 .sorted { ($0.number, $0.order) > ($1.number, $1.order) }
             for version in named {
@@ -57,7 +66,7 @@ enum MergeBase {
             !candidates.contains { other in other.version.name != candidate.version.name && includes(other.vector, candidate.vector) }
         }
         var best: (version: KeptVersions.Version, contents: PartitionFile.Contents, weight: UInt64)?
-        if let heaviest = maximal.max(by: { $0.vector.values.reduce(0, &+) < $1.vector.values.reduce(0, &+) }) {
+        if let heaviest = maximal.max(by: { weight($0.vector) < weight($1.vector) }) {
             let contents = maximal.count == 1 ? heaviest.contents : virtualBase(maximal.map(\.contents), file: file, ours: ours)
             best = (heaviest.version, contents, 0)
         }
@@ -87,8 +96,13 @@ enum MergeBase {
 
 extension MergeBase {
     /// Whether content naming `first` includes everything content naming `second` does.
+    /// A save (``Revision/editKey(_:)``) is included when it is named at all: its value is when a
+    /// copy first read it, which differs between copies.
     static func includes(_ first: [String: UInt64], _ second: [String: UInt64]) -> Bool {
-        second.allSatisfy { (first[$0.key] ?? 0) >= $0.value }
+        second.allSatisfy { key, value in
+            guard let named = first[key] else { return value == 0 }
+            return Revision.save(named: key) != nil || named >= value
+        }
     }
 
     /// The base of a criss-cross: every entity either base holds. Where they hold different
@@ -107,6 +121,11 @@ extension MergeBase {
             merged.versions.merge(base.versions) { first, _ in first }
         }
         return merged
+    }
+
+    /// How much a vector includes: the writers' numbers, and one for each save it names.
+    static func weight(_ vector: [String: UInt64]) -> UInt64 {
+        vector.reduce(0) { sum, entry in sum &+ (Revision.save(named: entry.key) == nil ? entry.value : 1) }
     }
 
     var isUnknown: Bool {

@@ -44,6 +44,30 @@ struct Revision: Equatable, Sendable {
         self.ancestors = ancestors.filter { $0.key != writer }
     }
 
+    /// The key under which content that descends from a person's save names it in `ancestors`:
+    /// `~` and the save's ``ContentHash`` (FORMAT.md, "Revisions"). A save has no writer and no
+    /// number of its own; every copy that reads the same bytes (a conflict resolved and pulled, a
+    /// hand edit copied by rsync) knows it by this name, so a revision made from it, in any copy,
+    /// tells the others that it is their common base.
+    static func editKey(_ save: ContentHash) -> String { "~\(save)" }
+
+    /// The save an `ancestors` key names, or nil for a writer's key.
+    static func save(named key: String) -> ContentHash? {
+        guard key.utf8.first == UInt8(ascii: "~") else { return nil }
+        return ContentHash(hex: key.dropFirst())
+    }
+
+    /// A save's entry in `ancestors`: its key, and the second (since 1970) it was first read, by
+    /// which it is dropped once older than the history keeps versions.
+    static func edit(_ save: ContentHash, readAt seconds: UInt64) -> (key: String, value: UInt64) { (editKey(save), max(seconds, 1)) }
+
+    /// `vector` without the saves first read more than `retention` ago (copies keep the versions of
+    /// a file about that long: pass the longer of this copy's retention and the default).
+    static func droppingSaves(_ vector: [String: UInt64], olderThan retention: Duration, now seconds: UInt64) -> [String: UInt64] {
+        let horizon = UInt64(max(0, retention.components.seconds))
+        return vector.filter { key, read in save(named: key) == nil || read &+ horizon >= seconds }
+    }
+
     /// Whether content that names `vector` descends from (or is) revision `number` of `writer`.
     static func includes(_ vector: [String: UInt64], writer: String, number: UInt64) -> Bool {
         (vector[writer] ?? 0) >= number
@@ -78,5 +102,21 @@ struct Revision: Equatable, Sendable {
         if !ancestors.isEmpty {
             members[Self.ancestorsMember] = .object(ancestors.mapValues { .number(String($0)) })
         }
+    }
+}
+
+extension PartitionFile.Contents {
+    /// This content, read from a person's save whose bytes hash to `save`, naming that save among
+    /// its ancestors (``Revision/editKey(_:)``), so that what is made from it tells every copy
+    /// holding the same bytes (a conflict resolved and pulled, a hand edit copied) that they are
+    /// its base. Content without a revision (an unknown base) and unedited revisions are returned
+    /// as they are.
+    func namingSave(_ save: ContentHash) -> PartitionFile.Contents {
+        guard var revision, !isUneditedRevision else { return self }
+        let entry = Revision.edit(save, readAt: UInt64(max(0, FileIdentity.now / 1_000_000_000)))
+        revision.ancestors[entry.key] = max(revision.ancestors[entry.key] ?? 0, entry.value)
+        var named = self
+        named.revision = revision
+        return named
     }
 }
