@@ -73,7 +73,7 @@ struct CopyCheck {
                        b: UInt64, end: UInt64) -> String? {
         if history.isEmpty {
             guard current != nil else { return nil }
-            if let sequence = Self.commandSequence(path), sequence < log.goneBelow {
+            if let sequence = CommandFileName.sequence(ofPath: path), sequence < log.goneBelow {
                 return "a command file Folio removed (sent) before the copy's journal began: it was copied before the removal"
             }
             return "a file no checkpoint recorded writing: written while the folder was copied (after the log was copied), or made by hand and never read by Folio"
@@ -100,7 +100,7 @@ struct CopyCheck {
     /// (by rename or exchange), so a copy cannot catch one half-written. Such a file is left to
     /// the broken-file handling (reported with its line and column, blocking nothing else).
     static func isDamagedDataFile(_ path: String, _ bytes: [UInt8]?) -> Bool {
-        guard let bytes, commandSequence(path) == nil else { return false }
+        guard let bytes, CommandFileName.sequence(ofPath: path) == nil else { return false }
         do {
             _ = try PartitionFile.decode(bytes, path: path)
             return false
@@ -114,7 +114,7 @@ struct CopyCheck {
     /// short (a kill, a power cut) is rewritten from the journal by the next open (FORMAT.md,
     /// "Command files cut short"). Not a tear.
     static func isCutShortCommand(_ path: String, _ bytes: [UInt8]?, history: [WrittenLog.Entry], b: UInt64, end: UInt64) -> Bool {
-        guard let bytes, let sequence = commandSequence(path),
+        guard let bytes, let sequence = CommandFileName.sequence(ofPath: path),
               history.contains(where: { $0.hash != nil && $0.transaction > b && $0.transaction <= end }) else { return false }
         do {
             return try OutboxCommand(json: try JSONParser.parse(bytes), path: path).sequence != sequence
@@ -130,20 +130,20 @@ struct CopyCheck {
             if entry.isDirectory {
                 if entry.name == StoreLayout.machinery { continue }
                 if entry.name == "outbox" {
-                    for file in try fileSystem.list("outbox") where !file.isDirectory && isCommandName(file.name) {
+                    for file in try fileSystem.list("outbox") where !file.isDirectory && CommandFileName.sequence(ofPath: "outbox/" + file.name) != nil {
                         found.append("outbox/" + file.name)
                     }
-                    for file in try fileSystem.list("outbox/failed") where !file.isDirectory && isCommandName(file.name) {
+                    for file in try fileSystem.list("outbox/failed") where !file.isDirectory && CommandFileName.sequence(ofPath: "outbox/" + file.name) != nil {
                         found.append("outbox/failed/" + file.name)
                     }
                     continue
                 }
                 for month in try fileSystem.list(entry.name) {
-                    if !month.isDirectory, isDate(month.name, parts: 2) {
+                    if !month.isDirectory, DataFileName.month(fileName: month.name) != nil {
                         found.append(entry.name + "/" + month.name)
-                    } else if month.isDirectory, isDate(month.name + ".json", parts: 2) {
+                    } else if month.isDirectory, DataFileName.isMonthFolder(month.name) {
                         let folder = entry.name + "/" + month.name
-                        for day in try fileSystem.list(folder) where !day.isDirectory && isDate(day.name, parts: 3) {
+                        for day in try fileSystem.list(folder) where !day.isDirectory && DataFileName.day(fileName: day.name, inMonthFolder: month.name) != nil {
                             found.append(folder + "/" + day.name)
                         }
                     }
@@ -153,27 +153,5 @@ struct CopyCheck {
             }
         }
         return found
-    }
-
-    /// `<20 digits>.json` or `<20 digits>.reason.json`.
-    static func isCommandName(_ name: String) -> Bool {
-        let stem = name.hasSuffix(".reason.json") ? name.dropLast(12) : name.hasSuffix(".json") ? name.dropLast(5) : ""
-        return stem.count == 20 && stem.allSatisfy(\.isASCII) && stem.allSatisfy(\.isNumber)
-    }
-
-    /// The sequence number of a command file's path.
-    static func commandSequence(_ path: String) -> UInt64? {
-        guard path.hasPrefix("outbox/") else { return nil }
-        let name = FileSystem.name(of: path)
-        guard isCommandName(name) else { return nil }
-        return UInt64(name.prefix(20))
-    }
-
-    /// `YYYY-MM.json` (2 parts) or `YYYY-MM-DD.json` (3 parts).
-    private static func isDate(_ name: String, parts: Int) -> Bool {
-        guard name.hasSuffix(".json") else { return false }
-        let pieces = name.dropLast(5).split(separator: "-", omittingEmptySubsequences: false)
-        guard pieces.count == parts else { return false }
-        return zip(pieces, [4, 2, 2]).allSatisfy { piece, count in piece.count == count && piece.allSatisfy { $0.isASCII && $0.isNumber } }
     }
 }

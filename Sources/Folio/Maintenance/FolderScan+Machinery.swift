@@ -61,7 +61,7 @@ extension FolderScan {
         }
         let locator = JSONKeyLocator(bytes)
         for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
-            guard let sequence = StoreState.sequence(fromFileName: key + ".json"), let parsed = CommandAttempts(json: entry) else {
+            guard let sequence = CommandFileName.sequence(fromFileName: key + ".json"), let parsed = CommandAttempts(json: entry) else {
                 report(.warning, .machinery, path, at: locator.position(of: [key]),
                        "entry \"\(key)\" is not a 20-digit command number with an integer \"count\": Folio ignores it")
                 continue

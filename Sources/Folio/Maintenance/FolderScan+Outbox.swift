@@ -36,7 +36,7 @@ extension FolderScan {
 
     /// The sequence a command file's name gives, or nil (reported) when the name is not one.
     private func commandSequence(_ path: String, name: String) -> UInt64? {
-        if let sequence = StoreState.sequence(fromFileName: name) { return sequence }
+        if let sequence = CommandFileName.sequence(fromFileName: name) { return sequence }
         let stray = StrayFileProblem.classify(name)
         if stray.kind == .strayFile, name.hasSuffix(".json"), !name.hasPrefix(".") {
             report(.error, .outboxNumbering, path,
@@ -81,7 +81,7 @@ extension FolderScan {
         }
         // `<writer id>-<sequence>` (FORMAT.md): the writer is this folder instance's, or an earlier
         // one's (a copy keeps the ids of the commands it was copied with).
-        if !command.id.hasSuffix("-" + OutboxCommand.fileName(sequence).dropLast(5)) {
+        if !command.id.hasSuffix("-" + CommandFileName.stem(sequence)) {
             report(.warning, .outboxCommand, path, at: locator.position(of: ["id"]),
                    "its id \"\(command.id)\" is not <writer id>-<its sequence>: copied from another command? The server takes the id as its idempotency key")
         }
@@ -107,9 +107,9 @@ extension FolderScan {
                 report(.warning, .strayFile, path, "a folder inside outbox/failed/: Folio ignores it")
                 continue
             }
-            if entry.name.hasSuffix(".reason.json") {
-                let commandName = String(entry.name.dropLast(12)) + ".json"
-                if StoreState.sequence(fromFileName: commandName) == nil || !names.contains(commandName) {
+            if entry.name.hasSuffix(CommandFileName.reasonSuffix) {
+                let commandName = String(entry.name.dropLast(CommandFileName.reasonSuffix.utf8.count)) + CommandFileName.suffix
+                if CommandFileName.sequence(fromFileName: commandName) == nil || !names.contains(commandName) {
                     report(.warning, .outboxCommand, path, "a failure reason without its command file \(commandName): delete it")
                 }
                 continue
@@ -117,7 +117,7 @@ extension FolderScan {
             guard let sequence = commandSequence(path, name: entry.name) else { continue }
             places[sequence, default: []].append(path)
             guard let command = checkCommand(path, sequence: sequence, severity: .error, heldByJournal: journalSequences.contains(sequence)) else { continue }
-            let reasonPath = folder + "/" + entry.name.dropLast(5) + ".reason.json"
+            let reasonPath = folder + "/" + CommandFileName.reasonName(sequence)
             var reason: JSONValue = .object(["reason": .string("unknown (no reason file)")])
             if let bytes = readFile(reasonPath) {
                 // A reason cut short with its command's "fail" still in the journal: a note.

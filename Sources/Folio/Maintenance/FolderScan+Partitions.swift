@@ -8,9 +8,9 @@ extension FolderScan {
         for entry in list(collection) {
             let path = Self.join(collection, entry.name)
             if entry.isDirectory {
-                if entry.name.hasSuffix(".json"), PartitionKey.month(parsing: String(entry.name.dropLast(5))) != nil {
+                if DataFileName.month(fileName: entry.name) != nil {
                     report(.error, .badShape, path, FileSystem.directoryInstead(of: path).message + "; the store cannot read this month")
-                } else if PartitionKey.month(parsing: entry.name) != nil {
+                } else if DataFileName.isMonthFolder(entry.name) {
                     dayFolders.append(entry.name)
                 } else {
                     report(entry.name.hasPrefix(".") ? .note : .warning, .strayFile, path,
@@ -18,10 +18,10 @@ extension FolderScan {
                 }
                 continue
             }
-            let stem = entry.name.hasSuffix(".json") ? String(entry.name.dropLast(5)) : nil
-            if let stem, let key = PartitionKey.month(parsing: stem) {
+            let stem = entry.name.hasSuffix(DataFileName.suffix) ? String(entry.name.dropLast(5)) : nil
+            if let key = DataFileName.month(fileName: entry.name) {
                 months.append(key)
-            } else if let stem, let day = PartitionKey.day(parsing: stem) {
+            } else if let day = DataFileName.day(fileName: entry.name) {
                 report(.error, .wrongPartition, path,
                        "a day file directly in the collection folder: day partitions live in \(collection)/\(day.month)/\(entry.name); Folio does not read it here")
             } else if let stem, looksLikeDate(stem) {
@@ -51,22 +51,22 @@ extension FolderScan {
         for entry in list(folder) {
             let path = folder + "/" + entry.name
             if entry.isDirectory {
-                if entry.name.hasSuffix(".json"), PartitionKey.day(parsing: String(entry.name.dropLast(5))) != nil {
+                if DataFileName.day(fileName: entry.name) != nil {
                     report(.error, .badShape, path, FileSystem.directoryInstead(of: path).message + "; the store cannot read this day")
                 } else {
                     report(entry.name.hasPrefix(".") ? .note : .warning, .strayFile, path, "a folder inside a month folder: Folio ignores it")
                 }
                 continue
             }
-            let stem = entry.name.hasSuffix(".json") ? String(entry.name.dropLast(5)) : nil
-            if let stem, let key = PartitionKey.day(parsing: stem) {
+            let stem = entry.name.hasSuffix(DataFileName.suffix) ? String(entry.name.dropLast(5)) : nil
+            if let key = DataFileName.day(fileName: entry.name) {
                 if key.month == month {
                     checkPartitionFile(path, collection: collection, key: key)
                 } else {
                     report(.error, .wrongPartition, path,
                            "the day \(key.text) is in the folder of month \(month): move it to \(collection)/\(key.month)/\(entry.name); Folio does not read it here")
                 }
-            } else if let stem, PartitionKey.month(parsing: stem) != nil {
+            } else if DataFileName.month(fileName: entry.name) != nil {
                 report(.error, .wrongPartition, path, "a month file inside a month folder: Folio does not read it here")
             } else if let stem, looksLikeDate(stem) {
                 report(.error, .invalidName, path,

@@ -154,8 +154,8 @@ public final class MigrationDatabase {
         if let touched = state.touched.first(where: { $0.collection == collection }) { return touched.granularity }
         if try state.fileSystem.identity(collection + ".json") != nil { return PartitionGranularity.none }
         for entry in try state.fileSystem.list(collection) {
-            if entry.isDirectory, PartitionKey.month(parsing: entry.name) != nil { return .day }
-            if !entry.isDirectory, entry.name.hasSuffix(".json"), PartitionKey.month(parsing: String(entry.name.dropLast(5))) != nil { return .month }
+            if entry.isDirectory, DataFileName.isMonthFolder(entry.name) { return .day }
+            if !entry.isDirectory, DataFileName.month(fileName: entry.name) != nil { return .month }
         }
         return nil
     }

@@ -106,7 +106,7 @@ struct MigrationPlan {
         let mayHaveBeenSent = try OutboxMigration.mayHaveBeenSent(state)
         for path in try OutboxMigration.commandFiles(in: state.fileSystem) {
             if path.hasPrefix(StoreState.outboxFolder + "/"), !path.hasPrefix(StoreState.failedFolder + "/"),
-               let sequence = StoreState.sequence(fromFileName: FileSystem.name(of: path)), mayHaveBeenSent(sequence) {
+               let sequence = CommandFileName.sequence(fromFileName: FileSystem.name(of: path)), mayHaveBeenSent(sequence) {
                 // Its request may have been applied with its answer lost: the retry must be the
                 // same request, or the server would refuse the reused key (PROTOCOL.md).
                 report.commandsKept += 1
@@ -139,7 +139,7 @@ struct MigrationPlan {
                     sequence: sequence, writer: state.commandIDPrefix, operation: new == nil ? .delete : .upsert, collection: collection,
                     entityID: id, partition: (new ?? old)!.partition, baseVersion: (new ?? old)!.version,
                     body: new.map { .object($0.fields) }, base: old.map { .object($0.fields) }, timestamp: now)
-                writes.append((StoreState.outboxFolder + "/" + OutboxCommand.fileName(sequence), JSONWriter.pretty(command)))
+                writes.append((StoreState.outboxFolder + "/" + CommandFileName.name(sequence), JSONWriter.pretty(command)))
                 report.commandsEnqueued += 1
                 sequence += 1
             }

@@ -10,7 +10,7 @@ enum OutboxMigration {
     static func commandFiles(in fileSystem: FileSystem) throws(FolioError) -> [String] {
         var paths: [String] = []
         for folder in [StoreState.outboxFolder, StoreState.failedFolder] {
-            for entry in try fileSystem.list(folder) where !entry.isDirectory && StoreState.sequence(fromFileName: entry.name) != nil {
+            for entry in try fileSystem.list(folder) where !entry.isDirectory && CommandFileName.sequence(fromFileName: entry.name) != nil {
                 paths.append(folder + "/" + entry.name)
             }
         }

@@ -85,25 +85,8 @@ extension StoreState {
     /// The partition a data file path names, if it is one: `tags.json`, `dailyStats/2026-11.json`,
     /// `todos/2026-11/2026-11-22.json`. A collection registered with another layout is not one.
     func partitionAddress(of path: String) -> PartitionAddress? {
-        guard path.hasSuffix(".json") else { return nil }
-        let parts = path.dropLast(5).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        let collection = parts[0]
-        do { try Names.validateCollection(collection) } catch { return nil }
-        let address: PartitionAddress
-        switch parts.count {
-        case 1:
-            guard path != StoreLayout.marker else { return nil }
-            address = PartitionAddress(collection: collection, granularity: .none, key: .whole)
-        case 2:
-            guard let key = PartitionKey.month(parsing: parts[1]) else { return nil }
-            address = PartitionAddress(collection: collection, granularity: .month, key: key)
-        case 3:
-            guard let key = PartitionKey.day(parsing: parts[2]), key.month == parts[1] else { return nil }
-            address = PartitionAddress(collection: collection, granularity: .day, key: key)
-        default:
-            return nil
-        }
-        if let known = collections[collection], known != address.granularity { return nil }
+        guard let address = DataFileName.address(of: path) else { return nil }
+        if let known = collections[address.collection], known != address.granularity { return nil }
         return address
     }
 

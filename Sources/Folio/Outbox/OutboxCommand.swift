@@ -40,11 +40,6 @@ public struct OutboxCommand: Sendable, Equatable, Identifiable {
 
     let json: JSONValue
 
-    static func fileName(_ sequence: UInt64) -> String {
-        let digits = String(sequence)
-        return String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".json"
-    }
-
     /// The command's file content.
     static func make(
         sequence: UInt64, writer: String, operation: Operation, collection: String?, entityID: String?,
@@ -52,7 +47,7 @@ public struct OutboxCommand: Sendable, Equatable, Identifiable {
     ) -> JSONValue {
         var members: [String: JSONValue] = [
             "sequence": .number(String(sequence)),
-            "id": .string(writer + "-" + String(fileName(sequence).dropLast(5))),
+            "id": .string(writer + "-" + CommandFileName.stem(sequence)),
             "timestamp": .string(timestamp.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
             "baseVersion": baseVersion.map(JSONValue.string) ?? .null,
         ]

@@ -104,7 +104,7 @@ extension Store {
             if let next = entry.nextAttempt {
                 fields["nextAttempt"] = .string(next.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
             }
-            members[String(OutboxCommand.fileName(sequence).dropLast(5))] = .object(fields)
+            members[CommandFileName.stem(sequence)] = .object(fields)
         }
         try AtomicFile(fileSystem: fileSystem).replace(Self.attemptsFile, with: JSONWriter.pretty(.object(members)))
         try fileSystem.syncDirectory(StoreLayout.machinery)

@@ -10,21 +10,14 @@ extension StoreState {
     /// How many sent commands `outbox/sent/` keeps (the newest).
     static let sentArchiveLimit = 100
 
-    static func sequence(fromFileName name: String) -> UInt64? {
-        guard name.utf8.count == 25, name.hasSuffix(".json") else { return nil }
-        let digits = name.dropLast(5)
-        guard digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return UInt64(digits).flatMap { $0 > 0 ? $0 : nil }
-    }
-
     /// The outbox, loaded from its files on first use (records of the current generation applied).
     func loadedOutbox() throws(FolioError) -> OutboxState {
         if let commands = outbox.commands { return commands }
         let state = OutboxState()
         for (folder, isFailed) in [(Self.outboxFolder, false), (Self.failedFolder, true)] {
             for entry in try fileSystem.list(folder) where !entry.isDirectory {
-                guard let sequence = Self.sequence(fromFileName: entry.name) else {
-                    if entry.name.hasSuffix(".json") && !entry.name.hasSuffix(".reason.json") {
+                guard let sequence = CommandFileName.sequence(fromFileName: entry.name) else {
+                    if entry.name.hasSuffix(CommandFileName.suffix) && CommandFileName.sequence(fromReasonFileName: entry.name) == nil {
                         report(.warning, "not a command file name (expected 20 digits and .json); ignored", path: folder + "/" + entry.name)
                     }
                     continue
@@ -34,7 +27,7 @@ extension StoreState {
                 do {
                     let command = try readCommand(path, sequence: sequence)
                     if isFailed {
-                        let reasonPath = folder + "/" + entry.name.dropLast(5) + ".reason.json"
+                        let reasonPath = folder + "/" + CommandFileName.reasonName(sequence)
                         let reason = try readJSON(reasonPath) ?? .object(["reason": .string("unknown (no reason file)")])
                         state.set(sequence, .failed(command, reason: reason))
                     } else {
@@ -50,13 +43,13 @@ extension StoreState {
             }
         }
         for entry in try fileSystem.list(Self.sentFolder) {
-            if let sequence = Self.sequence(fromFileName: entry.name) {
+            if let sequence = CommandFileName.sequence(fromFileName: entry.name) {
                 state.highestSequence = max(state.highestSequence, sequence)
                 if state.commands[sequence] == nil { state.set(sequence, .sent(.null)) }
             }
         }
         for entry in try fileSystem.list(Self.quarantineFolder) where !entry.isDirectory {
-            if let sequence = Self.sequence(fromFileName: entry.name) {
+            if let sequence = CommandFileName.sequence(fromFileName: entry.name) {
                 state.highestSequence = max(state.highestSequence, sequence)
             }
             let path = Self.quarantineFolder + "/" + entry.name

@@ -57,7 +57,7 @@ extension StoreState {
         // The archive keeps the newest sent commands: of those sent since the last checkpoint,
         // write only the ones that will stay (a drain of thousands writes 100 files, not thousands).
         let touched = outbox.touched.sorted()
-        let archived = try fileSystem.list(Self.sentFolder).compactMap { Self.sequence(fromFileName: $0.name) }
+        let archived = try fileSystem.list(Self.sentFolder).compactMap { CommandFileName.sequence(fromFileName: $0.name) }
         let sentNow = touched.filter { sequence in
             if case .sent(let command)? = outbox.commands[sequence] { return command != .null }
             return false
@@ -69,10 +69,10 @@ extension StoreState {
         // one is durable.
         var afterCopies: [(path: String, leftQueue: Bool)] = []
         for sequence in touched {
-            let name = OutboxCommand.fileName(sequence)
+            let name = CommandFileName.name(sequence)
             let queued = Self.outboxFolder + "/" + name
             let failed = Self.failedFolder + "/" + name
-            let reason = Self.failedFolder + "/" + name.dropLast(5) + ".reason.json"
+            let reason = Self.failedFolder + "/" + CommandFileName.reasonName(sequence)
             let sent = Self.sentFolder + "/" + name
             switch outbox.commands[sequence] ?? .gone {
             case .pending(let command):
@@ -102,7 +102,7 @@ extension StoreState {
         for original in afterCopies { try remove(original.path, leftQueue: original.leftQueue) }
         // Keep only the newest sent commands.
         for sequence in archived where !kept.contains(sequence) {
-            try remove(Self.sentFolder + "/" + OutboxCommand.fileName(sequence))
+            try remove(Self.sentFolder + "/" + CommandFileName.name(sequence))
         }
         // Unreadable command files leave the queue, but are never deleted.
         for (path, problem) in outbox.quarantined.sorted(by: { $0.key < $1.key }) where !path.hasPrefix(Self.quarantineFolder) {

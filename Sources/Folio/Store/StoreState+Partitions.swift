@@ -204,12 +204,12 @@ extension StoreState {
         let entries = try fileSystem.list(collection).sorted { $0.name < $1.name }
         if granularity == .month {
             for entry in entries where !entry.isDirectory {
-                guard let key = monthKey(fromFileName: entry.name), key.text >= low, key.text <= high else { continue }
+                guard let key = DataFileName.month(fileName: entry.name), key.text >= low, key.text <= high else { continue }
                 keys.append(key)
             }
         } else {
             let months = entries.filter { entry in
-                entry.isDirectory && PartitionKey.month(parsing: entry.name) != nil && entry.name >= lowMonth && entry.name <= highMonth
+                entry.isDirectory && DataFileName.isMonthFolder(entry.name) && entry.name >= lowMonth && entry.name <= highMonth
             }.map(\.name)
             // Years of month folders are listed on the scan's threads (a listing is a system call
             // that sorts the folder's entries); a few are listed here, cheaper than waking threads.
@@ -219,7 +219,7 @@ extension StoreState {
             for (month, files) in zip(months, listed) {
                 let first = keys.count
                 for file in try files.get() where !file.isDirectory {
-                    guard let key = dayKey(fromFileName: file.name), key.text.hasPrefix(month), key.text >= low, key.text <= high else { continue }
+                    guard let key = DataFileName.day(fileName: file.name, inMonthFolder: month), key.text >= low, key.text <= high else { continue }
                     keys.append(key)
                 }
                 keys[first...].sort()
@@ -228,16 +228,6 @@ extension StoreState {
         let pending = touched.filter { $0.collection == collection && $0.key.text >= low && $0.key.text <= high }.map(\.key)
         if !pending.isEmpty { keys = Array(Set(keys + pending)).sorted() }
         return keys.map(address)
-    }
-
-    private func dayKey(fromFileName name: String) -> PartitionKey? {
-        guard name.hasSuffix(".json") else { return nil }
-        return PartitionKey.day(parsing: String(name.dropLast(5)))
-    }
-
-    private func monthKey(fromFileName name: String) -> PartitionKey? {
-        guard name.hasSuffix(".json") else { return nil }
-        return PartitionKey.month(parsing: String(name.dropLast(5)))
     }
 
     /// Where the entity with this id lives now, or nil if nowhere.

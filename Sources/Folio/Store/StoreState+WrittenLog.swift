@@ -151,14 +151,14 @@ extension StoreState {
             for (path, entries) in log.history {
                 guard let last = entries.last else { continue }
                 // Removed command files are covered by gone-below; removed data files stay listed.
-                if last.hash == nil && CopyCheck.commandSequence(path) != nil { continue }
+                if last.hash == nil && CommandFileName.sequence(ofPath: path) != nil { continue }
                 latest[path] = last
             }
         } else {
             for path in try CopyCheck.dataAndCommandFiles(fileSystem) {
                 guard let (bytes, _) = try fileSystem.read(path) else { continue }
                 latest[path] = WrittenLog.Entry(transaction: since, hash: ContentHash(bytes))
-                if keepVersions && CopyCheck.commandSequence(path) == nil { keep(bytes, of: path, revision: PartitionFile.namedRevision(bytes, path: path)) }
+                if keepVersions && CommandFileName.sequence(ofPath: path) == nil { keep(bytes, of: path, revision: PartitionFile.namedRevision(bytes, path: path)) }
             }
         }
         var text = WrittenLog.header(origin: origin, since: since, goneBelow: try nextSequence())

@@ -29,7 +29,7 @@ final class StoreState {
     let outbox = OutboxQueue()
     /// What changed, noted for observers while someone observes (Observation/ChangeTracker.swift).
     let changes = ChangeTracker()
-    /// Saves by a person that Folio read and has not adopted yet (Store/HandEdits.swift; adopted
+    /// Saves by a person that Folio read and has not adopted yet (Store/History/HandEdits.swift; adopted
     /// by StoreState+HandEdits.swift).
     let handEdits = HandEdits()
 

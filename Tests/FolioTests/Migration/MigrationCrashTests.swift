@@ -159,12 +159,14 @@ import Testing
         var commit = committedAt.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? end / 2
 
         var kills = 0, mixed = 0, old = 0, new = 0, applied = 1
-        // Bounded in kills and time: seconds alone, tens of seconds beside the rest of the suite.
-        // On a loaded machine the budget is extended (once, by 120 s) until the 3 kills it checks;
-        // then each kill comes before the commit instant, so that a child that outruns its kill
-        // (a phase stretched by the load) does not use the extension up.
+        // Bounded in count: 35 s of kills, and past that, on a loaded machine, more runs until the
+        // 3 kills it checks (a fixed minimum of work, never shrunk to fit the clock; at most 40
+        // runs). Past the 35 s each kill comes before the commit instant, so that a child that
+        // outruns its kill (a phase stretched by the load) does not count against the minimum.
         let budget = ContinuousClock.now + .seconds(35)
-        while kills < 30 && (ContinuousClock.now < budget || (kills < 3 && ContinuousClock.now < budget + .seconds(120))) {
+        var runs = 0
+        while kills < 30 && (ContinuousClock.now < budget || (kills < 3 && runs < 40)) {
+            runs += 1
             let extended = ContinuousClock.now >= budget
             try Data(Self.plan(applied + 1).utf8).write(to: planFile)
             let child = try Self.startMigration(folder, plan: planFile)

@@ -87,7 +87,7 @@ import Testing
         for name in try FileManager.default.contentsOfDirectory(atPath: outbox.path) where name.hasSuffix(".json") {
             let bytes = try [UInt8](Data(contentsOf: outbox.appendingPathComponent(name)))
             let command = try OutboxCommand(json: JSONParser.parse(bytes), path: "outbox/" + name)
-            #expect(OutboxCommand.fileName(command.sequence) == name, "seed \(seed)")
+            #expect(CommandFileName.name(command.sequence) == name, "seed \(seed)")
         }
         #expect(!FileManager.default.fileExists(atPath: folder.file("outbox/quarantine").path), "seed \(seed)")
         #expect(try await Store.verify(at: folder.url).problems.filter { $0.severity >= .warning }.isEmpty, "seed \(seed)")

@@ -248,7 +248,7 @@ enum OutboxCheck {
         var json = try command(root.url, slotCommands.last!)
         var entity = try #require(json["entity"] as? [String: Any])
         let sequence = try #require(commands.compactMap { UInt64($0.dropFirst(7).dropLast(5)) }.max()) + 1
-        let name = OutboxCommand.fileName(sequence)   // 20 digits and .json
+        let name = CommandFileName.name(sequence)   // 20 digits and .json
         entity["transaction"] = 21
         json["entity"] = entity
         json["sequence"] = sequence

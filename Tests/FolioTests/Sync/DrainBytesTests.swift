@@ -45,7 +45,7 @@ import Testing
             timestamp: Date(timeIntervalSince1970: 1_790_000_000))
         // Through the file's bytes, as the queue reads it.
         let parsed = try JSONParser.parse(JSONWriter.pretty(json))
-        return try OutboxCommand(json: parsed, path: "outbox/" + OutboxCommand.fileName(sequence))
+        return try OutboxCommand(json: parsed, path: "outbox/" + CommandFileName.name(sequence))
     }
 
     /// PROTOCOL.md's batch, member by member: `{"requests": [{"method", "path", "headers", "body"?}]}`,

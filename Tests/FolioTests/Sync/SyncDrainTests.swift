@@ -228,7 +228,7 @@ import Testing
         #expect(try await harness.engine.drainNow().sent == 90)
         try await harness.store.checkpoint()
         let archived = try FileManager.default.contentsOfDirectory(atPath: harness.folder.file("outbox/sent").path).sorted()
-        #expect(archived == (51...150).map { OutboxCommand.fileName(UInt64($0)) })
+        #expect(archived == (51...150).map { CommandFileName.name(UInt64($0)) })
         let queued = try FileManager.default.contentsOfDirectory(atPath: harness.folder.file("outbox").path)
         #expect(Set(queued) == ["sent"])
         try await harness.close()

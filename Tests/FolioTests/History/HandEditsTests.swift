@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// The hand edits waiting for adoption alone (Store/HandEdits.swift), without a store: one save
+/// The hand edits waiting for adoption alone (Store/History/HandEdits.swift), without a store: one save
 /// per partition, saves met during a compare-and-swap folded into one made against Folio's
 /// version before the first, and waiting until the partition is read again.
 @Suite struct HandEditsTests {
