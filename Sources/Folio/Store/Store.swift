@@ -215,16 +215,18 @@ public actor Store {
             try state.refreshJournal()
             return try located(body)
         }
-        // Counted from before the journal is read: files another process's checkpoint wrote are
-        // loaded there when this one observes (StoreState.checkFilesCheckpointed).
-        let loadsBefore = state.fileLoads
-        try state.refreshJournal()
-        state.defersFileLoads = true
+        // Begun before the journal is read: files another process's checkpoint wrote are loaded
+        // there when this one observes (StoreState.checkFilesCheckpointed).
+        state.readPass.begin()
+        do throws(FolioError) { try state.refreshJournal() } catch {
+            _ = state.readPass.end()
+            throw error
+        }
+        state.readPass.beginBody()
         let first: Result<T, FolioError>
         do throws(FolioError) { first = .success(try located(body)) } catch { first = .failure(error) }
-        state.defersFileLoads = false
         // A pass that loaded files (or put them off) is not the answer, whatever it returned.
-        if state.fileLoads == loadsBefore { return try first.get() }
+        if state.readPass.end() { return try first.get() }
         try await lock.acquire(exclusive: false)
         defer { lock.release(exclusive: false) }
         try state.refreshJournal()

@@ -54,7 +54,7 @@ extension StoreState {
     /// Caches a partition not in memory, from its file as just read (nil: there is none).
     func firstLoad(_ address: PartitionAddress, from file: FetchedFile?, verify: Bool = true) throws(FolioError) -> Partition {
         let partition: Partition
-        fileLoads += 1
+        noteFileLoad()
         // What this process served before the partition left memory, if it can be had again.
         let departed = partitions.departed[address]
         if let file {
@@ -115,7 +115,7 @@ extension StoreState {
         let path = partition.address.path
         let previousIDs = Set(partition.entities.keys)
         let before = partition.announced ?? partition.entities
-        fileLoads += 1
+        noteFileLoad()
         // A file caught in the middle of a person's save is read again (SettledRead).
         if let file = try FetchedFile.fetch(path, fileSystem: fileSystem) {
             let (bytes, identity) = (file.bytes, file.identity)
@@ -241,11 +241,11 @@ extension StoreState {
             return try partition(address).entities[id] == nil ? nil : address
         }
         if !idIndex.isBuilt(collection) {
-            if defersFileLoads {
+            if readPass.putsOffFileLoads {
                 // Finding the id loads files (the look-up below `stat`s every file of the
                 // collection, then reads one), which makes this read run again under the shared
                 // lock (Store.read): do it there once, not twice.
-                fileLoads += 1
+                readPass.putOffFileLoad()
                 return nil
             }
             // A process that has not built the index yet (a cold `get`, a widget adding one todo)

@@ -23,10 +23,10 @@ extension StoreState {
             }
             if !extra.isEmpty { addresses = (addresses + extra).sorted() }
         }
-        if defersFileLoads, addresses.contains(where: { !partitions.contains($0) }) {
+        if readPass.putsOffFileLoads, addresses.contains(where: { !partitions.contains($0) }) {
             // Loading a file makes this read run again under the shared lock (Store.read): load
             // it there, and read the partitions once, not twice.
-            fileLoads += 1
+            readPass.putOffFileLoad()
             return []
         }
         var result: [E] = []

@@ -37,9 +37,9 @@ final class StoreState {
 
     /// Partitions touched by the cursor's records: what the next checkpoint must write.
     var touched: Set<PartitionAddress> = []
-    /// Counts partition files read (first loads and reloads), so a reader can tell whether it
-    /// touched the disk and must redo its read under the shared lock.
-    var fileLoads = 0
+    /// Counts partition files read (first loads and reloads): a statistic, and what tells a
+    /// process that reads many files that `.folio/written` is worth reading.
+    private(set) var fileLoads = 0
     /// How many partition files queries read field by field without loading them (a field filter).
     var partitionsScanned = 0
     /// Partitions a query filtered on the field index (for tests).
@@ -61,9 +61,15 @@ final class StoreState {
     let mergeReports = MergeReports()
     /// The prefix of new commands' ids.
     var commandIDPrefix: String { writerID.isEmpty ? storeID : writerID }
-    /// Set by ``Store`` during a read's first, unlocked pass: a read that must load a file leaves
-    /// it for the locked pass that loading any file causes (StoreState+Read.swift).
-    var defersFileLoads = false
+    /// A read's first, unlocked pass (``ReadPass``): a read that must load a file leaves it for
+    /// the locked pass that loading any file causes.
+    var readPass = ReadPass()
+
+    /// A partition file was read (first load or reload).
+    func noteFileLoad() {
+        fileLoads += 1
+        readPass.noteFileLoad()
+    }
     /// What checkpoints last wrote to each file (`.folio/written`), to know Folio's own files
     /// without listing their kept versions.
     let writtenHashes = WrittenHashesCache()
