@@ -1,5 +1,6 @@
 /// This process's place in the journal: the header it last read, the records of that generation
-/// it has taken in, where they end, and the number the next transaction gets.
+/// it has taken in, the partitions they change, where they end, and the number the next
+/// transaction gets.
 ///
 /// The committed state is the files with the current generation's records applied in order; the
 /// cursor says which records those are. The store asks it what other processes appended (or
@@ -16,6 +17,9 @@ final class JournalCursor {
     private(set) var records: [JournalRecord] = []
     /// The transaction number after the last one seen (survives generation changes).
     private(set) var nextTransaction: UInt64 = 1
+    /// The partitions the records taken in change: the files hold less than the committed state
+    /// there (a load applies the records on top), and the next checkpoint writes them.
+    private(set) var touched: Set<PartitionAddress> = []
 
     init(journal: Journal) {
         self.journal = journal
@@ -42,6 +46,7 @@ final class JournalCursor {
         // Another process's reset cut the file: where it ends is not known any more.
         if newHeader != header { journal.forgetSize() }
         records = []
+        touched = []
         header = newHeader
         readOffset = Int64(Journal.headerSize)
         if let newHeader { nextTransaction = max(nextTransaction, newHeader.firstTransaction) }
@@ -62,6 +67,12 @@ final class JournalCursor {
     /// Notes that a record was applied: it belongs to the current generation's state.
     func take(_ record: JournalRecord) {
         records.append(record)
+        // A record's changes come grouped by partition: one insert per run.
+        var last: PartitionAddress?
+        for change in record.changes where change.address != last {
+            touched.insert(change.address)
+            last = change.address
+        }
         nextTransaction = record.transaction + 1
     }
 

@@ -135,7 +135,6 @@ extension StoreState {
         }
         let fresh = cursor.nextGeneration(header.generation &+ 1, nextSequence: try nextSequence())
         try journal.reset(to: fresh)
-        touched = []
         outbox.checkpointed()
         cursor.start(fresh)
         saveIndexes()

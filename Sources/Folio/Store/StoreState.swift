@@ -35,8 +35,9 @@ final class StoreState {
 
     // MARK: What ties them together
 
-    /// Partitions touched by the cursor's records: what the next checkpoint must write.
-    var touched: Set<PartitionAddress> = []
+    /// Partitions the journal's current records change (the cursor's): what the next checkpoint
+    /// must write.
+    var touched: Set<PartitionAddress> { cursor.touched }
     /// Counts partition files read (first loads and reloads): a statistic, and what tells a
     /// process that reads many files that `.folio/written` is worth reading.
     private(set) var fileLoads = 0
@@ -159,7 +160,6 @@ final class StoreState {
             if changes.isTracking && partition.announced == nil { partition.announced = partition.entities }
             partition.resetToBase()
         }
-        touched = []
         outbox.forgetCommands()
         cursor.start(newHeader)
         return missedSince
@@ -175,7 +175,6 @@ final class StoreState {
         for change in record.changes {
             let address = change.address
             if current?.address != address {
-                touched.insert(address)
                 current = (address, partitions.peek(address))
             }
             current?.partition?.apply(change)

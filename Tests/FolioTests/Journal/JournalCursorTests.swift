@@ -177,3 +177,25 @@ import Testing
         #expect(pair.reader.records.isEmpty && pair.reader.readOffset == Int64(Journal.headerSize))
     }
 }
+
+extension JournalCursorTests {
+    /// The partitions the records taken in change are the cursor's (what a load applies records
+    /// to, what the next checkpoint writes), in both processes, and a new generation has none.
+    @Test func thePartitionsTheRecordsChangeUntilTheNextGeneration() throws {
+        let pair = try Pair()
+        try Self.reset(pair.writer, nextSequence: 1)
+        let day = try PartitionAddress(collection: "todos", granularity: .day, partitionText: "2026-11-22")
+        let month = try PartitionAddress(collection: "stats", granularity: .month, partitionText: "2026-11")
+        let change = { (address: PartitionAddress, id: String) in JournalRecord.Change(address: address, id: id, entity: .object([:])) }
+        let first = JournalRecord(transaction: pair.writer.nextTransaction, changes: [change(day, "a"), change(day, "b"), change(month, "m")], outbox: [])
+        pair.writer.take(first)
+        pair.writer.advance(to: try pair.writer.append(first))
+        #expect(pair.writer.touched == [day, month])
+        _ = try Self.catchUp(pair.reader)
+        #expect(pair.reader.touched == [day, month])
+        try Self.reset(pair.writer, nextSequence: 1)
+        #expect(pair.writer.touched.isEmpty)
+        let look = try Self.catchUp(pair.reader)
+        #expect(look.newGeneration && look.sawEverything && pair.reader.touched.isEmpty)
+    }
+}
