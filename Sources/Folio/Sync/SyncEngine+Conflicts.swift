@@ -4,7 +4,7 @@ internal import Foundation
 /// "Conflict policies".
 extension SyncEngine {
     func settleConflict(_ request: PushRequest, serverVersion: String?, serverEntity: Data?, round: Int,
-                        report: inout DrainReport, touched: inout [String: Set<String>]) async throws -> Step {
+                        report: inout DrainReport, changedPartitions: inout [String: Set<String>]) async throws -> Step {
         let command = request.command
         guard let name = command.collection, let id = command.entityID,
               command.operation == .upsert || command.operation == .delete else {
@@ -14,7 +14,7 @@ extension SyncEngine {
         }
         guard round <= configuration.maxConflictRounds else {
             return try await handle(.retryLater(reason: "the server reported \(round - 1) conflicts in a row", status: 409, after: nil),
-                                    of: request, round: round, report: &report, touched: &touched)
+                                    of: request, round: round, report: &report, changedPartitions: &changedPartitions)
         }
         let collection = configuration.collections[name]
         let base = Self.json(command.base)
@@ -84,7 +84,7 @@ extension SyncEngine {
             }
             status.inFlight = nil
             try checkNotStopped()
-            return try await handle(outcome, of: resend, round: round + 1, report: &report, touched: &touched)
+            return try await handle(outcome, of: resend, round: round + 1, report: &report, changedPartitions: &changedPartitions)
         }
     }
 

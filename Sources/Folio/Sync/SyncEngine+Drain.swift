@@ -17,7 +17,9 @@ extension SyncEngine {
     /// ends or before anything that depends on them (see `AppliedPushes`).
     func drainPass(honouringBackoff: Bool) async throws -> DrainReport {
         var report = DrainReport()
-        var touched: [String: Set<String>] = [:]
+        // Per collection, the partitions this pass changed (server state stored, conflicts
+        // merged): the derived collections that refresh from them are recomputed there.
+        var changedPartitions: [String: Set<String>] = [:]
         var honour = honouringBackoff
         let networkCameBack = ignoreBackoffOnce
         ignoreBackoffOnce = false
@@ -59,13 +61,13 @@ extension SyncEngine {
             let step: Step
             do {
                 step = batchSize > 1
-                    ? try await sendBatch(head.commands, applied: &applied, report: &report, touched: &touched)
-                    : try await sendOneByOne(head.commands, applied: &applied, report: &report, touched: &touched)
+                    ? try await sendBatch(head.commands, applied: &applied, report: &report, changedPartitions: &changedPartitions)
+                    : try await sendOneByOne(head.commands, applied: &applied, report: &report, changedPartitions: &changedPartitions)
             } catch {
                 // What the server applied is recorded even when the pass ends on an error or a
                 // stop; if this fails too, those commands are sent again under the same keys.
                 if !applied.isEmpty {
-                    do { try await record(&applied, report: &report, touched: &touched) } catch let recording {
+                    do { try await record(&applied, report: &report, changedPartitions: &changedPartitions) } catch let recording {
                         await store.logSync(.warning, "could not record \(applied.count) acknowledgements (sent again later): \(recording)")
                     }
                 }
@@ -78,7 +80,7 @@ extension SyncEngine {
             }
         }
         for (derived, source) in configuration.refreshes {
-            guard let partitions = touched[source], let collection = configuration.collections[derived] else { continue }
+            guard let partitions = changedPartitions[source], let collection = configuration.collections[derived] else { continue }
             let keys = Set(partitions.compactMap { Self.partition(of: $0, in: collection.granularity) })
             for key in keys.sorted() {
                 try checkNotStopped()
@@ -149,7 +151,7 @@ extension SyncEngine {
 
     /// Records one outcome; says whether the pass goes on.
     func handle(_ outcome: PushOutcome, of request: PushRequest, round: Int, report: inout DrainReport,
-                touched: inout [String: Set<String>]) async throws -> Step {
+                changedPartitions: inout [String: Set<String>]) async throws -> Step {
         let command = request.command
         switch outcome {
         case .applied(let version, let entity):
@@ -161,7 +163,7 @@ extension SyncEngine {
             report.sent += 1
             report.remaining = max(0, report.remaining - 1)
             if let collection = command.collection, let partition = command.partition {
-                touched[collection, default: []].insert(partition)
+                changedPartitions[collection, default: []].insert(partition)
             }
             markReachable()
             status.lastSuccess = Date()
@@ -172,7 +174,7 @@ extension SyncEngine {
             markReachable()
             report.conflicts += 1
             return try await settleConflict(request, serverVersion: version, serverEntity: entity, round: round,
-                                            report: &report, touched: &touched)
+                                            report: &report, changedPartitions: &changedPartitions)
         case .retryLater(let reason, let httpStatus, let after):
             markReachable()
             return try await recordFailure(command, reason: reason, httpStatus: httpStatus, serverAnswered: true,

@@ -49,7 +49,7 @@ extension SyncEngine {
     /// Sends the window as one batch request (PROTOCOL.md, "Batches"), then records the outcomes
     /// in order: the applied ones together, then the first that was not applied.
     func sendBatch(_ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
-                   touched: inout [String: Set<String>]) async throws -> Step {
+                   changedPartitions: inout [String: Set<String>]) async throws -> Step {
         // From here the commands may reach the server: coalescing must leave them alone. Only
         // those still pending go (another transaction may have coalesced one away since the
         // queue was read); the queue is read again for the rest.
@@ -68,18 +68,18 @@ extension SyncEngine {
                                      advancingVersion: try await advancesVersion(request.command, sent: request.body)))
                 continue
             }
-            try await record(&applied, report: &report, touched: &touched)
-            let step = try await handle(outcome, of: request, round: 1, report: &report, touched: &touched)
+            try await record(&applied, report: &report, changedPartitions: &changedPartitions)
+            let step = try await handle(outcome, of: request, round: 1, report: &report, changedPartitions: &changedPartitions)
             guard case .next = step else { return step }
         }
-        try await record(&applied, report: &report, touched: &touched)
+        try await record(&applied, report: &report, changedPartitions: &changedPartitions)
         try checkNotStopped()
         return .next
     }
 
     /// Sends the window one request per command, each after the previous answer.
     func sendOneByOne(_ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
-                      touched: inout [String: Set<String>]) async throws -> Step {
+                      changedPartitions: inout [String: Set<String>]) async throws -> Step {
         // From here the commands may reach the server: coalescing must leave them alone. One
         // durable mark covers the window (it may cover commands a failure leaves unsent: the safe
         // side, they are only kept from coalescing). Only those still pending go (another
@@ -87,7 +87,7 @@ extension SyncEngine {
         let commands = try await store.prepareToSend(commands)
         for command in commands {
             try checkNotStopped()
-            if applied.isOverdue || applied.concerns(command) { try await record(&applied, report: &report, touched: &touched) }
+            if applied.isOverdue || applied.concerns(command) { try await record(&applied, report: &report, changedPartitions: &changedPartitions) }
             let request = try await request(for: command)
             status.inFlight = command.sequence
             emit(.sending(command.sequence))
@@ -99,12 +99,12 @@ extension SyncEngine {
                                      advancingVersion: try await advancesVersion(command, sent: request.body)))
                 continue
             }
-            try await record(&applied, report: &report, touched: &touched)
+            try await record(&applied, report: &report, changedPartitions: &changedPartitions)
             // A conflict settled or a dead letter may change what the rest of the window was read
             // from (the entity, its version): the queue is read again.
-            return try await handle(outcome, of: request, round: 1, report: &report, touched: &touched)
+            return try await handle(outcome, of: request, round: 1, report: &report, changedPartitions: &changedPartitions)
         }
-        try await record(&applied, report: &report, touched: &touched)
+        try await record(&applied, report: &report, changedPartitions: &changedPartitions)
         return .next
     }
 
@@ -121,7 +121,7 @@ extension SyncEngine {
     }
 
     /// Acknowledges the applied commands in one transaction, then reports each as sent.
-    func record(_ applied: inout AppliedPushes, report: inout DrainReport, touched: inout [String: Set<String>]) async throws {
+    func record(_ applied: inout AppliedPushes, report: inout DrainReport, changedPartitions: inout [String: Set<String>]) async throws {
         guard !applied.isEmpty else { return }
         let items = applied.items
         let acknowledgements = items.map { item in
@@ -141,7 +141,7 @@ extension SyncEngine {
             report.sent += 1
             report.remaining = max(0, report.remaining - 1)
             if let collection = command.collection, let partition = command.partition {
-                touched[collection, default: []].insert(partition)
+                changedPartitions[collection, default: []].insert(partition)
             }
             emit(.sent(command.sequence, version: item.version))
         }
