@@ -166,9 +166,9 @@ extension Store {
         let operation = command["operation"]?.stringValue
         guard operation == "upsert" || operation == "delete", let name = command["collection"]?.stringValue,
               let id = command["entityID"]?.stringValue,
-              let granularity = collection?.granularity ?? tx.state.collections[name]
+              let granularity = collection?.granularity ?? tx.registeredGranularity(of: name)
                 ?? PartitionGranularity.of(partition: command["partition"]?.stringValue) else { return nil }
-        try collection?.register(tx.state)
+        try collection?.register(tx)
         if operation == "delete" {
             // The server no longer has it: its tombstone version goes.
             if let partition = command["partition"]?.stringValue {
@@ -203,7 +203,7 @@ extension Store {
                 }
             }
             do {
-                let key = try collection.admit(serverEntity, id, tx.state.coder)
+                let key = try collection.admit(serverEntity, id, tx.coder)
                 try tx.stageServerValue(serverEntity, at: PartitionAddress(collection: name, granularity: granularity, key: key),
                                         collection: name, granularity: granularity, id: id, version: version ?? "")
                 return nil

@@ -11,7 +11,7 @@
 /// - ``get(_:id:)``
 /// - ``fetch(_:)``
 public final class Transaction {
-    let state: StoreState
+    private let state: StoreState
     /// Staged changes: per partition, per id, the new JSON (nil: removed).
     var staged: [PartitionAddress: [String: JSONValue?]] = [:]
     /// Where staged ids live now (nil: deleted), per collection.
@@ -240,5 +240,25 @@ public final class Transaction {
 extension FolioError {
     func withEntity(_ id: String) -> FolioError {
         FolioError(code, message, path: path, line: line, column: column, entityID: entityID ?? id, systemError: systemError)
+    }
+}
+
+/// What the sync engine and the outbox API need of the store inside a transaction, so that they
+/// never reach the store's state itself.
+extension Transaction {
+    /// The store's entity coder.
+    var coder: EntityCoder { state.coder }
+
+    /// Registers an entity type with the store (its collection and partitioning).
+    func register<E: Entity>(_ type: E.Type) throws(FolioError) {
+        _ = try state.register(type)
+    }
+
+    /// The partitioning of a collection this process registered, or nil.
+    func registeredGranularity(of collection: String) -> PartitionGranularity? { state.collections[collection] }
+
+    /// A partition as committed (the transaction's staged changes not applied).
+    func storedPartition(_ address: PartitionAddress) throws(FolioError) -> Partition {
+        try state.partition(address, verify: false)
     }
 }

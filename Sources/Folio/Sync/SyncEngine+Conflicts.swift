@@ -153,7 +153,7 @@ extension SyncEngine {
         let granularity = found
         try await store.syncWrite { tx, outbox in
             guard let name = command.collection, let id = command.entityID, let granularity else { return }
-            try collection?.register(tx.state)
+            try collection?.register(tx)
             for (sequence, later) in outbox.pending(collection: name, id: id) where sequence >= command.sequence {
                 let operation = later["operation"]?.stringValue
                 if operation == "upsert" || operation == "delete" {
@@ -162,7 +162,7 @@ extension SyncEngine {
             }
             var target: PartitionAddress?
             if let entity, let collection {
-                let key = try collection.admit(entity, id, tx.state.coder)
+                let key = try collection.admit(entity, id, tx.coder)
                 target = PartitionAddress(collection: name, granularity: granularity, key: key)
             }
             try tx.stageServerValue(entity, at: target, collection: name, granularity: granularity, id: id, version: version ?? "")
@@ -174,9 +174,9 @@ extension SyncEngine {
     private func storeMerged(_ command: OutboxCommand, collection: SyncedCollection?, entity: JSONValue) async throws {
         guard let collection, let name = command.collection, let id = command.entityID else { return }
         try await store.syncWrite { tx, outbox in
-            try collection.register(tx.state)
+            try collection.register(tx)
             if outbox.pending(collection: name, id: id).contains(where: { $0.sequence > command.sequence }) { return }
-            let key = try collection.admit(entity, id, tx.state.coder)
+            let key = try collection.admit(entity, id, tx.coder)
             try tx.stageServerValue(entity, at: PartitionAddress(collection: name, granularity: collection.granularity, key: key),
                                     collection: name, granularity: collection.granularity, id: id, version: nil)
         }
@@ -214,7 +214,7 @@ extension SyncEngine {
             let server = Self.json(failed.serverEntity)
             let version = failed.serverVersion
             try await store.syncWrite { tx, _ in
-                try collection?.register(tx.state)
+                try collection?.register(tx)
                 switch side {
                 case .server:
                     tx.outboxChanges.append(.remove(sequence: sequence, archive: false))
@@ -223,7 +223,7 @@ extension SyncEngine {
                         guard let collection else {
                             throw FolioError(.invalidQuery, "register \(name) with the sync configuration to take the server's entity")
                         }
-                        target = PartitionAddress(collection: name, granularity: granularity, key: try collection.admit(server, id, tx.state.coder))
+                        target = PartitionAddress(collection: name, granularity: granularity, key: try collection.admit(server, id, tx.coder))
                     }
                     try tx.stageServerValue(server, at: target, collection: name, granularity: granularity, id: id, version: version ?? "")
                 case .local:

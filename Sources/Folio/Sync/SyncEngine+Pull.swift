@@ -111,7 +111,7 @@ extension SyncEngine {
         let granularity = collection.granularity
         let pullOnly = collection.mode.kind == .pullOnly
         let (count, warnings): (Int, [String]) = try await store.syncWrite { tx, outbox in
-            try collection.register(tx.state)
+            try collection.register(tx)
             let unacknowledged = outbox.unacknowledgedIDs(collection: name)
             var count = 0
             var warnings: [String] = []
@@ -124,7 +124,7 @@ extension SyncEngine {
                     let merged = ThreeWayMerge.merge(base: base, local: local, server: server)
                     guard merged != local else { continue }
                     do {
-                        let key = try collection.admit(merged, item.id, tx.state.coder)
+                        let key = try collection.admit(merged, item.id, tx.coder)
                         try tx.stageServerValue(merged, at: PartitionAddress(collection: name, granularity: granularity, key: key),
                                                 collection: name, granularity: granularity, id: item.id, version: nil)
                         count += 1
@@ -143,7 +143,7 @@ extension SyncEngine {
                 // or the server never knew it (a local create whose command was dropped).
                 let address = PartitionAddress(collection: name, granularity: granularity, key: PartitionKey(text: wholePartition))
                 let present = Set(checked.map(\.id))
-                let partition = try tx.state.partition(address, verify: false)
+                let partition = try tx.storedPartition(address)
                 for id in partition.entities.keys.sorted() where !present.contains(id) && !unacknowledged.contains(id) {
                     guard pullOnly || partition.versions[id] != nil else { continue }
                     try tx.stageServerValue(nil, at: nil, collection: name, granularity: granularity, id: id, version: nil)

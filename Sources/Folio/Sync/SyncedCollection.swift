@@ -6,7 +6,7 @@ struct SyncedCollection: Sendable {
     let mode: SyncMode
     let policy: ErasedPolicy
     /// Registers the type with the store (so writes and reads know its partitioning).
-    let register: @Sendable (StoreState) throws(FolioError) -> Void
+    let register: @Sendable (Transaction) throws(FolioError) -> Void
     /// Checks that the JSON decodes as the type and has this id; returns its partition key.
     let admit: @Sendable (JSONValue, String, EntityCoder) throws(FolioError) -> PartitionKey
 
@@ -31,7 +31,7 @@ struct SyncedCollection: Sendable {
         collection = E.collection
         granularity = E.partitioning.granularity
         mode = E.syncMode
-        register = { state throws(FolioError) in _ = try state.register(E.self) }
+        register = { tx throws(FolioError) in try tx.register(E.self) }
         admit = { json, id, coder throws(FolioError) in
             let entity = try coder.decode(E.self, from: json, id: id, path: "the server's \(E.collection)/\(id)")
             guard entity.id.storageKey == id else {
