@@ -83,7 +83,7 @@ extension StoreState {
                 // Files read whole need the written log's hashes; those read from the field index do not.
                 let reading = missing.filter { !scanning.contains($0) || indexed[$0.key] == nil }.count
                 let written = reading == 0 ? nil
-                    : writtenHashes.current(fileSystem, worthReading: reading + fileLoads > WrittenHashesCache.worthReadingAfter)
+                    : writtenHashes.current(fileSystem, worthReading: reading + fileLoads >= WrittenHashesCache.worthReadingAfter)
                 let unindexedSet = Set(unindexed)
                 results = parallelMap(missing + unindexed, width: width) { address in
                     Result { () throws(FolioError) -> Prefetched<E> in

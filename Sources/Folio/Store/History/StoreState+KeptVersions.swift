@@ -23,7 +23,7 @@ extension StoreState {
 
     private func reconcile(_ contents: PartitionFile.Contents, bytes: [UInt8], hash: ContentHash, path: String) -> Reconciled {
         // What a checkpoint last wrote to the file: Folio's, without listing its kept versions.
-        if writtenHashes.current(fileSystem, worthReading: fileLoads > WrittenHashesCache.worthReadingAfter)?.isLastWritten(hash, at: path) == true {
+        if writtenHashes.current(fileSystem, worthReading: fileLoads >= WrittenHashesCache.worthReadingAfter)?.isLastWritten(hash, at: path) == true {
             return Reconciled(contents: contents, merged: false, kept: true)
         }
         let versions: [KeptVersions.Version]
