@@ -36,7 +36,7 @@ extension Store {
     }
 
     /// Whether changes are being tracked (someone observes), and a watcher runs.
-    var isTrackingChanges: Bool { state.changes.isTracking }
+    var isTrackingChanges: Bool { state.isTrackingChanges }
     var isWatching: Bool { watcher != nil }
     var subscriberCount: Int { changeSubscribers.count }
 
@@ -50,8 +50,8 @@ extension Store {
     }
 
     private func startTrackingChanges() {
-        guard !state.changes.isTracking else { return }
-        state.changes.start()
+        guard !state.isTrackingChanges else { return }
+        state.startTrackingChanges()
         let root = fileSystem.root
         watcher = FolderWatcher(root: root) { [weak self] paths in
             Task { await self?.noticeOutsideChanges(paths) }
@@ -74,9 +74,7 @@ extension Store {
         watcher = nil
         pollTask?.cancel()
         pollTask = nil
-        state.changes.stop()
-        for partition in state.partitions.partitions { partition.announced = nil }
-        state.partitions.trim()
+        state.stopTrackingChanges()
     }
 
     /// Ends every change stream (the store is closing).
@@ -102,7 +100,7 @@ extension Store {
     /// Files changed on disk (the watcher says where, nil meaning anywhere): read the journal for
     /// other processes' commits, and reload the files that really changed.
     func noticeOutsideChanges(_ paths: Set<String>?) async {
-        guard !isClosed, state.changes.isTracking else { return }
+        guard !isClosed, state.isTrackingChanges else { return }
         state.report(.debug, "the folder watcher noticed " + (paths.map { $0.sorted().joined(separator: ", ") } ?? "a change anywhere"))
         do {
             try await read { state throws(FolioError) in try state.checkOutsideChanges(paths) }

@@ -5,6 +5,27 @@
 /// so "inserted" and "updated" can be told apart, and a file changed on disk is diffed against
 /// what this process last served.
 extension StoreState {
+    /// Whether anyone observes the store's changes.
+    var isTrackingChanges: Bool { changes.isTracking }
+
+    /// Observation begins: from now on, what records and reloads change is noted for delivery.
+    func startTrackingChanges() { changes.start() }
+
+    /// Observation ends: nothing more is noted, what partitions announced is forgotten, and the
+    /// partitions observation kept in memory may leave it.
+    func stopTrackingChanges() {
+        changes.stop()
+        for partition in partitions.partitions { partition.announced = nil }
+        partitions.trim()
+    }
+
+    /// A read ended: its changes were delivered, so what it learnt of another process's missed
+    /// records is done with, and partitions it loaded beyond the budget may leave memory.
+    func readEnded() {
+        changes.clearMissedOtherProcessRecords()
+        partitions.trim()
+    }
+
     /// Notes what `record` changes. Call before applying it.
     func noteChanges(of record: JournalRecord, origin: ChangeSet.Origin) {
         guard changes.isTracking else { return }

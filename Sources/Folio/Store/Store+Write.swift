@@ -58,7 +58,7 @@ extension Store {
         let queuedBefore = state.outbox.queuedCommands
         do {
             try state.refreshJournal()
-            if groupCommit.isIdle { groupCommit.markDurable(through: state.cursor.readOffset) }
+            if groupCommit.isIdle { groupCommit.markDurable(through: state.journalEnd) }
             (result, end) = try body(state)
         } catch {
             // After an I/O failure, reloading from disk is always safe; it matters if the journal
@@ -116,7 +116,7 @@ extension Store {
     /// The checkpoint itself; the caller holds the writer turn and the flock.
     func checkpointHoldingWriterLock() async throws {
         // Let syncs in flight finish first: the reset must not pull the journal from under them.
-        if !groupCommit.isIdle { try await waitUntilDurable(state.cursor.readOffset) }
+        if !groupCommit.isIdle { try await waitUntilDurable(state.journalEnd) }
         let outcome: StoreState.CheckpointOutcome
         do {
             outcome = try state.checkpoint()
@@ -124,7 +124,7 @@ extension Store {
             needsReload = true
             throw error
         }
-        groupCommit.markDurable(through: state.cursor.readOffset)
+        groupCommit.markDurable(through: state.journalEnd)
         lastSeenJournalPosition = journalPosition
         publishChanges()
         if let blocked = outcome.blocked.first { throw blocked }
@@ -190,7 +190,7 @@ extension Store {
     /// Syncs the journal on the actor's thread: nobody could share the sync, so it needs no task
     /// of its own and no hop back (one `fdatasync`, and the context switch of waiting for it).
     private func syncAlone() throws {
-        let target = state.cursor.readOffset
+        let target = state.journalEnd
         do throws(FolioError) {
             try state.journal.sync()
         } catch {
@@ -208,7 +208,7 @@ extension Store {
             return
         }
         groupCommit.begin()
-        let target = state.cursor.readOffset
+        let target = state.journalEnd
         let syncer = state.journal.syncer
         Task.detached { [weak self] in
             let outcome: Result<Void, FolioError>
@@ -251,7 +251,7 @@ extension Store {
     // MARK: Checkpoint scheduling
 
     private func afterCommit() async throws {
-        if state.cursor.readOffset >= Int64(configuration.checkpointThreshold) {
+        if state.journalEnd >= Int64(configuration.checkpointThreshold) {
             try await checkpoint()
             return
         }
@@ -304,7 +304,7 @@ extension Store {
     }
 
     var journalPosition: JournalPosition {
-        JournalPosition(generation: state.cursor.header?.generation, offset: state.cursor.readOffset)
+        JournalPosition(generation: state.cursor.header?.generation, offset: state.journalEnd)
     }
 }
 

@@ -145,7 +145,7 @@ public actor Store {
         checkpointTask?.cancel()
         checkpointTask = nil
         if !groupCommit.isIdle {
-            do { try await waitUntilDurable(state.cursor.readOffset) } catch { needsReload = true }
+            do { try await waitUntilDurable(state.journalEnd) } catch { needsReload = true }
         }
         defer {
             isClosed = true
@@ -197,8 +197,7 @@ public actor Store {
         // Whatever the read noticed (other processes' commits, edited files) is announced.
         defer {
             publishChanges()
-            state.changes.clearMissedOtherProcessRecords()
-            state.partitions.trim()
+            state.readEnded()
         }
         let result = try await readOnce(body)
         // A person's save this read found is adopted now (a command for push collections, the

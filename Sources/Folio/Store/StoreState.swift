@@ -19,6 +19,8 @@ final class StoreState {
     /// (Journal/JournalCursor.swift).
     let cursor: JournalCursor
     var journal: Journal { cursor.journal }
+    /// Where the records this process has taken in end: what a sync of the journal makes durable.
+    var journalEnd: Int64 { cursor.readOffset }
     /// The partitions read, within the configured byte budget (PartitionCache.swift).
     let partitions: PartitionCache
     /// For partitioned collections: where each id lives, built on first need, with the files it
