@@ -18,7 +18,7 @@ extension Store {
     public func unreadableFiles() async throws -> [FolioError] {
         try await read { state throws(FolioError) in
             var problems: [String: FolioError] = [:]
-            for partition in state.partitions.partitions { if let problem = partition.unreadable { problems[partition.address.path] = problem } }
+            for partition in state.unreadablePartitions { problems[partition.address.path] = partition.unreadable }
             for (address, problem) in state.idIndex.allUnreadableFiles { problems[address.path] = problem }
             return problems.keys.sorted().map { problems[$0]! }
         }

@@ -255,7 +255,7 @@ extension Store {
                               _ changes: (OutboxState) throws(FolioError) -> [JournalRecord.OutboxChange]) async throws {
         try await commitWrite { state in
             let outbox = try state.loadedOutbox()
-            let record = JournalRecord(transaction: state.cursor.nextTransaction, changes: [], outbox: try changes(outbox))
+            let record = JournalRecord(transaction: state.nextTransaction, changes: [], outbox: try changes(outbox))
             return ((), try state.append(record, origin: origin))
         }
     }

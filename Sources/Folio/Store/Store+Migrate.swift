@@ -43,8 +43,8 @@ extension Store {
         guard !pending.isEmpty else { return MigrationReport(pending: [], schemaVersion: applied.count) }
         // The journal's records would be applied again on top of the migrated files: migrate
         // only once recovery emptied it (it cannot when the disk is full).
-        guard state.cursor.records.isEmpty else {
-            throw FolioError(.migrationFailed, "the journal still holds \(state.cursor.records.count) transaction(s) that could not be written to the files (a full disk?); nothing was migrated: free space and open the store again", path: StoreLayout.journal)
+        guard state.journalRecordCount == 0 else {
+            throw FolioError(.migrationFailed, "the journal still holds \(state.journalRecordCount) transaction(s) that could not be written to the files (a full disk?); nothing was migrated: free space and open the store again", path: StoreLayout.journal)
         }
         let plan = try MigrationPlan.make(pending, applied: applied, state: state, marker: marker)
         log?(LogMessage(level: .info, text: plan.report.description, path: StoreLayout.marker))

@@ -55,7 +55,7 @@ extension Store {
         try await acquireWriterLock()
         let result: R
         let end: Int64?
-        let queuedBefore = state.outbox.queuedCommands
+        let queuedBefore = state.queuedCommandCount
         do {
             try state.refreshJournal()
             if groupCommit.isIdle { groupCommit.markDurable(through: state.journalEnd) }
@@ -192,7 +192,7 @@ extension Store {
     private func syncAlone() throws {
         let target = state.journalEnd
         do throws(FolioError) {
-            try state.journal.sync()
+            try state.syncJournal()
         } catch {
             syncFailed(error)
             releaseExclusiveLockIfIdle()
@@ -209,7 +209,7 @@ extension Store {
         }
         groupCommit.begin()
         let target = state.journalEnd
-        let syncer = state.journal.syncer
+        let syncer = state.journalSyncer
         Task.detached { [weak self] in
             let outcome: Result<Void, FolioError>
             do throws(FolioError) {
@@ -239,8 +239,8 @@ extension Store {
     private func syncFailed(_ error: FolioError) {
         let waiters = groupCommit.failed()
         do {
-            try state.journal.truncate(to: max(groupCommit.durableEnd, Int64(Journal.headerSize)))
-            try state.journal.sync()
+            try state.truncateJournal(to: max(groupCommit.durableEnd, Int64(Journal.headerSize)))
+            try state.syncJournal()
         } catch {
             state.report(.error, "could not cut back the journal after a failed sync: \(error)", path: StoreLayout.journal)
         }
@@ -304,7 +304,7 @@ extension Store {
     }
 
     var journalPosition: JournalPosition {
-        JournalPosition(generation: state.cursor.header?.generation, offset: state.journalEnd)
+        JournalPosition(generation: state.journalHeader?.generation, offset: state.journalEnd)
     }
 }
 

@@ -109,14 +109,14 @@ public actor Store {
     /// Replays the journal into the files and resets it (under the writers' lock).
     static func recover(_ state: StoreState) throws(FolioError) {
         try state.refreshJournal()
-        if let header = state.cursor.header {
-            let tail = try state.cursor.bytesPastCursor()
+        if let header = state.journalHeader {
+            let tail = try state.journalBytesPastRecords()
             if tail > 0 {
                 state.report(.warning, "discarding \(tail) bytes of incomplete journal tail (transactions that never committed)",
                              path: StoreLayout.journal)
             }
-            if !state.cursor.records.isEmpty {
-                state.report(.info, "replaying \(state.cursor.records.count) committed transaction(s) from generation \(header.generation)",
+            if state.journalRecordCount > 0 {
+                state.report(.info, "replaying \(state.journalRecordCount) committed transaction(s) from generation \(header.generation)",
                              path: StoreLayout.journal)
             }
         }
@@ -241,7 +241,7 @@ public actor Store {
             // Only a save that is now exactly the committed state (not merged, nothing else
             // pending). One adopted before and not yet checkpointed is kept already: keeping the
             // same bytes again changes nothing.
-            return (state.partitions.partitions.filter { $0.adoptedSave && !$0.isDirty }, committed)
+            return (state.adoptedSavesAsCommitted, committed)
         }
         for partition in adopted { state.keepAdoptedSaveAsFolios(partition) }
     }
@@ -254,15 +254,10 @@ public actor Store {
         defer { releaseWriterLock() }
         state.close()
         let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
-        fresh.storeID = state.storeID
-        fresh.writerID = state.writerID
-        fresh.historyRetention = state.historyRetention
-        fresh.historyByteLimit = state.historyByteLimit
-        fresh.editConflictRules = state.editConflictRules
-        for (collection, mode) in state.outbox.syncModes { fresh.outbox.register(mode, for: collection) }
+        fresh.takeSettings(of: state)
         fresh.onOutsideEdit = configuration.onOutsideEdit
         try Self.recover(fresh)
-        if state.changes.isTracking { fresh.changes.start() }
+        if state.isTrackingChanges { fresh.startTrackingChanges() }
         state = fresh
         needsReload = false
     }

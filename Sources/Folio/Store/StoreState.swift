@@ -21,6 +21,38 @@ final class StoreState {
     var journal: Journal { cursor.journal }
     /// Where the records this process has taken in end: what a sync of the journal makes durable.
     var journalEnd: Int64 { cursor.readOffset }
+    /// The journal's header as last read (nil: none yet).
+    var journalHeader: Journal.Header? { cursor.header }
+    /// How many records of the current generation this process has taken in.
+    var journalRecordCount: Int { cursor.records.count }
+    /// The number the next transaction gets.
+    var nextTransaction: UInt64 { cursor.nextTransaction }
+    /// Bytes past the last whole record (a tail that never committed).
+    func journalBytesPastRecords() throws(FolioError) -> Int64 { try cursor.bytesPastCursor() }
+    /// Makes the journal's bytes durable.
+    func syncJournal() throws(FolioError) { try journal.sync() }
+    /// The journal's syncer, for a sync outside the actor.
+    var journalSyncer: Journal.Syncer { journal.syncer }
+    /// Cuts the journal back to `end` (records past it never became durable).
+    func truncateJournal(to end: Int64) throws(FolioError) { try journal.truncate(to: end) }
+    /// How many commands were queued in the outbox.
+    var queuedCommandCount: Int { outbox.queuedCommands }
+    /// The partitions in memory that cannot be read.
+    var unreadablePartitions: [Partition] { partitions.partitions.filter { $0.unreadable != nil } }
+    /// Saves adopted by the last commit that are exactly the committed state (nothing else
+    /// pending): kept as Folio's versions of their files once the commit is durable.
+    var adoptedSavesAsCommitted: [Partition] { partitions.partitions.filter { $0.adoptedSave && !$0.isDirty } }
+
+    /// Takes the settings of the state this one replaces (a reload after a failed sync): ids,
+    /// history limits, conflict rules, collections' sync modes.
+    func takeSettings(of old: StoreState) {
+        storeID = old.storeID
+        writerID = old.writerID
+        historyRetention = old.historyRetention
+        historyByteLimit = old.historyByteLimit
+        editConflictRules = old.editConflictRules
+        for (collection, mode) in old.outbox.syncModes { outbox.register(mode, for: collection) }
+    }
     /// The partitions read, within the configured byte budget (PartitionCache.swift).
     let partitions: PartitionCache
     /// For partitioned collections: where each id lives, built on first need, with the files it

@@ -122,7 +122,7 @@ extension Store {
 
     /// Tells the listeners if the last commit queued commands.
     func notifyOutboxListenersIfQueued(since count: Int) {
-        guard state.outbox.queuedCommands != count else { return }
+        guard state.queuedCommandCount != count else { return }
         for listener in outboxListeners.values { listener() }
     }
 }
