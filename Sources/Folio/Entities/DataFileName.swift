@@ -55,7 +55,7 @@ enum DataFileName {
     }
 
     /// `name` without `.json`; nil when it does not end so.
-    private static func stem(_ name: String) -> Substring? {
+    static func stem(_ name: String) -> Substring? {
         guard name.hasSuffix(suffix) else { return nil }
         return name.dropLast(suffix.utf8.count)
     }

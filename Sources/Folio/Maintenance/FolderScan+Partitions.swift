@@ -18,7 +18,7 @@ extension FolderScan {
                 }
                 continue
             }
-            let stem = entry.name.hasSuffix(DataFileName.suffix) ? String(entry.name.dropLast(5)) : nil
+            let stem = DataFileName.stem(entry.name).map(String.init)
             if let key = DataFileName.month(fileName: entry.name) {
                 months.append(key)
             } else if let day = DataFileName.day(fileName: entry.name) {
@@ -58,7 +58,7 @@ extension FolderScan {
                 }
                 continue
             }
-            let stem = entry.name.hasSuffix(DataFileName.suffix) ? String(entry.name.dropLast(5)) : nil
+            let stem = DataFileName.stem(entry.name).map(String.init)
             if let key = DataFileName.day(fileName: entry.name) {
                 if key.month == month {
                     checkPartitionFile(path, collection: collection, key: key)

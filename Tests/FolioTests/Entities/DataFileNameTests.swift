@@ -171,6 +171,8 @@ import Testing
         #expect(ids == ["a", "b"])
         let report = try await Store.verify(at: folder.url)
         let flagged = Set(report.problems.map(\.path).filter { $0.hasPrefix("slots/") && !$0.hasSuffix("2026-02-28.json") && !$0.hasSuffix("2024-02-29.json") })
-        #expect(flagged.count >= 4, "verify names only \(flagged.sorted())")
+        // Each impostor by name: the folders that are no month, and the files in month folders.
+        #expect(flagged == ["slots/2026-13", "slots/2026-00", "slots/2026-02/2026-02-30.json", "slots/2026-02/2026-03-01.json",
+                            "slots/2025-02/2025-02-29.json"], "verify names \(flagged.sorted())")
     }
 }

@@ -57,9 +57,9 @@ struct Revision: Equatable, Sendable {
         return ContentHash(hex: key.dropFirst())
     }
 
-    /// A save's entry in `ancestors`: its key, and the second (since 1970) it was first read, by
-    /// which it is dropped once older than the history keeps versions.
-    static func edit(_ save: ContentHash, readAt seconds: UInt64) -> (key: String, value: UInt64) { (editKey(save), max(seconds, 1)) }
+    /// The value of a save's entry in `ancestors`: the second (since 1970) a copy first read it,
+    /// by which it is dropped once older than the history keeps versions.
+    static var currentSecond: UInt64 { UInt64(max(1, FileIdentity.now / 1_000_000_000)) }
 
     /// `vector` without the saves first read more than `retention` ago (copies keep the versions of
     /// a file about that long: pass the longer of this copy's retention and the default).
@@ -113,8 +113,8 @@ extension PartitionFile.Contents {
     /// as they are.
     func namingSave(_ save: ContentHash) -> PartitionFile.Contents {
         guard var revision, !isUneditedRevision else { return self }
-        let entry = Revision.edit(save, readAt: UInt64(max(0, FileIdentity.now / 1_000_000_000)))
-        revision.ancestors[entry.key] = max(revision.ancestors[entry.key] ?? 0, entry.value)
+        let key = Revision.editKey(save)
+        revision.ancestors[key] = max(revision.ancestors[key] ?? 0, Revision.currentSecond)
         var named = self
         named.revision = revision
         return named

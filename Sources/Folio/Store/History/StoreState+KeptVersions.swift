@@ -38,7 +38,7 @@ extension StoreState {
                 // Folio's first look at the file (a fresh clone, a copied folder): an unedited
                 // revision is kept as one, so a later file descending from it is merged against it.
                 guard contents.isUneditedRevision, !isReadOnly else {
-                    return Reconciled(contents: contents.namingSave(hash), merged: false, kept: false)
+                    return Reconciled(contents: contents, merged: false, kept: false)
                 }
                 keep(bytes, of: path, revision: contents.revision)
                 return Reconciled(contents: contents, merged: false, kept: true)
@@ -81,7 +81,9 @@ extension StoreState {
             if foreign, !isKept { keep(bytes, of: path, revision: contents.revision, edit: true) }
         }
         var joined = Revision.join(ours.revision?.vector ?? [:], contents.revision?.vector ?? [:])
-        if !foreign { joined = Revision.join(joined, contents.namingSave(hash).revision?.vector ?? [:]) }
+        // A merge made from a save descends from it (``vector(of:versions:)`` names a save
+        // taken in as it is, when a revision is next made from it).
+        if !foreign, contents.revision != nil { joined[Revision.editKey(hash)] = Revision.currentSecond }
         let result: PartitionMerge.Result
         let text: String
         switch base {
@@ -98,7 +100,7 @@ extension StoreState {
         case .known(let version, _) where version.name == newest.name:
             // Made from Folio's newest version: the file as it is. Another copy's revision that
             // descends from it becomes Folio's next revision (the file itself stays as it is).
-            guard foreign, !isReadOnly else { return Reconciled(contents: contents.namingSave(hash), merged: false, kept: true, folio: written) }
+            guard foreign, !isReadOnly else { return Reconciled(contents: contents, merged: false, kept: true, folio: written) }
             var adopted = contents
             adopted.revision = nextRevision(of: contents, after: joined, versions: versions)
             keep(PartitionFile.encode(adopted), of: path, revision: adopted.revision)
@@ -156,11 +158,12 @@ extension StoreState {
     }
 
     /// What a partition's next revision descends from: its state's revision, and the file it was
-    /// read from when that is a person's save (``Revision/editKey(_:)``). A process that took the
-    /// save in names it already; one that read the save after it was kept as Folio's version (an
-    /// adopted save left in place) finds it here: the file's version is not one this writer wrote
-    /// (another writer's name, or a second version under one of this writer's numbers) and its
-    /// content does not hash to the revision it names.
+    /// read from when that is a person's save (``Revision/editKey(_:)``), however it was read
+    /// (taken in as it is, at a first look, or later as the version Folio kept of an adopted save
+    /// left in place). The save is the file's kept version when that is not one this writer wrote
+    /// (an edit, another writer's name, or a second version under one of this writer's numbers)
+    /// and its content does not hash to the revision it names. The one place a revision made from
+    /// a save names it; a merge names it when it is made (``reconcile(_:bytes:path:)``).
     private func vector(of partition: Partition, versions: [KeptVersions.Version]) -> [String: UInt64] {
         let vector = partition.revision?.vector ?? [:]
         guard let hash = partition.fileHash, vector[Revision.editKey(hash)] == nil,
@@ -183,7 +186,7 @@ extension StoreState {
         guard WriterID.isValid(writerID) else { return nil }
         let number = KeptVersions.nextNumber(of: writerID, in: versions, after: vector[writerID] ?? 0)
         let ancestors = Revision.droppingSaves(vector, olderThan: max(historyRetention, KeptVersions.defaultRetention),
-                                               now: UInt64(max(0, FileIdentity.now / 1_000_000_000)))
+                                               now: Revision.currentSecond)
         return Revision(writer: writerID, number: number, hash: contents.contentHash, ancestors: ancestors)
     }
 
@@ -313,6 +316,7 @@ extension StoreState {
     func keepRemoval(of partition: Partition, barrier: DurabilityBarrier) throws(FolioError) {
         guard !isReadOnly else { return }
         let path = partition.address.path
+        keep(partition.unkeptFile, of: path, revision: partition.revision, edit: true)
         var removal = PartitionFile.Contents(entities: [:], extra: [:])
         let versions = try keptVersions.versions(of: path)
         removal.revision = nextRevision(of: removal, after: vector(of: partition, versions: versions), versions: versions)
