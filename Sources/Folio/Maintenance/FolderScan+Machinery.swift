@@ -14,7 +14,7 @@ extension FolderScan {
                 checkAttempts()
             case (Store.syncFile, false):
                 checkSyncFile()
-            case (StoreState.sentMarkFile, false):
+            case (OutboxBook.sentMarkFile, false):
                 checkSentMark()
             case (WriterID.path, false):
                 checkWriterID()
@@ -73,7 +73,7 @@ extension FolderScan {
     /// `.folio/sent.json` is not advisory, but a damaged one is safe: the store then treats every
     /// pending command as possibly sent (and coalesces none of them).
     private func checkSentMark() {
-        let path = StoreState.sentMarkFile
+        let path = OutboxBook.sentMarkFile
         guard let bytes = readFile(path) else { return }
         let consequence = "the store treats every pending command as possibly sent (safe; nothing already queued is coalesced)"
         guard let value = parseJSON(path, bytes, severity: .warning, what: consequence) else { return }

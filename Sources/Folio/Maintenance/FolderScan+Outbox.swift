@@ -5,13 +5,13 @@ internal import Foundation
 extension FolderScan {
     func checkOutbox() throws {
         var places: [UInt64: [String]] = [:]
-        for entry in list(StoreState.outboxFolder) {
-            let path = StoreState.outboxFolder + "/" + entry.name
+        for entry in list(OutboxBook.folder) {
+            let path = OutboxBook.folder + "/" + entry.name
             if entry.isDirectory {
                 switch path {
-                case StoreState.failedFolder: checkFailedFolder(&places)
-                case StoreState.sentFolder: checkSentFolder(&places)
-                case StoreState.quarantineFolder: checkQuarantine(StoreState.quarantineFolder, what: "an unreadable command file: the sync engine sends nothing while it is here; repair it and move it back to outbox/, or delete it (its change is then lost)")
+                case OutboxBook.failedFolder: checkFailedFolder(&places)
+                case OutboxBook.sentFolder: checkSentFolder(&places)
+                case OutboxBook.quarantineFolder: checkQuarantine(OutboxBook.quarantineFolder, what: "an unreadable command file: the sync engine sends nothing while it is here; repair it and move it back to outbox/, or delete it (its change is then lost)")
                 default: report(.warning, .strayFile, path, "a folder that is not part of the outbox: Folio ignores it")
                 }
                 continue
@@ -98,7 +98,7 @@ extension FolderScan {
     }
 
     private func checkFailedFolder(_ places: inout [UInt64: [String]]) {
-        let folder = StoreState.failedFolder
+        let folder = OutboxBook.failedFolder
         let entries = list(folder)
         let names = Set(entries.map(\.name))
         for entry in entries {
@@ -139,7 +139,7 @@ extension FolderScan {
     }
 
     private func checkSentFolder(_ places: inout [UInt64: [String]]) {
-        let folder = StoreState.sentFolder
+        let folder = OutboxBook.sentFolder
         for entry in list(folder) {
             let path = folder + "/" + entry.name
             guard !entry.isDirectory else {
@@ -155,9 +155,9 @@ extension FolderScan {
                 report(.warning, .unreadable, path, "cannot be examined: \(error.message)")
             }
         }
-        if sentArchive.count > StoreState.sentArchiveLimit {
+        if sentArchive.count > OutboxBook.sentArchiveLimit {
             report(.note, .outboxNumbering, folder,
-                   "\(sentArchive.count) sent commands kept; Folio keeps the newest \(StoreState.sentArchiveLimit) and trims the rest at its next checkpoint that sends")
+                   "\(sentArchive.count) sent commands kept; Folio keeps the newest \(OutboxBook.sentArchiveLimit) and trims the rest at its next checkpoint that sends")
         }
     }
 
@@ -184,7 +184,7 @@ extension FolderScan {
             let missing = (previous + 1)..<next
             guard !missing.allSatisfy(known.contains) else { continue }
             let range = missing.count == 1 ? "\(missing.lowerBound)" : "\(missing.lowerBound)–\(missing.upperBound - 1)"
-            report(.note, .outboxNumbering, commandFiles[next] ?? StoreState.outboxFolder,
+            report(.note, .outboxNumbering, commandFiles[next] ?? OutboxBook.folder,
                    "command(s) \(range) are missing before \(next): sent, coalesced or dropped (normal), unless a file was deleted by hand (then that change is lost)")
         }
     }

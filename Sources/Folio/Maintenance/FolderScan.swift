@@ -179,7 +179,7 @@ final class FolderScan {
         var unpartitionedFiles: Set<String> = []
         for entry in list("") {
             let name = entry.name
-            if name == StoreLayout.marker || name == StoreLayout.machinery || name == StoreState.outboxFolder { continue }
+            if name == StoreLayout.marker || name == StoreLayout.machinery || name == OutboxBook.folder { continue }
             if entry.isDirectory {
                 if name.hasSuffix(".json"), Self.isCollectionName(String(name.dropLast(5))) {
                     report(.error, .badShape, name, FileSystem.directoryInstead(of: name).message + "; the store cannot read this collection")

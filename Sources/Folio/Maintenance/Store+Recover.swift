@@ -61,7 +61,7 @@ extension Store {
         }
         lock.release(exclusive: true)
 
-        let commandQuarantineBefore = Set(try fileSystem.list(StoreState.quarantineFolder).map(\.name))
+        let commandQuarantineBefore = Set(try fileSystem.list(OutboxBook.quarantineFolder).map(\.name))
         let store = try await Store.open(at: url)
         do {
             // Loading the outbox finds unreadable command files; the checkpoint moves them.
@@ -86,9 +86,9 @@ extension Store {
         for path in scan.leftoverTempFiles.sorted() {
             actions.append(.init(kind: .removedTempFile, path: path, message: "removed a temp file left by a crash (the file it was replacing is intact)"))
         }
-        for name in try fileSystem.list(StoreState.quarantineFolder).map(\.name).sorted() where !commandQuarantineBefore.contains(name) {
-            actions.append(.init(kind: .quarantined, path: StoreState.outboxFolder + "/" + name,
-                                 message: "moved an unreadable command file to \(StoreState.quarantineFolder)/\(name): the sync engine sends nothing until it is repaired and moved back, or deleted"))
+        for name in try fileSystem.list(OutboxBook.quarantineFolder).map(\.name).sorted() where !commandQuarantineBefore.contains(name) {
+            actions.append(.init(kind: .quarantined, path: OutboxBook.folder + "/" + name,
+                                 message: "moved an unreadable command file to \(OutboxBook.quarantineFolder)/\(name): the sync engine sends nothing until it is repaired and moved back, or deleted"))
         }
         return RecoveryReport(actions: actions, remaining: try await verify(at: url))
     }

@@ -105,7 +105,7 @@ struct MigrationPlan {
                                       database: MigrationDatabase) throws(FolioError) {
         let mayHaveBeenSent = try OutboxMigration.mayHaveBeenSent(state)
         for path in try OutboxMigration.commandFiles(in: state.fileSystem) {
-            if path.hasPrefix(StoreState.outboxFolder + "/"), !path.hasPrefix(StoreState.failedFolder + "/"),
+            if path.hasPrefix(OutboxBook.folder + "/"), !path.hasPrefix(OutboxBook.failedFolder + "/"),
                let sequence = CommandFileName.sequence(fromFileName: FileSystem.name(of: path)), mayHaveBeenSent(sequence) {
                 // Its request may have been applied with its answer lost: the retry must be the
                 // same request, or the server would refuse the reused key (PROTOCOL.md).
@@ -139,7 +139,7 @@ struct MigrationPlan {
                     sequence: sequence, writer: state.commandIDPrefix, operation: new == nil ? .delete : .upsert, collection: collection,
                     entityID: id, partition: (new ?? old)!.partition, baseVersion: (new ?? old)!.version,
                     body: new.map { .object($0.fields) }, base: old.map { .object($0.fields) }, timestamp: now)
-                writes.append((StoreState.outboxFolder + "/" + CommandFileName.name(sequence), JSONWriter.pretty(command)))
+                writes.append((OutboxBook.folder + "/" + CommandFileName.name(sequence), JSONWriter.pretty(command)))
                 report.commandsEnqueued += 1
                 sequence += 1
             }

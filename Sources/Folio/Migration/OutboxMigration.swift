@@ -9,7 +9,7 @@ enum OutboxMigration {
     /// The command files that may still be sent: `outbox/*.json` and `outbox/failed/*.json`.
     static func commandFiles(in fileSystem: FileSystem) throws(FolioError) -> [String] {
         var paths: [String] = []
-        for folder in [StoreState.outboxFolder, StoreState.failedFolder] {
+        for folder in [OutboxBook.folder, OutboxBook.failedFolder] {
             for entry in try fileSystem.list(folder) where !entry.isDirectory && CommandFileName.sequence(fromFileName: entry.name) != nil {
                 paths.append(folder + "/" + entry.name)
             }

@@ -100,12 +100,12 @@ extension StoreState {
     /// The entities whose commands these outbox changes queue, acknowledge, fail, retry or drop.
     private func entitiesWithStatusChanges(_ changes: [JournalRecord.OutboxChange]) -> [(collection: String, id: String, partition: String)] {
         guard !changes.isEmpty else { return [] }
-        var outbox = self.outbox.commands
+        var outbox = self.outbox.commandsIfLoaded
         if outbox == nil {
             do {
                 outbox = try loadedOutbox()
             } catch {
-                report(.warning, "cannot tell whose sync status changed: \(error.message)", path: Self.outboxFolder)
+                report(.warning, "cannot tell whose sync status changed: \(error.message)", path: OutboxBook.folder)
             }
         }
         var result: [(collection: String, id: String, partition: String)] = []

@@ -129,7 +129,7 @@ final class OutboxState {
 
     /// Whether an unreadable command file still sits in the queue's folders.
     var needsQuarantineMove: Bool {
-        quarantined.keys.contains { !$0.hasPrefix(StoreState.quarantineFolder) }
+        quarantined.keys.contains { !$0.hasPrefix(OutboxBook.quarantineFolder) }
     }
 
     var sent: [UInt64] {

@@ -11,7 +11,7 @@ extension Store {
     public func pendingCommands() async throws -> [OutboxCommand] {
         try await read { state throws(FolioError) in
             try state.loadedOutbox().pending.map { pending throws(FolioError) in
-                try OutboxCommand(json: pending.command, path: StoreState.outboxFolder + "/" + CommandFileName.name(pending.sequence))
+                try OutboxCommand(json: pending.command, path: OutboxBook.folder + "/" + CommandFileName.name(pending.sequence))
             }
         }
     }
@@ -21,7 +21,7 @@ extension Store {
         try await read { state throws(FolioError) in
             try state.loadedOutbox().failed.map { failed throws(FolioError) in
                 FailedCommand(
-                    command: try OutboxCommand(json: failed.command, path: StoreState.failedFolder + "/" + CommandFileName.name(failed.sequence)),
+                    command: try OutboxCommand(json: failed.command, path: OutboxBook.failedFolder + "/" + CommandFileName.name(failed.sequence)),
                     reason: failed.reason)
             }
         }

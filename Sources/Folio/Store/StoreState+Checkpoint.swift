@@ -39,7 +39,7 @@ extension StoreState {
         guard let header = cursor.header else { return outcome }
         let tail = try cursor.bytesPastCursor()
         let merged = partitions.partitions.filter(\.holdsMerge).map(\.address)
-        guard !cursor.records.isEmpty || tail > 0 || outbox.commands?.needsQuarantineMove == true || !merged.isEmpty else {
+        guard !cursor.records.isEmpty || tail > 0 || outbox.needsQuarantineMove || !merged.isEmpty else {
             saveIndexes()
             return outcome
         }
@@ -113,7 +113,7 @@ extension StoreState {
             outcome.filesWritten += 1
             directories.insert(FileSystem.parent(of: partition.address.path))
         }
-        outcome.filesWritten += try writeOutboxFiles(folders: &directories, barrier: barrier)
+        outcome.filesWritten += try outbox.writeFiles(folders: &directories, barrier: barrier, noteWrite: noteWrite)
         // A record appended meanwhile (an edit adopted while a file was swapped) may touch a
         // partition already written: the journal then keeps everything for the next checkpoint.
         let late = touched.first { partitions[$0]?.isDirty ?? true }

@@ -49,15 +49,21 @@ extension StoreState {
             }
         }
         try ensureJournalHeader()
-        var outbox = transaction.outboxChanges
+        var commands = transaction.outboxChanges
+        // An entity's committed state before this commit, and the version the server last gave it.
+        func committed(_ address: PartitionAddress, _ id: String) throws(FolioError) -> (entity: JSONValue?, version: String?) {
+            let partition = try partition(address, verify: false)
+            return (partition.entities[id], partition.versions[id])
+        }
         if !transaction.isFromServer {
-            outbox += try outboxChanges(for: changes, order: adoption.order + transaction.stagingOrder, custom: transaction.customCommands,
-                                        priors: adoption.priors)
+            commands += try outbox.changes(for: changes, order: adoption.order + transaction.stagingOrder, custom: transaction.customCommands,
+                                           priors: adoption.priors, writer: commandIDPrefix, committed: committed)
         } else if !adoption.isEmpty {
-            outbox += try outboxChanges(for: adoption.changes, order: adoption.order, custom: [], priors: adoption.priors)
+            commands += try outbox.changes(for: adoption.changes, order: adoption.order, custom: [], priors: adoption.priors,
+                                           writer: commandIDPrefix, committed: committed)
         }
         let origin: ChangeSet.Origin = transaction.isFromServer ? .sync : (adoption.isEmpty || transaction.hasStaged ? .thisProcess : .outsideEdit)
-        return try append(JournalRecord(transaction: cursor.nextTransaction, changes: changes, outbox: outbox), origin: origin)
+        return try append(JournalRecord(transaction: cursor.nextTransaction, changes: changes, outbox: commands), origin: origin)
     }
 
     /// Appends a record (unless it changes nothing) and applies it; see ``commit(_:)``.

@@ -99,14 +99,7 @@ extension StoreState {
             try rewriteWrittenLog(fromFiles: true, keepVersions: true)
             // What the original's processes sent and pulled is not this copy's to trust: count
             // every pending command as possibly sent, and pull from the beginning.
-            let outbox = try loadedOutbox()
-            if outbox.highestSequence == 0 {
-                // No command was ever queued: nothing was sent, which a missing mark says (FORMAT.md).
-                try fileSystem.unlink(Self.sentMarkFile)
-            } else {
-                let file = JSONValue.object(["sentThrough": .number(String(outbox.highestSequence))])
-                try AtomicFile(fileSystem: fileSystem).replace(Self.sentMarkFile, with: JSONWriter.pretty(file))
-            }
+            try outbox.markEverythingMaySend()
             try fileSystem.unlink(StoreLayout.machinery + "/sync.json")
             try fileSystem.syncDirectory(StoreLayout.machinery)
         }

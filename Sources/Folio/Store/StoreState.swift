@@ -37,6 +37,16 @@ final class StoreState {
     func truncateJournal(to end: Int64) throws(FolioError) { try journal.truncate(to: end) }
     /// How many commands were queued in the outbox.
     var queuedCommandCount: Int { outbox.queuedCommands }
+    /// The outbox, read from its files on first use (``OutboxBook/loaded()``).
+    func loadedOutbox() throws(FolioError) -> OutboxState { try outbox.loaded() }
+    /// The number the next enqueued command gets.
+    func nextSequence() throws(FolioError) -> UInt64 { try outbox.nextSequence() }
+    /// Commands up to this number may have reached the server (``OutboxBook/sentThrough()``).
+    func sentThrough() throws(FolioError) -> UInt64 { try outbox.sentThrough() }
+    /// Records durably that the leading pending commands of `sequences` may be sent
+    /// (``OutboxBook/markMaySend(_:)``).
+    /// - Returns: How many of the leading ones are still pending: only those may be sent.
+    func markMaySend(_ sequences: [UInt64]) throws(FolioError) -> Int { try outbox.markMaySend(sequences) }
     /// The partitions in memory that cannot be read.
     var unreadablePartitions: [Partition] { partitions.partitions.filter { $0.unreadable != nil } }
     /// Saves adopted by the last commit that are exactly the committed state (nothing else
@@ -58,9 +68,9 @@ final class StoreState {
     /// For partitioned collections: where each id lives, built on first need, with the files it
     /// could not read and the ids held twice (Store/Index/IdIndex.swift).
     let idIndex = IdIndex()
-    /// The outbox's commands (loaded on first use), sync modes, in-flight mark and queued count
-    /// (Outbox/OutboxQueue.swift).
-    let outbox = OutboxQueue()
+    /// The outbox: its commands (read on first use), sync modes, in-flight mark, queued count,
+    /// the sent mark and the command files (Outbox/OutboxBook.swift).
+    let outbox: OutboxBook
     /// What changed, noted for observers while someone observes (Observation/ChangeTracker.swift).
     let changes = ChangeTracker()
     /// Saves by a person that Folio read and has not adopted yet (Store/History/HandEdits.swift; adopted
@@ -130,6 +140,7 @@ final class StoreState {
         self.isReadOnly = readOnly
         self.cursor = JournalCursor(journal: try Journal(fileSystem: fileSystem, readOnly: readOnly))
         self.partitions = PartitionCache(budget: cacheBudget)
+        self.outbox = OutboxBook(fileSystem: fileSystem, log: log, journal: cursor)
         partitions.mustStay = { [unowned self] in mustStayInMemory($0) }
         partitions.onEvict = { [unowned self] in forgetEvicted($0) }
         partitions.holdsEverything = { [unowned self] in changes.isTracking }

@@ -17,7 +17,7 @@ extension Store {
             var commands: [OutboxCommand] = []
             for sequence in outbox.pendingSequences.prefix(limit) {
                 guard case .pending(let json)? = outbox.commands[sequence] else { continue }
-                commands.append(try OutboxCommand(json: json, path: StoreState.outboxFolder + "/" + CommandFileName.name(sequence)))
+                commands.append(try OutboxCommand(json: json, path: OutboxBook.folder + "/" + CommandFileName.name(sequence)))
             }
             return QueueHead(commands: commands, pendingCount: outbox.pendingSequences.count,
                              quarantined: outbox.quarantined.sorted { $0.key < $1.key }.map(\.value))

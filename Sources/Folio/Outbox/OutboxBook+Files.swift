@@ -1,5 +1,5 @@
 /// Writing the outbox's files at a checkpoint.
-extension StoreState {
+extension OutboxBook {
     /// Makes `outbox/`, `outbox/failed/` and `outbox/sent/` match the committed outbox for every
     /// command the journal's records touched, and moves unreadable command files to
     /// `outbox/quarantine/`. Idempotent: each step checks what is already there, so a checkpoint
@@ -9,13 +9,18 @@ extension StoreState {
     /// command's file in `failed/` has the same bytes as it had in `outbox/`. They are written in
     /// place, without temp file and rename, and made durable by `barrier` (the caller flushes
     /// it before the journal is reset): until then the journal's records hold every byte of
-    /// them, so a file a crash cut short is read from the journal (``loadedOutbox()``) and
+    /// them, so a file a crash cut short is read from the journal (``loaded()``) and
     /// written again by the next checkpoint.
+    /// - Parameters:
+    ///   - folders: The folders whose entries changed, for the caller's directory syncs.
+    ///   - barrier: What makes the files durable.
+    ///   - noteWrite: Notes in the checkpoint's written log what a file will hold (nil: no file).
     /// - Returns: How many files were written or removed.
-    func writeOutboxFiles(folders: inout Set<String>, barrier: DurabilityBarrier) throws(FolioError) -> Int {
-        let needed = cursor.records.contains { !$0.outbox.isEmpty } || self.outbox.commands?.needsQuarantineMove == true
+    func writeFiles(folders: inout Set<String>, barrier: DurabilityBarrier,
+                    noteWrite: (String, ContentHash?) throws(FolioError) -> Void) throws(FolioError) -> Int {
+        let needed = journal.records.contains { !$0.outbox.isEmpty } || needsQuarantineMove
         guard needed else { return 0 }
-        let outbox = try loadedOutbox()
+        let outbox = try loaded()
         var written = 0
 
         let archive = Self.sentFolder + "/"
@@ -70,7 +75,7 @@ extension StoreState {
         var afterCopies: [(path: String, leftQueue: Bool)] = []
         for sequence in touched {
             let name = CommandFileName.name(sequence)
-            let queued = Self.outboxFolder + "/" + name
+            let queued = Self.folder + "/" + name
             let failed = Self.failedFolder + "/" + name
             let reason = Self.failedFolder + "/" + CommandFileName.reasonName(sequence)
             let sent = Self.sentFolder + "/" + name
@@ -120,4 +125,7 @@ extension StoreState {
         }
         return written
     }
+
+    /// The checkpoint wrote the command files: nothing of the current records remains to write.
+    func checkpointed() { queue.checkpointed() }
 }

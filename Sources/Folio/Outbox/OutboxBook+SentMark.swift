@@ -5,13 +5,13 @@
 /// number says it: `.folio/sent.json` holds `{"sentThrough": N}`, written durably before any
 /// command up to N leaves (whatever its collection, whichever process sends it), and read by
 /// every process before it coalesces or a migration rewrites a command.
-extension StoreState {
+extension OutboxBook {
     static let sentMarkFile = ".folio/sent.json"
 
     /// Commands up to this number may have reached the server (from this process, or from any
     /// process before, as `.folio/sent.json` records).
     func sentThrough() throws(FolioError) -> UInt64 {
-        max(outbox.inFlightThrough, try recordedSentThrough())
+        max(queue.inFlightThrough, try recordedSentThrough())
     }
 
     /// What `.folio/sent.json` records (0 without the file; every command known when it cannot
@@ -28,7 +28,7 @@ extension StoreState {
         // Not knowing what was sent, assume everything pending may have been: coalescing then
         // keeps every command, which is always safe.
         report(.warning, "unreadable (\(problem ?? "")); every pending command counts as possibly sent", path: Self.sentMarkFile)
-        return try loadedOutbox().highestSequence
+        return try loaded().highestSequence
     }
 
     /// Before a sync engine sends the head of the queue: keeps the commands that are still
@@ -39,7 +39,7 @@ extension StoreState {
     /// - Parameter sequences: The commands about to be sent, in queue order.
     /// - Returns: How many of the leading ones are still pending: only those may be sent.
     func markMaySend(_ sequences: [UInt64]) throws(FolioError) -> Int {
-        let outbox = try loadedOutbox()
+        let outbox = try loaded()
         var sendable = 0
         for sequence in sequences {
             guard case .pending? = outbox.commands[sequence] else { break }
@@ -47,11 +47,24 @@ extension StoreState {
         }
         guard sendable > 0 else { return 0 }
         let through = sequences[sendable - 1]
-        defer { self.outbox.markInFlight(through: through) }
+        defer { queue.markInFlight(through: through) }
         guard through > (try recordedSentThrough()) else { return sendable }
         let file = JSONValue.object(["sentThrough": .number(String(through))])
         try AtomicFile(fileSystem: fileSystem).replace(Self.sentMarkFile, with: JSONWriter.pretty(file))
         try fileSystem.syncDirectory(StoreLayout.machinery)
         return sendable
+    }
+
+    /// A copy of a store that became a store of its own: what the original's processes sent is
+    /// not this copy's to trust, so every pending command counts as possibly sent (no mark when
+    /// no command was ever queued: nothing was sent, which a missing mark says, FORMAT.md).
+    func markEverythingMaySend() throws(FolioError) {
+        let outbox = try loaded()
+        if outbox.highestSequence == 0 {
+            try fileSystem.unlink(Self.sentMarkFile)
+        } else {
+            let file = JSONValue.object(["sentThrough": .number(String(outbox.highestSequence))])
+            try AtomicFile(fileSystem: fileSystem).replace(Self.sentMarkFile, with: JSONWriter.pretty(file))
+        }
     }
 }
