@@ -26,8 +26,7 @@ extension Store {
             continuation.finish()
             return stream
         }
-        let token = UUID()
-        changeSubscribers[token] = continuation
+        let token = feed.subscribe(continuation)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.unsubscribe(token) }
         }
@@ -36,13 +35,16 @@ extension Store {
     }
 
     /// Whether changes are being tracked (someone observes), and a watcher runs.
-    var isTrackingChanges: Bool { state.isTrackingChanges }
-    var isWatching: Bool { watcher != nil }
-    var subscriberCount: Int { changeSubscribers.count }
+    var isTrackingChanges: Bool { feed.isTracking }
+    var isWatching: Bool { feed.isWatching }
+    var subscriberCount: Int { feed.subscriberCount }
+
+    /// Stops the folder watcher while observation goes on (for tests: changes are then noticed
+    /// only when a read looks).
+    func silenceWatcher() { feed.silenceWatcher() }
 
     private func unsubscribe(_ token: UUID) {
-        changeSubscribers[token] = nil
-        if changeSubscribers.isEmpty { stopTrackingChanges() }
+        if feed.unsubscribe(token) { stopTrackingChanges() }
     }
 
     private func reportWatcherProblem(_ text: String) {
@@ -50,39 +52,27 @@ extension Store {
     }
 
     private func startTrackingChanges() {
-        guard !state.isTrackingChanges else { return }
+        guard !feed.isTracking else { return }
         state.startTrackingChanges()
-        let root = fileSystem.root
-        watcher = FolderWatcher(root: root) { [weak self] paths in
+        let interval = configuration.outsideChangePollInterval
+        feed.watch(root: fileSystem.root, interval: interval) { [weak self] paths in
             Task { await self?.noticeOutsideChanges(paths) }
-        } onProblem: { [weak self, interval = configuration.outsideChangePollInterval] problem in
+        } onProblem: { [weak self] problem in
             Task { await self?.reportWatcherProblem("\(problem); outside changes there are noticed only by polling, every \(interval)") }
-        }
-        if watcher?.isComplete != true {
-            let interval = configuration.outsideChangePollInterval
-            pollTask = Task { [weak self] in
-                while !Task.isCancelled {
-                    do { try await Task.sleep(for: interval) } catch { return }
-                    await self?.noticeOutsideChanges(nil)
-                }
-            }
+        } poll: { [weak self] in
+            await self?.noticeOutsideChanges(nil)
         }
     }
 
     func stopTrackingChanges() {
-        watcher?.stop()
-        watcher = nil
-        pollTask?.cancel()
-        pollTask = nil
+        feed.stopWatching()
         state.stopTrackingChanges()
     }
 
     /// Ends every change stream (the store is closing).
     func finishChangeStreams() {
-        let subscribers = changeSubscribers
-        changeSubscribers = [:]
         stopTrackingChanges()
-        for continuation in subscribers.values { continuation.finish() }
+        feed.finishStreams()
     }
 
     /// Hands the changes noted so far to the subscribers.
@@ -91,16 +81,13 @@ extension Store {
     }
 
     func deliver(_ changeSets: [ChangeSet]) {
-        guard !changeSets.isEmpty else { return }
-        for changeSet in changeSets {
-            for continuation in changeSubscribers.values { continuation.yield(changeSet) }
-        }
+        feed.deliver(changeSets)
     }
 
     /// Files changed on disk (the watcher says where, nil meaning anywhere): read the journal for
     /// other processes' commits, and reload the files that really changed.
     func noticeOutsideChanges(_ paths: Set<String>?) async {
-        guard !isClosed, state.isTrackingChanges else { return }
+        guard !isClosed, feed.isTracking else { return }
         state.report(.debug, "the folder watcher noticed " + (paths.map { $0.sorted().joined(separator: ", ") } ?? "a change anywhere"))
         do {
             try await read { state throws(FolioError) in try state.checkOutsideChanges(paths) }

@@ -6,29 +6,28 @@
 /// what this process last served.
 extension StoreState {
     /// Whether anyone observes the store's changes.
-    var isTrackingChanges: Bool { changes.isTracking }
+    var isTrackingChanges: Bool { feed.isTracking }
 
     /// Observation begins: from now on, what records and reloads change is noted for delivery.
-    func startTrackingChanges() { changes.start() }
+    func startTrackingChanges() { feed.start() }
 
     /// Observation ends: nothing more is noted, what partitions announced is forgotten, and the
     /// partitions observation kept in memory may leave it.
     func stopTrackingChanges() {
-        changes.stop()
-        for partition in partitions.partitions { partition.announced = nil }
+        feed.stop()
         partitions.trim()
     }
 
     /// A read ended: its changes were delivered, so what it learnt of another process's missed
     /// records is done with, and partitions it loaded beyond the budget may leave memory.
     func readEnded() {
-        changes.clearMissedOtherProcessRecords()
+        feed.clearMissedOtherProcessRecords()
         partitions.trim()
     }
 
     /// Notes what `record` changes. Call before applying it.
     func noteChanges(of record: JournalRecord, origin: ChangeSet.Origin) {
-        guard changes.isTracking else { return }
+        guard feed.isTracking else { return }
         var sets: [String: ChangeSet] = [:]
         func set(_ collection: String) -> ChangeSet {
             sets[collection] ?? ChangeSet(collection: collection, origin: origin)
@@ -81,7 +80,7 @@ extension StoreState {
         }
         for collection in sets.keys.sorted() {
             let changeSet = sets[collection]!
-            changes.record(changeSet)
+            feed.record(changeSet)
         }
     }
 
@@ -128,14 +127,14 @@ extension StoreState {
 
     /// Notes how a partition's served state changed when its file was read again.
     func noteReload(of partition: Partition, before: [String: JSONValue]) {
-        guard changes.isTracking else { return }
+        guard feed.isTracking else { return }
         let origin = outsideOrigin(of: partition)
         var changeSet = ChangeSet(collection: partition.address.collection, partitions: [partition.address.key.text], origin: origin)
         for (id, json) in partition.entities where before[id] != json {
             if before[id] == nil { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
         }
         for id in before.keys where partition.entities[id] == nil { changeSet.deleted.insert(id) }
-        changes.record(changeSet)
+        feed.record(changeSet)
     }
 
     /// Who changed a partition's file, as its last read found it: another Folio process when the
@@ -147,13 +146,42 @@ extension StoreState {
     /// journal before its files' events reach this process, so a read in between has already
     /// seen the new journal when the files are looked at.
     func outsideOrigin(of partition: Partition) -> ChangeSet.Origin {
-        guard partition.fileHash != nil else { return changes.outsideOrigin }
+        guard partition.fileHash != nil else { return feed.outsideOrigin }
         let isFolios = partition.unkeptFile == nil && !partition.holdsMerge && !handEdits.waits(at: partition.address)
         return isFolios ? .otherProcess : .outsideEdit
     }
 
+    /// What observers were told of each partition in memory: the state it announced last, or the
+    /// one it serves, except for the entities of failed commits (`failed`), which observers never
+    /// heard of. Taken before this state is replaced by one rebuilt from the disk.
+    func toldObservers(except failed: [String: Set<String>]) -> [PartitionAddress: (told: [String: JSONValue], unknown: Set<String>)] {
+        var result: [PartitionAddress: (told: [String: JSONValue], unknown: Set<String>)] = [:]
+        for partition in partitions.partitions where !partition.neverRead {
+            let address = partition.address
+            result[address] = (feed.announcement(of: address) ?? partition.entities, failed[address.collection] ?? [])
+        }
+        return result
+    }
+
+    /// A state rebuilt from the disk takes over what observers were told by the state it
+    /// replaces: each partition they knew is read again, and what differs (another process's
+    /// commits the old state had not read) is announced; the entities of failed commits are
+    /// taken as they are now.
+    func announceDifferences(from told: [PartitionAddress: (told: [String: JSONValue], unknown: Set<String>)]) {
+        for (address, known) in told.sorted(by: { $0.key < $1.key }) {
+            do {
+                let partition = try partition(address)
+                var before = known.told
+                for id in known.unknown { before[id] = partition.entities[id] }
+                noteReload(of: partition, before: before)
+            } catch {
+                report(.warning, "cannot tell what changed in this file while the store was rebuilt: \(error.message)", path: address.path)
+            }
+        }
+    }
+
     /// The change sets noted since the last call, merged per collection and origin, in order.
     func takeChanges() -> [ChangeSet] {
-        changes.take()
+        feed.take()
     }
 }

@@ -59,13 +59,13 @@ extension StoreState {
             report(.error, "\(error.description); not read", path: address.path)
             return
         }
-        guard changes.isTracking else { return }
+        guard feed.isTracking else { return }
         var changeSet = ChangeSet(collection: address.collection, partitions: [address.key.text], origin: outsideOrigin(of: loaded))
         for id in loaded.entities.keys {
             if index != nil && index?[id] == nil && !known.contains(id) { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
         }
         for id in known where loaded.entities[id] == nil { changeSet.deleted.insert(id) }
-        changes.record(changeSet)
+        feed.record(changeSet)
     }
 
     /// The `.json` files in a folder and its subfolders (two levels: a collection, a month).
@@ -99,8 +99,7 @@ extension StoreState {
     }
 
     func reportStray(_ stray: StrayFile) {
-        guard !reportedStrays.contains(stray.path) else { return }
-        reportedStrays.insert(stray.path)
+        guard feed.isFirstReport(ofStray: stray.path) else { return }
         switch stray.kind {
         case .conflictCopy(let original):
             report(.warning, "conflict copy of \(original): never read as data; merge what you need into \(original) and delete it", path: stray.path)

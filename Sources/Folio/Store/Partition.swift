@@ -25,9 +25,6 @@ final class Partition {
     /// Set while the file has never parsed in this process: `entities` holds only the journal's
     /// changes (a placeholder for writes), so reads refuse it instead of serving that.
     var neverRead = false
-    /// With change tracking: the state observers were last told about, when it differs from
-    /// `entities` because another process's checkpoint reset this partition to its (old) file.
-    var announced: [String: JSONValue]?
     /// The hash of the file's bytes as this process last read or wrote them: a checkpoint replaces
     /// the file only if it still holds these (``AtomicFile/replace(_:with:ifStill:)``).
     var fileHash: ContentHash?

@@ -82,7 +82,10 @@ extension Store {
         lastCommit = .now
         lastSeenJournalPosition = journalPosition
         if (durability ?? configuration.durability) == .full {
-            try await waitUntilDurable(end)
+            do { try await waitUntilDurable(end) } catch {
+                deliver(feed.commitFailed(taken: changes))
+                throw error
+            }
         } else {
             releaseExclusiveLockIfIdle()
         }

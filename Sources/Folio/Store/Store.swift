@@ -49,10 +49,9 @@ public actor Store {
     var checkpointTask: Task<Void, Never>?
     /// Called after commits that queue commands (the sync engine's nudge).
     var outboxListeners: [UUID: @Sendable () -> Void] = [:]
-    /// The change streams (see Store+Changes.swift), and what feeds them outside changes.
-    var changeSubscribers: [UUID: AsyncStream<ChangeSet>.Continuation] = [:]
-    var watcher: FolderWatcher?
-    var pollTask: Task<Void, Never>?
+    /// The change streams, the folder watcher and what observers were told (see
+    /// Store+Changes.swift); shared with every state this store builds.
+    let feed: ChangeFeed
     /// Why the store is read-only, or nil when it can write (see Store+ReadOnly.swift).
     let readOnlyReason: String?
 
@@ -63,6 +62,7 @@ public actor Store {
         self.fileSystem = fileSystem
         self.lock = lock
         self.state = state
+        self.feed = state.feed
         self.readOnlyReason = readOnlyReason
     }
 
@@ -253,11 +253,16 @@ public actor Store {
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         state.close()
-        let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
+        let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget,
+                                   feed: feed)
         fresh.takeSettings(of: state)
         fresh.onOutsideEdit = configuration.onOutsideEdit
-        try Self.recover(fresh)
-        if state.isTrackingChanges { fresh.startTrackingChanges() }
+        // The old state announced what it took in: the new one takes it in again unannounced, then
+        // announces what differs from what observers were told (commits the old one never read).
+        let told = feed.isTracking ? state.toldObservers(except: feed.failedChanges) : [:]
+        feed.stateReplaced()
+        try feed.withoutTracking { () throws(FolioError) in try Self.recover(fresh) }
+        fresh.announceDifferences(from: told)
         state = fresh
         needsReload = false
     }

@@ -16,8 +16,8 @@ extension StoreState {
     ///   again when the last observer leaves), and one whose announcement is pending stays.
     func mustStayInMemory(_ partition: Partition) -> Bool {
         let address = partition.address
-        return changes.isTracking || touched.contains(address) || partition.holdsMerge || partition.adoptedSave
-            || partition.unreadable != nil || partition.neverRead || partition.announced != nil
+        return feed.isTracking || touched.contains(address) || partition.holdsMerge || partition.adoptedSave
+            || partition.unreadable != nil || partition.neverRead || feed.announcement(of: address) != nil
             || handEdits.waits(at: address)
     }
 

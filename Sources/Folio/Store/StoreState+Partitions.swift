@@ -36,8 +36,7 @@ extension StoreState {
             guard verify else { return cached }
             let identity = try fileSystem.identity(address.path)
             if identity == cached.identity || (cached.unreadable != nil && identity == cached.unreadableIdentity) {
-                if let announced = cached.announced {
-                    cached.announced = nil
+                if let announced = feed.takeAnnouncement(of: address) {
                     noteReload(of: cached, before: announced)
                 }
                 if cached.neverRead, let problem = cached.unreadable { throw problem }
@@ -88,7 +87,7 @@ extension StoreState {
                 : reconcile(contents, bytes: bytes, path: address.path)
             partition = Partition(address: address, identity: identity, contents: reconciled.contents)
             noteFile(bytes, of: partition, reconciled)
-            if changes.isTracking, let hash = departed, hash != partition.fileHash, let before = keptState(hash, of: address.path) {
+            if feed.isTracking, let hash = departed, hash != partition.fileHash, let before = keptState(hash, of: address.path) {
                 noteReload(of: partition, before: before.entities)
             }
         } else {
@@ -114,7 +113,7 @@ extension StoreState {
     func reload(_ partition: Partition) throws(FolioError) {
         let path = partition.address.path
         let previousIDs = Set(partition.entities.keys)
-        let before = partition.announced ?? partition.entities
+        let before = feed.announcement(of: partition.address) ?? partition.entities
         noteFileLoad()
         // A file caught in the middle of a person's save is read again (SettledRead).
         if let file = try FetchedFile.fetch(path, fileSystem: fileSystem) {
@@ -143,7 +142,7 @@ extension StoreState {
         partition.neverRead = false
         applyRecords(to: partition)
         updateIndex(for: partition, previousIDs: previousIDs)
-        partition.announced = nil
+        _ = feed.takeAnnouncement(of: partition.address)
         noteReload(of: partition, before: before)
     }
 

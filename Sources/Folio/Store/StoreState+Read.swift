@@ -33,7 +33,7 @@ extension StoreState {
         var scan = DuplicateScan(collection: E.collection, indexed: idIndex.isBuilt(E.collection), partitions: addresses.count)
         let filter = try fieldFilter(query.predicate, over: addresses)
         let scannable = { (address: PartitionAddress) in
-            !self.changes.isTracking && !self.touched.contains(address) && !self.handEdits.waits(at: address)
+            !self.feed.isTracking && !self.touched.contains(address) && !self.handEdits.waits(at: address)
                 && overlay?.staged[address] == nil
         }
         try forEachPartition(addresses, decoding: E.self, matching: query.predicate, filter: filter, scannable: scannable) { item throws(FolioError) in

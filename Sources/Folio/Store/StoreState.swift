@@ -71,8 +71,9 @@ final class StoreState {
     /// The outbox: its commands (read on first use), sync modes, in-flight mark, queued count,
     /// the sent mark and the command files (Outbox/OutboxBook.swift).
     let outbox: OutboxBook
-    /// What changed, noted for observers while someone observes (Observation/ChangeTracker.swift).
-    let changes = ChangeTracker()
+    /// What observers are told, and whether anyone observes (Observation/ChangeFeed.swift): the
+    /// ``Store`` actor's, shared with each state it builds.
+    let feed: ChangeFeed
     /// Saves by a person that Folio read and has not adopted yet (Store/History/HandEdits.swift; adopted
     /// by StoreState+HandEdits.swift).
     let handEdits = HandEdits()
@@ -124,8 +125,6 @@ final class StoreState {
     /// The checkpoint's appends to `.folio/written`, while a checkpoint writes files
     /// (StoreState+WrittenLog.swift).
     var writtenAppender: WrittenLog.Appender?
-    /// Files that are not data, already reported to the log.
-    var reportedStrays: Set<String> = []
     /// Entities that do not decode, already reported (type, path, id and stored JSON), so that
     /// reading a partition again after it left memory does not report them again.
     var reportedUndecodable: Set<String> = []
@@ -134,8 +133,9 @@ final class StoreState {
     let isReadOnly: Bool
 
     init(fileSystem: FileSystem, log: LogHandler?, readOnly: Bool = false,
-         cacheBudget: Int = Store.Configuration.initialPartitionCacheBudget) throws(FolioError) {
+         cacheBudget: Int = Store.Configuration.initialPartitionCacheBudget, feed: ChangeFeed = ChangeFeed()) throws(FolioError) {
         self.fileSystem = fileSystem
+        self.feed = feed
         self.log = log
         self.isReadOnly = readOnly
         self.cursor = JournalCursor(journal: try Journal(fileSystem: fileSystem, readOnly: readOnly))
@@ -143,7 +143,7 @@ final class StoreState {
         self.outbox = OutboxBook(fileSystem: fileSystem, log: log, journal: cursor)
         partitions.mustStay = { [unowned self] in mustStayInMemory($0) }
         partitions.onEvict = { [unowned self] in forgetEvicted($0) }
-        partitions.holdsEverything = { [unowned self] in changes.isTracking }
+        partitions.holdsEverything = { [feed] in feed.isTracking }
     }
 
     func close() {
@@ -160,7 +160,7 @@ final class StoreState {
     /// and applies it.
     func refreshJournal() throws(FolioError) {
         let current = try cursor.currentHeader()
-        if current != cursor.header, let missedSince = startGeneration(current), changes.isTracking {
+        if current != cursor.header, let missedSince = startGeneration(current), feed.isTracking {
             // Records another process checkpointed before this one read them: observers learn
             // of them from the files that checkpoint wrote.
             do {
@@ -171,7 +171,7 @@ final class StoreState {
             }
         }
         let (records, end) = try cursor.recordsPastCursor()
-        if changes.isTracking, let first = records.first?.transaction, let last = records.last?.transaction {
+        if feed.isTracking, let first = records.first?.transaction, let last = records.last?.transaction {
             report(.debug, "read transactions \(first)–\(last) of another process", path: StoreLayout.journal)
         }
         for record in records { apply(record, origin: .otherProcess) }
@@ -185,14 +185,14 @@ final class StoreState {
     private func startGeneration(_ newHeader: Journal.Header?) -> UInt64? {
         var missedSince: UInt64?
         let seesEverything = cursor.seesEverything(movingTo: newHeader)
-        if changes.isTracking {
+        if feed.isTracking {
             report(.debug, "the journal's generation changed (\(cursor.header.map { String($0.generation) } ?? "none") → \(newHeader.map { String($0.generation) } ?? "none")); "
                    + (seesEverything ? "every record was read" : "records from transaction \(cursor.nextTransaction) on were not read"),
                    path: StoreLayout.journal)
         }
         if !seesEverything {
             if cursor.header != nil {
-                changes.noteMissedOtherProcessRecords()
+                feed.noteMissedOtherProcessRecords()
                 missedSince = cursor.nextTransaction
             }
             // Records this process never saw are now in files it may not have loaded: forget
@@ -202,7 +202,7 @@ final class StoreState {
         for address in touched {
             guard let partition = partitions.peek(address) else { continue }
             // What observers were told is the committed state; the file may catch up later.
-            if changes.isTracking && partition.announced == nil { partition.announced = partition.entities }
+            feed.keepAnnouncement(partition.entities, of: address)
             partition.resetToBase()
         }
         outbox.forgetCommands()

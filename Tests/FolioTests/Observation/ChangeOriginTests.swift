@@ -23,7 +23,7 @@ import Testing
         var writer = try await Store.open(at: folder.url, configuration: .testing())
         _ = try await observer.fetch(Query<Todo>(.month("2026-11")))
         let changes = Collector(await observer.changes())
-        await observer.watcher?.stop()
+        await observer.silenceWatcher()
 
         var todos: [UUID: Todo] = [:]
         var lastChange: [String: ChangeSet.Origin] = [:]   // id → who changed it last
@@ -192,7 +192,7 @@ import Testing
     private static func observedCommit(in folder: TemporaryFolder) async throws -> (Store, Collector<ChangeSet>, Store, DailyStat) {
         let observer = try await Store.open(at: folder.url, configuration: .testing())
         let changes = Collector(await observer.changes())
-        await observer.watcher?.stop()
+        await observer.silenceWatcher()
         let writer = try await Store.open(at: folder.url, configuration: .testing())
         let stat = DailyStat(date: "2026-11-22", completed: 3, tagStats: [])
         try await writer.write { tx in try tx.upsert(stat) }

@@ -50,6 +50,28 @@ import Testing
         try await store.close()
     }
 
+    /// A failed journal sync makes the store rebuild its state from the disk at its next
+    /// operation. What it announced before is not announced again, and another process's commit
+    /// that the rebuilt state reads first is announced all the same.
+    @Test func aStateRebuiltAfterAFailedSyncAnnouncesWhatItHadNotAndNothingTwice() async throws {
+        let folder = TemporaryFolder()
+        // The observer's second journal sync fails: the one of its second write.
+        let plan = FaultPlan(failAt: 2, counting: { $0 == .sync(StoreLayout.journal) })
+        let observer = try await Store.open(at: folder.url, configuration: .testing(hook: plan.hook))
+        let changes = Collector(await observer.changes())
+        try await observer.write { tx in try tx.upsert(Tag(id: "a", name: "A", color: "#000")) }
+        await expectFolioError(.io) { try await observer.write { tx in try tx.upsert(Tag(id: "b", name: "B", color: "#000")) } }
+        let other = try await Store.open(at: folder.url, configuration: .testing())
+        try await other.write { tx in try tx.upsert(Tag(id: "c", name: "C", color: "#000")) }
+        try await other.close()
+        try await observer.write { tx in try tx.upsert(Tag(id: "d", name: "D", color: "#000")) }
+        #expect(await changes.wait { Set($0.flatMap(\.inserted)).isSuperset(of: ["a", "c", "d"]) })
+        try await observer.close()
+        #expect(await changes.waitForEnd())
+        let announced = changes.items.flatMap { $0.inserted.union($0.updated).union($0.deleted).sorted() }
+        #expect(announced == ["a", "c", "d"], "each commit announced once, the failed one never: \(changes.items)")
+    }
+
     @Test func aSecondStoreOnTheFolderSeesTheFirstOnesWrites() async throws {
         let folder = TemporaryFolder()
         let writer = try await Store.open(at: folder.url, configuration: .testing())

@@ -3,13 +3,13 @@ import FolioCrashSupport
 import Foundation
 import Testing
 
-/// The change tracker alone (Observation/ChangeTracker.swift), without a store: what it keeps,
+/// The change feed alone (Observation/ChangeFeed.swift), without a store: what it keeps,
 /// what it drops, and what it hands over. The expected deliveries come from a small model of
 /// what a change set means (each entity existed or not before, exists or not after), not from
 /// the tracker's merge.
-@Suite struct ChangeTrackerTests {
+@Suite struct ChangeFeedTests {
     @Test func notesNothingUntilStartedAndDropsWhatIsUndeliveredWhenStopped() {
-        let tracker = ChangeTracker()
+        let tracker = ChangeFeed()
         tracker.record(ChangeSet(collection: "todos", inserted: ["a"], origin: .thisProcess))
         tracker.noteMissedOtherProcessRecords()
         #expect(tracker.take().isEmpty)
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func missedRecordsMakeOutsideChangesAnotherProcesssUntilCleared() {
-        let tracker = ChangeTracker()
+        let tracker = ChangeFeed()
         tracker.start()
         #expect(tracker.outsideOrigin == .outsideEdit)
         tracker.noteMissedOtherProcessRecords()
@@ -56,7 +56,7 @@ import Testing
         let ids = ["a", "b", "c", "d", "e"]
         var deliveries = 0
         for round in 0..<200 {
-            let tracker = ChangeTracker()
+            let tracker = ChangeFeed()
             tracker.start()
             var exists: [String: Set<String>] = [:]
             // The model's runs: collection, origin, position of the first change set, and per
@@ -118,6 +118,6 @@ import Testing
             #expect(delivered == expected, "seed \(seed), round \(round)")
             if delivered != expected { break }
         }
-        print("ChangeTrackerTests seed \(seed): 200 rounds, \(deliveries) deliveries matched the model")
+        print("ChangeFeedTests seed \(seed): 200 rounds, \(deliveries) deliveries matched the model")
     }
 }
