@@ -135,6 +135,13 @@ final class ChangeFeed {
         announced[address] = entities
     }
 
+    /// A record's change was noted for observers and applied: a pending announcement of its
+    /// partition now includes it (a reload must not announce it again).
+    func applied(_ change: JournalRecord.Change) {
+        guard !announced.isEmpty, announced[change.address] != nil else { return }
+        announced[change.address]?[change.id] = change.entity
+    }
+
     /// What observers were last told the partition holds, if its file may still catch up.
     func announcement(of address: PartitionAddress) -> [String: JSONValue]? {
         announced[address]

@@ -45,7 +45,9 @@ extension StoreState {
                 for change in changes {
                     changeSet.partitions.insert(change.address.key.text)
                     let (partition, justLoaded) = loadedForTracking(change.address)
-                    let current = partition?.entities[id]
+                    // What observers were told, where the partition fell back to an older file.
+                    let told = feed.announcement(of: change.address)
+                    let current = told != nil ? told?[id] : partition?.entities[id]
                     if change.entity == nil {
                         existedBefore = true
                         visible = true

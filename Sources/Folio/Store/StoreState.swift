@@ -223,6 +223,7 @@ final class StoreState {
                 current = (address, partitions.peek(address))
             }
             current?.partition?.apply(change)
+            feed.applied(change)
             idIndex.apply(change.id, at: address, exists: change.entity != nil)
         }
         outbox.apply(record.outbox)

@@ -3,7 +3,7 @@ import FolioCrashSupport
 import Foundation
 import Testing
 
-/// An observer that sees every commit once, while its own journal syncs fail at random.
+/// An observer that sees every commit once, and while its own journal syncs fail at random.
 ///
 /// Two stores on one folder write tags and todos (moves between days included); the observer's
 /// journal syncs fail at random (each failed write, or checkpoint, makes it rebuild its state
@@ -14,8 +14,8 @@ import Testing
 /// commits changed it, and none changed and never announced. A failed write is never announced.
 ///
 /// `FOLIO_OBSERVE_SEED` replays a run; `FOLIO_OBSERVE_TRACE=1` prints the writes and the
-/// announcements; `FOLIO_OBSERVE_NO_FAULTS=1` runs without failures; `FOLIO_OBSERVE_MOVES=1` moves
-/// todos between days too.
+/// announcements; `FOLIO_OBSERVE_MOVES=1` moves todos between days too (a move another process made
+/// and this one learns of from the files is still announced file by file: open).
 @Suite struct ObservationFaultModelTests {
     /// Fails the observer's journal syncs at random, from the seed, once armed.
     final class RandomSyncFailures: @unchecked Sendable {
@@ -44,15 +44,19 @@ import Testing
     /// One entity's value in the model (nil: it does not exist).
     enum Value: Equatable { case tag(String), todo(title: String, date: String) }
 
-    @Test func announcementsDescribeTheAcknowledgedWritesWhileSyncsFail() async throws {
+    /// - Parameter syncsFail: Whether the observer's journal syncs fail at random.
+    @Test(arguments: [false, true])
+    func announcementsDescribeTheAcknowledgedWrites(syncsFail: Bool) async throws {
         let seed = ProcessInfo.processInfo.environment["FOLIO_OBSERVE_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
         var random = SplitMix64(seed: seed)
         let folder = TemporaryFolder()
         let failures = RandomSyncFailures(seed: seed)
-        let observer = try await Store.open(at: folder.url, configuration: .testing(hook: failures.hook))
+        let printLog: LogHandler = { message in print("    log: " + message.text + " [" + (message.path ?? "") + "]") }
+        let traceLog: LogHandler? = ProcessInfo.processInfo.environment["FOLIO_OBSERVE_TRACE"] == nil ? nil : printLog
+        let observer = try await Store.open(at: folder.url, configuration: .testing(hook: failures.hook, log: traceLog))
         let other = try await Store.open(at: folder.url, configuration: .testing())
         let changes = Collector(await observer.changes())
-        if ProcessInfo.processInfo.environment["FOLIO_OBSERVE_NO_FAULTS"] == nil { failures.arm() }
+        if syncsFail { failures.arm() }
 
         let tagIDs = (0..<4).map { "t\($0)" }
         let todoIDs = (0..<4).map { UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", $0))! }
@@ -92,7 +96,7 @@ import Testing
                     }
                 }
             }
-            if trace { print("  \(store === observer ? "observer" : "other") wrote \(entries.map { "\($0.key.suffix(2))=\($0.value.map { "\($0)" } ?? "deleted")" })") }
+            if trace { print("  [\(changes.items.count) announced] \(store === observer ? "observer" : "other") wrote \(entries.map { "\($0.key.suffix(2))=\($0.value.map { "\($0)" } ?? "deleted")" })") }
             for (key, value) in entries where model[key] != value {
                 model[key] = value
                 acknowledgedChanges[key, default: 0] += 1
@@ -160,19 +164,24 @@ import Testing
         if trace { for set in changes.items { print("  announced \(set)") } }
         let overAnnounced = announced.filter { $0.value > acknowledgedChanges[$0.key, default: 0] }.keys.sorted()
         let neverAnnounced = acknowledgedChanges.keys.filter { announced[$0] == nil }.sorted()
-        print("ObservationFaultModelTests seed \(seed): \(observerWrites) observer writes (\(failedWrites) failed, \(failures.failed) failed syncs), "
+        print("ObservationFaultModelTests seed \(seed)\(syncsFail ? "" : " (no failures)"): \(observerWrites) observer writes (\(failedWrites) failed, \(failures.failed) failed syncs), "
               + "\(otherWrites) other writes, \(checkpoints) checkpoints, \(changes.items.count) change sets; "
               + "\(problems.count) inconsistent, \(overAnnounced.count) announced too often, \(neverAnnounced.count) never announced, "
               + "final state \(exists == expected ? "matches" : "differs")")
-        // Known, and found by this test: an entity is sometimes announced twice (inserted while
-        // it exists, or more often than it changed), on main before the change feed too; what
-        // causes it is open (see CHANGELOG, "Known problems").
-        withKnownIssue("an entity announced twice (inserted while it exists, or more often than it changed)", isIntermittent: true) {
+        if syncsFail {
+            // Known, and found by this test: after a failed journal sync, the state rebuilt from
+            // the disk sometimes announces an entity twice (inserted while it exists, or more
+            // often than it changed). Without failures it never does (the other argument).
+            withKnownIssue("after a failed sync, an entity announced twice", isIntermittent: true) {
+                #expect(problems.isEmpty, "seed \(seed): \(problems)")
+                #expect(overAnnounced.isEmpty, "seed \(seed): announced more often than changed: \(overAnnounced)")
+            }
+        } else {
             #expect(problems.isEmpty, "seed \(seed): \(problems)")
             #expect(overAnnounced.isEmpty, "seed \(seed): announced more often than changed: \(overAnnounced)")
         }
         #expect(neverAnnounced.isEmpty, "seed \(seed): changed and never announced: \(neverAnnounced)")
         #expect(exists == expected, "seed \(seed): announcements say \(exists.sorted()), the store holds \(expected.sorted())")
-        #expect(failedWrites >= 3 || ProcessInfo.processInfo.environment["FOLIO_OBSERVE_NO_FAULTS"] != nil, "seed \(seed): too few failed writes to test anything (\(failedWrites))")
+        #expect(failedWrites >= 3 || !syncsFail, "seed \(seed): too few failed writes to test anything (\(failedWrites))")
     }
 }
