@@ -99,7 +99,7 @@ import Testing
             #expect(try await store.fetch(Query<Todo>()).filter(\.done).count == 2)
 
             await engine.stop()
-            try await store.close()                                     // the files are up to date; the outbox stays on disk
+            try await store.close()                                     // the files are up to date; unsent commands stay on disk
         }
     }
 
