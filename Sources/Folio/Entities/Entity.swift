@@ -42,6 +42,7 @@ public protocol EntityIdentifier: Hashable, Sendable {
 }
 
 extension String: EntityIdentifier {
+    /// The string itself: it must be in Unicode NFC (FORMAT.md, "Names").
     public var storageKey: String { self }
 }
 

@@ -2,6 +2,8 @@ public import Foundation
 
 /// The size of a collection's files: one per day, one per month, or one for the whole collection.
 public enum PartitionGranularity: String, Sendable, Codable {
+    /// `day`: one file per day, `todos/2026-11/2026-11-22.json`; `month`: one file per month,
+    /// `dailyStats/2026-11.json`; `none`: one file for the whole collection, `tags.json`.
     case day, month, none
 }
 

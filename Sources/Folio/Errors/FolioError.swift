@@ -6,7 +6,7 @@
 ///
 /// ```swift
 /// do {
-///     let todos = try await store.fetch(Query<Todo>(day: "2026-11-22"))
+///     let todos = try await store.fetch(Query<Todo>(.day("2026-11-22")))
 /// } catch let error as FolioError where error.code == .corruptFile {
 ///     showRepairHint(file: error.path, line: error.line)
 /// }
@@ -16,8 +16,13 @@
 public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is. Codes are stable; new ones may be added.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name, e.g. `"corruptFile"`.
         public let rawValue: String
+        /// A code from its name. Compare with the static codes (``corruptFile``, …) rather than
+        /// making your own.
+        /// - Parameter rawValue: The code's name.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name, as ``rawValue``.
         public var description: String { rawValue }
 
         /// A data file is not valid JSON, or does not have the shape FORMAT.md specifies.

@@ -25,6 +25,7 @@ public struct StrayFile: Sendable, Hashable, CustomStringConvertible {
     /// What kind of file it looks like.
     public let kind: Kind
 
+    /// The path and what the file looks like, in one line (as `folio verify` prints it).
     public var description: String {
         switch kind {
         case .conflictCopy(let original): return "\(path): conflict copy of \(original), not read as data"

@@ -4,7 +4,15 @@
 public struct LogMessage: Sendable, CustomStringConvertible {
     /// How much attention the message deserves.
     public enum Level: Int, Sendable, Comparable {
+        /// From least to most attention: `debug` (what Folio did, for tracing), `info` (a recovery
+        /// step, a replayed journal), `warning` (something a person may want to look at; the store
+        /// works on), `error` (something failed; the message says what still holds).
         case debug, info, warning, error
+        /// Whether `a` deserves less attention than `b` (`debug` < `info` < `warning` < `error`).
+        /// - Parameters:
+        ///   - a: A level.
+        ///   - b: Another level.
+        /// - Returns: True if `a` comes before `b`.
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -15,6 +23,7 @@ public struct LogMessage: Sendable, CustomStringConvertible {
     /// The file concerned, relative to the store, if any.
     public let path: String?
 
+    /// The message in one line: `[folio warning] todos/2026-11/2026-11-22.json: …`.
     public var description: String {
         "[folio \(level)] " + (path.map { "\($0): " } ?? "") + text
     }

@@ -14,6 +14,11 @@ public struct StoreProblem: Sendable, Equatable, CustomStringConvertible {
         /// in the journal.
         case note
 
+        /// Orders by importance: an error comes before a warning, a warning before a note.
+        /// - Parameters:
+        ///   - a: A severity.
+        ///   - b: Another severity.
+        /// - Returns: True if `a` is more serious than `b`.
         public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
         private var rank: Int {
             switch self {
@@ -27,8 +32,12 @@ public struct StoreProblem: Sendable, Equatable, CustomStringConvertible {
     /// What kind of problem, for scripts and tests: stable strings such as `invalidJSON`,
     /// `duplicateID` or `conflictCopy` (the list is in docs/CLI.md; it may grow).
     public struct Kind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The kind's stable name, e.g. `"invalidJSON"`.
         public let rawValue: String
+        /// A kind from its name.
+        /// - Parameter rawValue: The kind's name, as docs/CLI.md lists them.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The kind's name, as ``rawValue``.
         public var description: String { rawValue }
 
         /// A file that is not valid JSON.

@@ -15,7 +15,7 @@ internal import Foundation
 /// - ``updateEntities(in:_:)``
 /// ### Collections and partitions
 /// - ``renameCollection(_:to:)``
-/// - ``repartition(_:by:)``
+/// - ``repartition(_:by:key:)``
 /// - ``moveEntities(in:to:)``
 /// ### Typed and custom
 /// - ``convert(_:from:to:_:)``

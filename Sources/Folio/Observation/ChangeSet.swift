@@ -54,6 +54,7 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     /// Whether the entities themselves changed (not only their sync status).
     public var changesEntities: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
 
+    /// The change in one line, for logs: `todos (thisProcess): + A,B ~ C - D`.
     public var description: String {
         func list(_ name: String, _ ids: Set<String>) -> String? {
             ids.isEmpty ? nil : "\(name) \(ids.sorted().joined(separator: ","))"

@@ -14,6 +14,7 @@ public enum EntitySyncStatus: Sendable, Hashable, CustomStringConvertible {
     /// Whether a local change has not reached the server (pending or failed).
     public var hasPendingWrites: Bool { self != .synced }
 
+    /// The status in a few words: `synced`, `pending (2)`, `failed (command 42, HTTP 422): …`.
     public var description: String {
         switch self {
         case .synced: return "synced"

@@ -113,6 +113,11 @@ public struct OutboxCommand: Sendable, Equatable, Identifiable {
         do { return try Date.ISO8601FormatStyle().parse(text) } catch { return nil }
     }
 
+    /// Whether two commands are the same file content (every member, compared as JSON values).
+    /// - Parameters:
+    ///   - a: A command.
+    ///   - b: Another command.
+    /// - Returns: True if their JSON is equal.
     public static func == (a: OutboxCommand, b: OutboxCommand) -> Bool { a.json == b.json }
 }
 
@@ -134,6 +139,8 @@ public struct FailedCommand: Sendable, Equatable, Identifiable {
     /// deleted it).
     public let serverEntity: Data?
 
+    /// The command's sequence number, which ``Store/retryFailedCommand(_:)`` and
+    /// ``Store/dropFailedCommand(_:)`` take.
     public var id: UInt64 { command.sequence }
 
     init(command: OutboxCommand, reason json: JSONValue) {

@@ -9,9 +9,10 @@ extension Store {
     /// a complete store with an empty journal: it opens anywhere, and never holds half a
     /// transaction.
     ///
-    /// A plain `rsync` or `cp` of a live folder also opens and recovers (the journal is replayed),
-    /// but if a checkpoint runs while the copy is made, the copy may hold part of a transaction.
-    /// Use `backup(to:)` (or `folio backup`) for a copy you must be able to trust.
+    /// A plain `rsync` or `cp` of a live folder is checked when it is opened: if a checkpoint ran
+    /// while it was made, it could hold part of a transaction, and opening it throws
+    /// ``FolioError/Code/inconsistentCopy``. Use `backup(to:)` (or `folio backup`), or
+    /// ``snapshot(to:)``, for a copy that always opens.
     ///
     /// A store opened read-only is not checkpointed: the copy gets its files and its journal,
     /// read under the readers' lock (so they agree), and the copy is then opened once, which

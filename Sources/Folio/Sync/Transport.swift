@@ -89,6 +89,11 @@ public enum PushOutcome: Sendable, Equatable {
 }
 
 extension FailureReason: Equatable {
+    /// Whether two failures say the same: reason, status, details and extra members.
+    /// - Parameters:
+    ///   - a: A failure.
+    ///   - b: Another failure.
+    /// - Returns: True if every part is equal.
     public static func == (a: FailureReason, b: FailureReason) -> Bool {
         a.reason == b.reason && a.status == b.status && a.details == b.details && a.extra == b.extra
     }

@@ -2,7 +2,7 @@
 /// (`folio merge-driver`), given git's merge base and both sides, and `folio resolve`, given a file
 /// that git left with conflict markers.
 ///
-/// Both merge per entity, as Folio merges a save (``PartitionMerge``): what one side changed is
+/// Both merge per entity, as Folio merges a save (`PartitionMerge`): what one side changed is
 /// taken, an entity both sides changed is merged field by field (the incoming side's value first),
 /// and the result names the working copy's revision with both sides' ancestors joined, so that the
 /// Folio of that copy reads it as an edit of its own revision and merges it exactly.

@@ -13,6 +13,7 @@ public struct MergeReport: Sendable, Equatable, CustomStringConvertible {
 
     /// The data file, relative to the store's folder.
     public var path: String
+    /// Whether the file's base was unknown or both sides changed entities.
     public var kind: Kind
     /// For ``Kind/unknownBase``: the entities the file lacked, which stay.
     public var kept: [String]
@@ -20,6 +21,7 @@ public struct MergeReport: Sendable, Equatable, CustomStringConvertible {
     /// (``Kind/conflict``).
     public var changed: [String]
 
+    /// The merge in one line, with the file and the number of entities concerned.
     public var description: String {
         switch kind {
         case .unknownBase:

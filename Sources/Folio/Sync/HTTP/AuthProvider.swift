@@ -24,5 +24,8 @@ public struct StaticAuthorization: AuthProvider {
     /// - Parameter value: The header's value, e.g. `"Bearer abc"`.
     public init(_ value: String) { self.value = value }
 
+    /// The fixed value, whether or not a refresh is asked for.
+    /// - Parameter refresh: Ignored: a fixed header has nothing fresher to give.
+    /// - Returns: The value given to ``init(_:)``.
     public func authorization(refresh: Bool) async throws -> String? { value }
 }

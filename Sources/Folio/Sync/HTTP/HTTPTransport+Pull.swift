@@ -2,6 +2,14 @@ internal import Foundation
 
 /// Pulling: `GET {base}/{collection}?partition=…` and `GET {base}/{collection}?since=…`.
 extension HTTPTransport {
+    /// Fetches a partition (`GET {base}/{collection}?partition=…`) or the changes since a cursor
+    /// (`?since=…`), checking the answer as untrusted input.
+    /// - Parameter request: The collection, and the partition or the cursor.
+    /// - Returns: The server's entities or changes; ``PullResponse/notServed(_:)`` when the server
+    ///   answers 404 (it does not serve the collection) or 501 to `?since=` (it has no change feed).
+    /// - Throws: ``FolioError`` with ``FolioError/Code/network`` (no answer, or 408, 425, 429,
+    ///   5xx), ``FolioError/Code/unauthorized`` (401), or ``FolioError/Code/badResponse`` (an
+    ///   answer that is not the protocol's JSON, too large, redirected, or another status).
     public func pull(_ request: PullRequest) async throws -> PullResponse {
         var query: [URLQueryItem] = []
         if let partition = request.partition {

@@ -35,6 +35,7 @@ public final class HTTPTransport: BatchTransport {
     let options: Options
     let loader: BoundedLoader
 
+    /// ``Options/batchSize``, at least 1.
     public var maxBatchSize: Int { max(1, options.batchSize) }
 
     /// Creates a transport.
@@ -60,6 +61,12 @@ public final class HTTPTransport: BatchTransport {
 
     // MARK: Push
 
+    /// Sends one command as PROTOCOL.md says: `PUT` or `DELETE {base}/{collection}/{id}`, or
+    /// `POST {base}/_commands/{name}`, with its idempotency key and precondition.
+    /// - Parameter request: The command, its body and precondition.
+    /// - Returns: What the server did, from its status (PROTOCOL.md, "Responses to a push"); a
+    ///   network failure is ``PushOutcome/unreachable(reason:)``.
+    /// - Throws: Nothing today: every failure is an outcome.
     public func push(_ request: PushRequest) async throws -> PushOutcome {
         let (method, path) = Self.route(request.command)
         var headers = Self.pushHeaders(request)
@@ -68,6 +75,12 @@ public final class HTTPTransport: BatchTransport {
         return Self.outcome(of: answer, for: request.command)
     }
 
+    /// Sends consecutive commands in one `POST {base}/_batch` (PROTOCOL.md, "Batches"); a single
+    /// command is sent alone.
+    /// - Parameter requests: The commands, in queue order.
+    /// - Returns: One outcome per request the server handled, in order; if the batch request
+    ///   itself failed, one outcome for the first command.
+    /// - Throws: ``FolioError`` if the batch's body cannot be built from the commands.
     public func push(batch requests: [PushRequest]) async throws -> [PushOutcome] {
         if requests.count == 1 { return [try await push(requests[0])] }
         let body = Data(try Self.batchBody(requests))
