@@ -18,6 +18,6 @@ extension Store {
         let cache = state.partitions
         return CacheFootprint(estimatedBytes: cache.estimatedBytes, mustStayBytes: cache.mustStayBytes,
                               paths: Set(cache.addresses.map(\.path)), evictions: cache.evictions,
-                              partitionsScanned: state.partitionsScanned, partitionsFromFieldIndex: state.partitionsFromFieldIndex)
+                              partitionsScanned: state.statistics.partitionsScanned, partitionsFromFieldIndex: state.statistics.partitionsFromFieldIndex)
     }
 }

@@ -8,17 +8,13 @@ extension Store {
         try MigrationCommit.finish(fileSystem, log: configuration.logHandler)
         func fresh() throws(FolioError) -> StoreState {
             let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
-            state.storeID = storeID
-            state.onOutsideEdit = configuration.onOutsideEdit
+            state.use(StoreSettings(storeID: storeID, configuration: configuration))
             try state.removeLeftoverTempFiles()
             // A copy of a live folder is checked before anything in it is replayed or written.
             let origin = try state.checkOrigin()
             try state.makeMissingLog(origin)
             // Before anything is written: every revision of a data file names this writer.
-            state.writerID = try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) }
-            state.historyRetention = configuration.historyRetention
-            state.historyByteLimit = configuration.historyByteLimit
-            state.editConflictRules = configuration.editConflictRules
+            state.adoptWriterID(try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) })
             try recover(state)
             try state.settleOrigin(origin)
             try MachineryIgnore.ensure(in: fileSystem)
@@ -78,10 +74,10 @@ extension Store {
         try MigrationCommit.finish(fileSystem, log: nil)
         let state = try StoreState(fileSystem: fileSystem, log: nil)
         defer { state.close() }
-        state.storeID = try Marker.ensure(in: fileSystem)
+        state.use(StoreSettings(storeID: try Marker.ensure(in: fileSystem)))
         if recovering {
             try state.removeLeftoverTempFiles()
-            state.writerID = try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) }
+            state.adoptWriterID(try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) })
             try recover(state)
         } else {
             try state.refreshJournal()

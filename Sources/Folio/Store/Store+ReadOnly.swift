@@ -25,7 +25,7 @@ extension Store {
     private static func loadReadOnly(_ fileSystem: FileSystem, log: LogHandler?, cacheBudget: Int) throws(FolioError) -> StoreState {
         let storeID = try Marker.ensure(in: fileSystem, create: false)
         let state = try StoreState(fileSystem: fileSystem, log: log, readOnly: true, cacheBudget: cacheBudget)
-        state.storeID = storeID
+        state.use(StoreSettings(storeID: storeID))
         // A copy of a live folder whose files do not belong with its journal is refused here too.
         _ = try state.checkOrigin()
         return state

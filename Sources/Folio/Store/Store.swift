@@ -216,16 +216,16 @@ public actor Store {
         }
         // Begun before the journal is read: files another process's checkpoint wrote are loaded
         // there when this one observes (StoreState.checkFilesCheckpointed).
-        state.readPass.begin()
+        state.beginLockFreePass()
         do throws(FolioError) { try state.refreshJournal() } catch {
-            _ = state.readPass.end()
+            _ = state.endLockFreePass()
             throw error
         }
-        state.readPass.beginBody()
+        state.beginLockFreeBody()
         let first: Result<T, FolioError>
         do throws(FolioError) { first = .success(try located(body)) } catch { first = .failure(error) }
         // A pass that loaded files (or put them off) is not the answer, whatever it returned.
-        if state.readPass.end() { return try first.get() }
+        if state.endLockFreePass() { return try first.get() }
         try await lock.acquire(exclusive: false)
         defer { lock.release(exclusive: false) }
         try state.refreshJournal()
@@ -256,7 +256,6 @@ public actor Store {
         let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget,
                                    feed: feed)
         fresh.takeSettings(of: state)
-        fresh.onOutsideEdit = configuration.onOutsideEdit
         // The old state announced what it took in: the new one takes it in again unannounced, then
         // announces what differs from what observers were told (commits the old one never read).
         let told = feed.isTracking ? state.toldObservers(except: feed.failedChanges) : [:]

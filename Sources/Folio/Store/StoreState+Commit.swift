@@ -11,7 +11,7 @@ extension StoreState {
         // A person's saves read so far are adopted in this same record (StoreState+HandEdits.swift),
         // after the app's hook staged what it derives from them.
         let adoption = takeAdoption()
-        if !adoption.isEmpty, let hook = onOutsideEdit {
+        if !adoption.isEmpty, let hook = settings.onOutsideEdit {
             do {
                 try hook(adoption.changeSets, transaction)
             } catch {

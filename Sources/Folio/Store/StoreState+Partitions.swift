@@ -21,8 +21,7 @@ extension StoreState {
         if granularity != .none, file != nil {
             throw FolioError(.collectionMismatch, "\(E.self) declares collection \(name) partitioned by \(granularity), but the store has the unpartitioned file \(name).json", path: name + ".json")
         }
-        collections[name] = granularity
-        outbox.register(E.syncMode, for: name)
+        noteRegistered(name, granularity: granularity, syncMode: E.syncMode)
         return granularity
     }
 
@@ -244,7 +243,7 @@ extension StoreState {
                 // Finding the id loads files (the look-up below `stat`s every file of the
                 // collection, then reads one), which makes this read run again under the shared
                 // lock (Store.read): do it there once, not twice.
-                readPass.putOffFileLoad()
+                putOffFileLoad()
                 return nil
             }
             // A process that has not built the index yet (a cold `get`, a widget adding one todo)

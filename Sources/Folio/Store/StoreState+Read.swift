@@ -26,7 +26,7 @@ extension StoreState {
         if readPass.putsOffFileLoads, addresses.contains(where: { !partitions.contains($0) }) {
             // Loading a file makes this read run again under the shared lock (Store.read): load
             // it there, and read the partitions once, not twice.
-            readPass.putOffFileLoad()
+            putOffFileLoad()
             return []
         }
         var result: [E] = []
@@ -44,7 +44,7 @@ extension StoreState {
                 // load updates the index and finds an id in two files, as a read would.
                 if let index = idIndex.locations(in: E.collection), ids.all.contains(where: { index[$0] != address.key }) { indexPartition(address) }
                 scan.note(address, ids: ids, vouched: vouched)
-                partitionsScanned += 1
+                notePartitionScanned()
                 result.append(contentsOf: scanned)
                 return
             case .loaded(let loaded, let decoded, let vouched):

@@ -83,7 +83,7 @@ extension StoreState {
                 // Files read whole need the written log's hashes; those read from the field index do not.
                 let reading = missing.filter { !scanning.contains($0) || indexed[$0.key] == nil }.count
                 let written = reading == 0 ? nil
-                    : writtenHashes.current(fileSystem, worthReading: reading + fileLoads >= WrittenHashesCache.worthReadingAfter)
+                    : writtenHashes.current(fileSystem, worthReading: reading + statistics.fileLoads >= WrittenHashesCache.worthReadingAfter)
                 let unindexedSet = Set(unindexed)
                 results = parallelMap(missing + unindexed, width: width) { address in
                     Result { () throws(FolioError) -> Prefetched<E> in
@@ -110,7 +110,7 @@ extension StoreState {
                 }
                 let file = try prefetched.get()
                 if let scanned = file.scanned {
-                    if file.fromIndex { partitionsFromFieldIndex += 1 }
+                    if file.fromIndex { notePartitionFromFieldIndex() }
                     try body(.scanned(address, ids: scanned.ids, matches: scanned.matches, vouched: file.fromIndex && fieldIndex.idsAreUnique))
                     continue
                 }

@@ -36,7 +36,7 @@ extension StoreState {
     func reportUndecodable<E: Entity>(_ type: E.Type, in partition: Partition, error: FolioError) {
         guard let id = error.entityID else { return }
         let stored = partition.entities[id].map { String(decoding: JSONWriter.compact($0), as: UTF8.self) } ?? ""
-        guard reportedUndecodable.insert("\(E.self)\u{0}\(partition.address.path)\u{0}\(id)\u{0}\(stored)").inserted else { return }
+        guard isFirstReport(ofUndecodable: "\(E.self)\u{0}\(partition.address.path)\u{0}\(id)\u{0}\(stored)") else { return }
         let located = undecodable(E.self, in: partition, id: id)?.error ?? error
         report(.error, "\(located.message); skipped by reads of \(E.self) until migrated or fixed (its fields are kept)",
                path: located.path.map { path in located.line.map { "\(path):\($0):\(located.column ?? 1)" } ?? path })

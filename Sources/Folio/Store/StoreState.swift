@@ -54,13 +54,9 @@ final class StoreState {
     var adoptedSavesAsCommitted: [Partition] { partitions.partitions.filter { $0.adoptedSave && !$0.isDirty } }
 
     /// Takes the settings of the state this one replaces (a reload after a failed sync): ids,
-    /// history limits, conflict rules, collections' sync modes.
+    /// history limits, conflict rules, the outside-edit hook, collections' sync modes.
     func takeSettings(of old: StoreState) {
-        storeID = old.storeID
-        writerID = old.writerID
-        historyRetention = old.historyRetention
-        historyByteLimit = old.historyByteLimit
-        editConflictRules = old.editConflictRules
+        settings = old.settings
         for (collection, mode) in old.outbox.syncModes { outbox.register(mode, for: collection) }
     }
     /// The partitions read, within the configured byte budget (PartitionCache.swift).
@@ -83,51 +79,62 @@ final class StoreState {
     /// Partitions the journal's current records change (the cursor's): what the next checkpoint
     /// must write.
     var touched: Set<PartitionAddress> { cursor.touched }
-    /// Counts partition files read (first loads and reloads): a statistic, and what tells a
-    /// process that reads many files that `.folio/written` is worth reading.
-    private(set) var fileLoads = 0
-    /// How many partition files queries read field by field without loading them (a field filter).
-    var partitionsScanned = 0
-    /// Partitions a query filtered on the field index (for tests).
-    var partitionsFromFieldIndex = 0
+    /// What this state was opened with (``StoreSettings``).
+    private(set) var settings = StoreSettings(storeID: "")
+    var storeID: String { settings.storeID }
+    var writerID: String { settings.writerID }
+    /// The prefix of new commands' ids.
+    var commandIDPrefix: String { settings.commandIDPrefix }
+    /// Uses these settings (opening).
+    func use(_ settings: StoreSettings) { self.settings = settings }
+    /// Takes this folder instance's writer id (a read-write open ensured it).
+    func adoptWriterID(_ id: String) { settings.writerID = id }
+
+    /// What reads did (``ReadStatistics``).
+    private(set) var statistics = ReadStatistics()
     /// The collections registered by this process, with their partitioning.
-    var collections: [String: PartitionGranularity] = [:]
-    /// The store's id, from `folio.json` (shared by every copy of the store; the first half of
-    /// the ids of commands made before writer ids existed).
-    var storeID = ""
-    /// This folder instance's writer id, the prefix of the idempotency keys of the commands it
-    /// enqueues (``WriterID``); the store id until a read-write open sets it.
-    var writerID = ""
-    /// How long and how many bytes the history of each data file keeps (``KeptVersions``).
-    var historyRetention = KeptVersions.defaultRetention
-    var historyByteLimit = KeptVersions.defaultByteLimit
-    /// Which side wins a field both a save and Folio changed, per collection (``EditConflictRule``).
-    var editConflictRules: [String: EditConflictRule] = [:]
+    private(set) var collections: [String: PartitionGranularity] = [:]
     /// Merges this process made that the app may show (``Store/mergeReports()``).
     let mergeReports = MergeReports()
-    /// The prefix of new commands' ids.
-    var commandIDPrefix: String { writerID.isEmpty ? storeID : writerID }
     /// A read's first, unlocked pass (``ReadPass``): a read that must load a file leaves it for
     /// the locked pass that loading any file causes.
-    var readPass = ReadPass()
+    private(set) var readPass = ReadPass()
 
     /// A partition file was read (first load or reload).
     func noteFileLoad() {
-        fileLoads += 1
+        statistics.noteFileLoad()
         readPass.noteFileLoad()
+    }
+    /// A query scanned a partition file field by field.
+    func notePartitionScanned() { statistics.noteScanned() }
+    /// A query filtered a partition on the field index.
+    func notePartitionFromFieldIndex() { statistics.noteFromFieldIndex() }
+
+    /// A lock-free read pass begins, before it catches up with the journal.
+    func beginLockFreePass() { readPass.begin() }
+    /// The pass's body begins: from here, file loads are put off to the locked pass.
+    func beginLockFreeBody() { readPass.beginBody() }
+    /// The pass ends. Returns whether it is the answer: it touched no file.
+    func endLockFreePass() -> Bool { readPass.end() }
+    /// A read needed a file and left it for the locked pass.
+    func putOffFileLoad() { readPass.putOffFileLoad() }
+
+    /// Records a collection registered by this process (``register(_:)``).
+    func noteRegistered(_ collection: String, granularity: PartitionGranularity, syncMode: SyncMode) {
+        collections[collection] = granularity
+        outbox.register(syncMode, for: collection)
     }
     /// What checkpoints last wrote to each file (`.folio/written`), to know Folio's own files
     /// without listing their kept versions.
     let writtenHashes = WrittenHashesCache()
-    /// The app's hook for recomputing derived data after outside edits (see
-    /// ``Store/Configuration/onOutsideEdit``).
-    var onOutsideEdit: Store.Configuration.OutsideEditHook?
     /// The checkpoint's appends to `.folio/written`, while a checkpoint writes files
     /// (StoreState+WrittenLog.swift).
     var writtenAppender: WrittenLog.Appender?
     /// Entities that do not decode, already reported (type, path, id and stored JSON), so that
     /// reading a partition again after it left memory does not report them again.
-    var reportedUndecodable: Set<String> = []
+    private var reportedUndecodable: Set<String> = []
+    /// Whether an undecodable entity is reported for the first time (then it counts as reported).
+    func isFirstReport(ofUndecodable key: String) -> Bool { reportedUndecodable.insert(key).inserted }
 
     /// Opened read-only: nothing is written, kept versions included (StoreState+KeptVersions).
     let isReadOnly: Bool

@@ -5,7 +5,7 @@ extension StoreState {
     /// How often a checkpoint reads a file again and retries after finding it changed.
     static let swapAttempts = 8
 
-    var keptVersions: KeptVersions { KeptVersions(fileSystem: fileSystem, retention: historyRetention, byteLimit: historyByteLimit) }
+    var keptVersions: KeptVersions { KeptVersions(fileSystem: fileSystem, retention: settings.historyRetention, byteLimit: settings.historyByteLimit) }
 
     /// What a partition file read from disk holds for Folio: the file itself, or, when it was saved
     /// from a version older than the newest Folio wrote (or comes from another copy of the store),
@@ -23,7 +23,7 @@ extension StoreState {
 
     private func reconcile(_ contents: PartitionFile.Contents, bytes: [UInt8], hash: ContentHash, path: String) -> Reconciled {
         // What a checkpoint last wrote to the file: Folio's, without listing its kept versions.
-        if writtenHashes.current(fileSystem, worthReading: fileLoads >= WrittenHashesCache.worthReadingAfter)?.isLastWritten(hash, at: path) == true {
+        if writtenHashes.current(fileSystem, worthReading: statistics.fileLoads >= WrittenHashesCache.worthReadingAfter)?.isLastWritten(hash, at: path) == true {
             return Reconciled(contents: contents, merged: false, kept: true)
         }
         let versions: [KeptVersions.Version]
@@ -107,7 +107,7 @@ extension StoreState {
             keepForeign()
             return Reconciled(contents: adopted, merged: false, kept: true, folio: written)
         case .known(let version, let baseContents):
-            let rule = partitionAddress(of: path).flatMap { editConflictRules[$0.collection] } ?? .fileFirst
+            let rule = partitionAddress(of: path).flatMap { settings.editConflictRules[$0.collection] } ?? .fileFirst
             result = PartitionMerge.merge(base: baseContents, ours: ours, theirs: contents, rule: rule)
             text = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(version.name)): merged"
                 + Self.listing("kept Folio's newer state of", result.keptFromFolio)
@@ -185,7 +185,7 @@ extension StoreState {
     func nextRevision(of contents: PartitionFile.Contents, after vector: [String: UInt64], versions: [KeptVersions.Version]) -> Revision? {
         guard WriterID.isValid(writerID) else { return nil }
         let number = KeptVersions.nextNumber(of: writerID, in: versions, after: vector[writerID] ?? 0)
-        let ancestors = Revision.droppingSaves(vector, olderThan: max(historyRetention, KeptVersions.defaultRetention),
+        let ancestors = Revision.droppingSaves(vector, olderThan: max(settings.historyRetention, KeptVersions.defaultRetention),
                                                now: Revision.currentSecond)
         return Revision(writer: writerID, number: number, hash: contents.contentHash, ancestors: ancestors)
     }
@@ -403,7 +403,7 @@ extension StoreState {
         do {
             let dropped = try keptVersions.keep(bytes, of: path, revision: revision, edit: edit)
             if dropped > 0 {
-                report(.warning, "the history of this file passed its byte limit (\(historyByteLimit) bytes): its \(dropped) oldest versions went; a save made from one of them is merged without a base (nothing is deleted by it)", path: path)
+                report(.warning, "the history of this file passed its byte limit (\(settings.historyByteLimit) bytes): its \(dropped) oldest versions went; a save made from one of them is merged without a base (nothing is deleted by it)", path: path)
             }
         } catch {
             report(.warning, "cannot keep a version of this file (\(error.message)); a save made from it cannot be merged", path: path)
