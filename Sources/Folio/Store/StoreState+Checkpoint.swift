@@ -52,8 +52,7 @@ extension StoreState {
         var staged: [(Partition, StagedPartition)] = []
         var removed: [Partition] = []
         // Every version written is noted in `.folio/written` first (the copy check).
-        try beginWrittenLog()
-        defer { writtenAppender = nil }
+        let run = try beginCheckpointRun()
         for address in touched.union(merged).sorted() {
             let partition: Partition
             do {
@@ -76,7 +75,7 @@ extension StoreState {
             let isEmpty = partition.entities.isEmpty && partition.versions.isEmpty
             if isEmpty && partition.identity == nil {
                 partition.markWritten(identity: nil)
-                try noteWrite(path, nil)
+                try run.noteWrite(path, nil)
             } else if isEmpty {
                 // Folio's newest version of the file is then "no entities": a save from an older
                 // buffer of it is merged against the removal and brings back nothing deleted.
@@ -89,16 +88,16 @@ extension StoreState {
             } else {
                 // Unchanged, but an earlier checkpoint may have renamed it into place and failed
                 // before syncing the folder: sync it again, cheaply, before the journal forgets.
-                if partition.adoptedSave { try keepAdoptedSave(partition, barrier: barrier) }
+                if partition.adoptedSave { try keepAdoptedSave(partition, barrier: barrier, run: run) }
                 directories.insert(folder)
-                try noteWrite(path, partition.fileHash)
+                try run.noteWrite(path, partition.fileHash)
             }
         }
         // The first barrier: every byte about to be put in place, and the versions kept of it.
         if !staged.isEmpty || !removed.isEmpty { try barrier.flush() }
         // Only if each file is still the one read: an editor's save is never overwritten.
         for (partition, file) in staged {
-            if let problem = try writeUnlessChanged(partition, staged: file) {
+            if let problem = try writeUnlessChanged(partition, staged: file, run: run) {
                 outcome.blocked.append(problem)
                 continue
             }
@@ -106,21 +105,21 @@ extension StoreState {
             directories.insert(FileSystem.parent(of: partition.address.path))
         }
         for partition in removed {
-            if let problem = try writeUnlessChanged(partition) {
+            if let problem = try writeUnlessChanged(partition, run: run) {
                 outcome.blocked.append(problem)
                 continue
             }
             outcome.filesWritten += 1
             directories.insert(FileSystem.parent(of: partition.address.path))
         }
-        outcome.filesWritten += try outbox.writeFiles(folders: &directories, barrier: barrier, noteWrite: noteWrite)
+        outcome.filesWritten += try outbox.writeFiles(folders: &directories, barrier: barrier, noteWrite: run.noteWrite)
         // A record appended meanwhile (an edit adopted while a file was swapped) may touch a
         // partition already written: the journal then keeps everything for the next checkpoint.
         let late = touched.first { partitions[$0]?.isDirty ?? true }
         let emptiesJournal = outcome.blocked.isEmpty && late == nil
         // Before the journal forgets: a copy of the folder can then match its files to its
         // journal. The second barrier makes the log's lines durable with everything else.
-        try finishWrittenLog(checkpoint: emptiesJournal, sync: !barrier.coversEverything)
+        try finish(run, emptiesJournal: emptiesJournal, sync: !barrier.coversEverything)
         // The second barrier: every name put in place, and the outbox's new files.
         for folder in directories { barrier.noteFolder(folder) }
         try barrier.flush()

@@ -105,29 +105,20 @@ extension StoreState {
         }
     }
 
-    /// Opens `.folio/written` for a checkpoint's lines (making it from the files if it is gone).
-    func beginWrittenLog() throws(FolioError) {
-        guard !isReadOnly else { return }
+    /// Starts a checkpoint's run: opens `.folio/written` for its lines (making it from the files
+    /// if it is gone).
+    func beginCheckpointRun() throws(FolioError) -> CheckpointRun {
+        guard !isReadOnly else { return CheckpointRun(appender: nil, cursor: cursor) }
         if try fileSystem.identity(WrittenLog.path) == nil { try rewriteWrittenLog(fromFiles: true) }
-        writtenAppender = try writtenLog.appender()
+        return CheckpointRun(appender: try writtenLog.appender(), cursor: cursor)
     }
 
-    /// Notes, before a checkpoint replaces or removes a file, what the file will hold (nil: no
-    /// file): it contains every record before the current transaction number.
-    func noteWrite(_ path: String, _ hash: ContentHash?) throws(FolioError) {
-        try writtenAppender?.add(WrittenLog.line(path, WrittenLog.Entry(transaction: cursor.nextTransaction, hash: hash)))
-    }
-
-    /// Ends a checkpoint's lines: `C t` when the journal is about to be emptied at `t`, then one
-    /// sync (unless `sync` is false: the checkpoint's barrier makes them durable). Compacts a
+    /// Ends a checkpoint's lines (``CheckpointRun/finish(emptiesJournal:sync:)``), and compacts a
     /// large log.
-    func finishWrittenLog(checkpoint: Bool, sync: Bool = true) throws(FolioError) {
-        guard let appender = writtenAppender else { return }
-        writtenAppender = nil
-        if checkpoint { try appender.add("C \(cursor.nextTransaction)\n") }
-        try appender.finish(sync: sync)
+    func finish(_ run: CheckpointRun, emptiesJournal: Bool, sync: Bool = true) throws(FolioError) {
+        guard try run.finish(emptiesJournal: emptiesJournal, sync: sync) else { return }
         if try writtenLog.size() > WrittenLog.compactionSize {
-            try rewriteWrittenLog(fromFiles: false, since: checkpoint ? cursor.nextTransaction : nil)
+            try rewriteWrittenLog(fromFiles: false, since: emptiesJournal ? cursor.nextTransaction : nil)
         }
     }
 

@@ -127,9 +127,6 @@ final class StoreState {
     /// What checkpoints last wrote to each file (`.folio/written`), to know Folio's own files
     /// without listing their kept versions.
     let writtenHashes = WrittenHashesCache()
-    /// The checkpoint's appends to `.folio/written`, while a checkpoint writes files
-    /// (StoreState+WrittenLog.swift).
-    var writtenAppender: WrittenLog.Appender?
     /// Entities that do not decode, already reported (type, path, id and stored JSON), so that
     /// reading a partition again after it left memory does not report them again.
     private var reportedUndecodable: Set<String> = []

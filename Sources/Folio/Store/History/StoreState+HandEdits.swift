@@ -106,12 +106,12 @@ extension StoreState {
     /// later reads then take the file as Folio's, not as a save to adopt again. A file saved again
     /// since is left alone (it is a new edit). Durable once the checkpoint's `barrier` is flushed
     /// (before the journal is reset).
-    func keepAdoptedSave(_ partition: Partition, barrier: DurabilityBarrier) throws(FolioError) {
+    func keepAdoptedSave(_ partition: Partition, barrier: DurabilityBarrier, run: CheckpointRun) throws(FolioError) {
         let path = partition.address.path
         guard let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
         guard !isReadOnly else { return }
         // As for a file the checkpoint writes: it holds every record so far (`.folio/written`).
-        try noteWrite(path, ContentHash(bytes))
+        try run.noteWrite(path, ContentHash(bytes))
         try keptVersions.keep(bytes, of: path, revision: partition.revision, barrier: barrier)
         partition.adoptedSave = false
     }

@@ -229,7 +229,7 @@ extension StoreState {
     /// - Parameter staged: The new version, staged and made durable by the checkpoint's barrier
     ///   (``stage(_:barrier:)``), for the first attempt; used only if the partition still holds
     ///   what was staged. Later attempts stage and sync their own.
-    func writeUnlessChanged(_ partition: Partition, staged: StagedPartition? = nil) throws(FolioError) -> FolioError? {
+    func writeUnlessChanged(_ partition: Partition, staged: StagedPartition? = nil, run: CheckpointRun) throws(FolioError) -> FolioError? {
         let path = partition.address.path
         let atomic = AtomicFile(fileSystem: fileSystem)
         var staged = staged
@@ -239,7 +239,7 @@ extension StoreState {
             let outcome: AtomicFile.SwapOutcome
             var revision: Revision?
             if partition.entities.isEmpty && partition.versions.isEmpty {
-                try noteWrite(path, nil)
+                try run.noteWrite(path, nil)
                 outcome = try removeUnlessChanged(partition)
             } else {
                 let file: AtomicFile.Staged
@@ -257,7 +257,7 @@ extension StoreState {
                     (file, revision) = (fresh.file, fresh.revision)
                     try barrier.flush()
                 }
-                try noteWrite(path, ContentHash(file.bytes))
+                try run.noteWrite(path, ContentHash(file.bytes))
                 outcome = try atomic.swapIn(file, ifStill: partition.identity == nil ? nil : partition.fileHash)
                 if case .replaced = outcome { partition.fileHash = ContentHash(file.bytes) }
             }
@@ -288,7 +288,7 @@ extension StoreState {
 
     /// Writes a partition's committed state, as this writer's next revision of the file, to a temp
     /// file in its versions folder and keeps it as Folio's newest version, both durable once
-    /// `barrier` is flushed; nothing is in place yet (``writeUnlessChanged(_:staged:)`` swaps it in).
+    /// `barrier` is flushed; nothing is in place yet (``writeUnlessChanged(_:staged:run:)`` swaps it in).
     func stage(_ partition: Partition, barrier: DurabilityBarrier) throws(FolioError) -> StagedPartition {
         let path = partition.address.path
         let contents = partition.contents
