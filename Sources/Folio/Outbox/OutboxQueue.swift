@@ -3,7 +3,7 @@
 /// collection registered here, which commands may be on their way to the server, and how many
 /// commands this process has seen queued.
 ///
-/// Reading the command files is the store's business (StoreState+Outbox.swift): the queue holds
+/// Reading the command files is the outbox book's (OutboxBook.swift): the queue holds
 /// what was read and keeps it current as journal records are applied.
 final class OutboxQueue {
     /// The commands, once loaded (nil until then, and after another process's checkpoint).

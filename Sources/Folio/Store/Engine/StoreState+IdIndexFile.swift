@@ -1,0 +1,71 @@
+/// The coordinator's use of the saved id index (``IndexFile``, `.folio/index/<collection>`):
+/// building a collection's id index from it and the files, and saving it.
+extension StoreState {
+    /// Builds the id index of a partitioned collection: from `.folio/index/` where the files are
+    /// unchanged, by reading the partition files elsewhere.
+    func buildIndex(collection: String, granularity: PartitionGranularity) throws(FolioError) {
+        let persisted = IndexFile.read(fileSystem, collection: collection)
+        // Identities are filled as partitions leave memory during the build too
+        // (StoreState+Eviction.swift).
+        idIndex.beginBuilding(collection)
+        var persistedCount = 0
+        var stale = false
+        // The entries whose files are unchanged go in first, into one dictionary sized at once
+        // (years of ids, added one by one through `index(_:in:)`, cost more than reading them);
+        // an id met twice goes through `index(_:in:)`, which checks both files.
+        var fromEntries = [String: PartitionKey](minimumCapacity: persisted.values.reduce(0) { $0 + $1.ids.count })
+        var twice: [(id: String, address: PartitionAddress)] = []
+        var toRead: [PartitionAddress] = []
+        for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
+            if memoryIsFile(address), let entry = persisted[address.key], try fileSystem.identity(address.path) == entry.identity {
+                for id in entry.ids {
+                    guard let other = fromEntries.updateValue(address.key, forKey: id) else { continue }
+                    twice.append((id, PartitionAddress(collection: collection, granularity: granularity, key: other)))
+                    twice.append((id, address))
+                }
+                idIndex.remember(entry.identity, of: address.key, in: collection)
+                persistedCount += 1
+            } else {
+                toRead.append(address)
+            }
+        }
+        for (id, _) in twice { fromEntries[id] = nil }
+        idIndex.setLocations(consume fromEntries, of: collection)   // not copied by the first change
+        for (id, address) in twice { index(id, in: address) }
+        for address in toRead {
+            stale = true
+            indexPartition(address)
+        }
+        if stale || persisted.count != persistedCount { idIndex.markChanged(collection) }
+    }
+
+    /// Saves the id indexes that changed since they were read (after a checkpoint, when the files
+    /// hold everything). Failures are only reported: the index is derived data.
+    func saveIndexes() {
+        for collection in idIndex.changed.sorted() {
+            guard idIndex.isSavable(collection), let index = idIndex.locations(in: collection),
+                  let granularity = collections[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
+            else { continue }
+            var entries: [PartitionKey: IndexFile.Entry] = [:]
+            var complete = true
+            for (id, key) in index {
+                if entries[key] == nil {
+                    let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
+                    guard let identity = partitions.peek(address)?.identity ?? idIndex.identity(of: key, in: collection) else {
+                        complete = false
+                        break
+                    }
+                    entries[key] = IndexFile.Entry(identity: identity, ids: [])
+                }
+                entries[key]!.ids.append(id)
+            }
+            guard complete else { continue }
+            do {
+                try IndexFile.write(fileSystem, collection: collection, entries: entries)
+                idIndex.markSaved(collection)
+            } catch {
+                report(.warning, "could not save the id index (it is rebuilt when needed): \(error.message)", path: IndexFile.path(collection))
+            }
+        }
+    }
+}
