@@ -44,12 +44,17 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// SIGKILLs it if it still runs, and waits for its end.
-    /// - Returns: Whether our signal ended it (false: it had already ended by itself).
+    ///
+    /// A process SIGKILLed in the middle of a sync of a busy disk ends only when the sync returns,
+    /// and Foundation notices its end only after that: it is given a minute. Foundation traps if
+    /// the termination reason is read before it noticed the end, so it is read only then.
+    /// - Returns: Whether our signal ended it (false: it had already ended by itself, or it did
+    ///   not end within the minute).
     @discardableResult
     func kill9() async -> Bool {
         guard process.isRunning else { return false }
         kill(process.processIdentifier, SIGKILL)
-        _ = await waitForExit(seconds: 10)
+        guard await waitForExit(seconds: 60) else { return false }
         killedByUs = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
         return killedByUs
     }
