@@ -138,7 +138,7 @@ final class ChangeFeed {
     /// A record's change was noted for observers and applied: a pending announcement of its
     /// partition now includes it (a reload must not announce it again).
     func applied(_ change: JournalRecord.Change) {
-        guard !announced.isEmpty, announced[change.address] != nil else { return }
+        guard isTracking, !announced.isEmpty, announced[change.address] != nil else { return }
         announced[change.address]?[change.id] = change.entity
     }
 

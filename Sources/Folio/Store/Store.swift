@@ -258,9 +258,11 @@ public actor Store {
         fresh.takeSettings(of: state)
         // The old state announced what it took in: the new one takes it in again unannounced, then
         // announces what differs from what observers were told (commits the old one never read).
+        // The feed forgets the old state only once the new one recovered: a recovery that fails
+        // (the disk still failing) leaves everything for the next attempt.
         let told = feed.isTracking ? state.toldObservers(except: feed.failedChanges) : [:]
-        feed.stateReplaced()
         try feed.withoutTracking { () throws(FolioError) in try Self.recover(fresh) }
+        feed.stateReplaced()
         fresh.announceDifferences(from: told)
         state = fresh
         needsReload = false

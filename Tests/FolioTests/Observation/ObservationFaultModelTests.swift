@@ -12,6 +12,8 @@ import Testing
 /// announcements in order (inserted, updated, deleted) must describe it, with no entity inserted
 /// while it exists or deleted while it does not, none announced more often than acknowledged
 /// commits changed it, and none changed and never announced. A failed write is never announced.
+/// Without failures every check holds; with them, what a rebuilt state announces is a known issue
+/// (see the test).
 ///
 /// `FOLIO_OBSERVE_SEED` replays a run; `FOLIO_OBSERVE_TRACE=1` prints the writes and the
 /// announcements; `FOLIO_OBSERVE_MOVES=1` moves todos between days too (a move another process made
@@ -108,8 +110,10 @@ import Testing
             switch random.next() % 10 {
             case 0...3:
                 observerWrites += 1
-                do { try await write(observer, plan(&random)) } catch let error as FolioError where error.code == .io {
+                let entries = plan(&random)
+                do { try await write(observer, entries) } catch let error as FolioError where error.code == .io {
                     failedWrites += 1
+                    if trace { print("  [\(changes.items.count) announced] observer FAILED to write \(entries.map { "\($0.key.suffix(2))=\($0.value.map { "\($0)" } ?? "deleted")" })") }
                 }
             case 4...6:
                 otherWrites += 1
@@ -168,20 +172,25 @@ import Testing
               + "\(otherWrites) other writes, \(checkpoints) checkpoints, \(changes.items.count) change sets; "
               + "\(problems.count) inconsistent, \(overAnnounced.count) announced too often, \(neverAnnounced.count) never announced, "
               + "final state \(exists == expected ? "matches" : "differs")")
-        if syncsFail {
-            // Known, and found by this test: after a failed journal sync, the state rebuilt from
-            // the disk sometimes announces an entity twice (inserted while it exists, or more
-            // often than it changed). Without failures it never does (the other argument).
-            withKnownIssue("after a failed sync, an entity announced twice", isIntermittent: true) {
-                #expect(problems.isEmpty, "seed \(seed): \(problems)")
-                #expect(overAnnounced.isEmpty, "seed \(seed): announced more often than changed: \(overAnnounced)")
-            }
-        } else {
+        func check() {
             #expect(problems.isEmpty, "seed \(seed): \(problems)")
             #expect(overAnnounced.isEmpty, "seed \(seed): announced more often than changed: \(overAnnounced)")
+            #expect(neverAnnounced.isEmpty, "seed \(seed): changed and never announced: \(neverAnnounced)")
+            #expect(exists == expected, "seed \(seed): announcements say \(exists.sorted()), the store holds \(expected.sorted())")
         }
-        #expect(neverAnnounced.isEmpty, "seed \(seed): changed and never announced: \(neverAnnounced)")
-        #expect(exists == expected, "seed \(seed): announcements say \(exists.sorted()), the store holds \(expected.sorted())")
+        if syncsFail {
+            // Known, and found by this test: the state rebuilt from the disk after a failed journal
+            // sync takes in the journal again, and announces only what differs in the partitions
+            // the old state held. So an entity is sometimes announced twice, and another process's
+            // commit to a partition the old state never held, read first by the rebuild, is missed
+            // (ARCHITECTURE.md, "Observation"). Without failures none of this happens (the other
+            // argument), and the focused case is ChangeStreamTests.aStateRebuiltAfterAFailedSync….
+            withKnownIssue("after a failed sync, the rebuilt state announces an entity twice or misses one", isIntermittent: true) {
+                check()
+            }
+        } else {
+            check()
+        }
         #expect(failedWrites >= 3 || !syncsFail, "seed \(seed): too few failed writes to test anything (\(failedWrites))")
     }
 }
