@@ -1,10 +1,5 @@
 import Folio
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `folio drain --server URL [--batch N] [--header 'Name: value']... [DIR]`
 enum DrainCommand {
@@ -49,7 +44,7 @@ enum DrainCommand {
         let engine = SyncEngine(store: store, transport: transport)
         let events = await engine.events()
         let progress = Task {
-            var line = ProgressLine(total: total)
+            var line = DrainProgress(total: total)
             for await event in events {
                 line.record(event)
             }
@@ -66,16 +61,14 @@ enum DrainCommand {
     }
 }
 
-/// The progress line on standard error: rewritten in place on a terminal, at most one line a
-/// second otherwise (a log file does not want thousands of lines).
-struct ProgressLine {
+/// The drain's counts on the shared ``ProgressLine`` (on a terminal only), and its retries and
+/// blocks as lines of their own (wherever standard error goes: they are diagnostics).
+struct DrainProgress {
     let total: Int
-    let isTerminal = isatty(STDERR_FILENO) != 0
+    let line = ProgressLine()
     let start = ContinuousClock.now
     var sent = 0
     var failed = 0
-    var lastPrinted: ContinuousClock.Instant?
-    var printedAny = false
 
     init(total: Int) { self.total = total }
 
@@ -84,33 +77,27 @@ struct ProgressLine {
         case .sent: sent += 1
         case .deadLettered: failed += 1
         case .retrying(let sequence, let reason, _):
-            Output.progress((isTerminal && printedAny ? "\n" : "") + "command \(sequence): \(reason.prefix(200)); will retry later\n")
-            printedAny = false
+            line.note("command \(sequence): \(reason.prefix(200)); will retry later")
             return
         case .blocked(let reason):
-            Output.progress((isTerminal && printedAny ? "\n" : "") + "blocked: \(reason)\n")
-            printedAny = false
+            line.note("blocked: \(reason)")
             return
         default: return
         }
-        let now = ContinuousClock.now
-        let interval: Duration = isTerminal ? .milliseconds(200) : .seconds(1)
-        if let lastPrinted, now - lastPrinted < interval { return }
-        print(now)
+        show(force: false)
     }
 
-    mutating func finish() {
-        if printedAny || sent + failed > 0 { print(.now) }
-        if isTerminal && printedAny { Output.progress("\n") }
+    /// Shows the last count and leaves it on its line, before the summary.
+    func finish() {
+        if sent + failed > 0 { show(force: true) }
+        line.finish(keep: true)
     }
 
-    private mutating func print(_ now: ContinuousClock.Instant) {
-        let elapsed = now - start
+    private func show(force: Bool) {
+        guard line.isTerminal else { return }
+        let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
         let rate = seconds > 0 ? Int(Double(sent + failed) / seconds) : 0
-        let text = "drained \(sent + failed) of \(total) (\(sent) sent, \(failed) failed), \(rate)/s"
-        Output.progress(isTerminal ? "\r" + text + "\u{1B}[K" : text + "\n")
-        lastPrinted = now
-        printedAny = true
+        line.show("drained \(sent + failed) of \(total) (\(sent) sent, \(failed) failed), \(rate)/s", force: force)
     }
 }

@@ -17,11 +17,11 @@ enum MigrateCommand {
         }
         let migrator = try Migrator(plan: try Data(contentsOf: URL(fileURLWithPath: planPath)))
         if arguments.flags.contains("dry-run") {
-            let report = try await migrator.dryRun(at: folder)
+            let report = try await ProgressLine.during("migrate") { progress in try await migrator.dryRun(at: folder, progress: progress) }
             if arguments.flags.contains("json") { try Output.json(json(report)) } else { Output.line("dry run: " + report.description) }
             return CommandLineTool.success
         }
-        let report = try await migrator.migrate(at: folder)
+        let report = try await ProgressLine.during("migrate") { progress in try await migrator.migrate(at: folder, progress: progress) }
         if arguments.flags.contains("json") { try Output.json(json(report)) } else { Output.line("migrated: " + report.description) }
         return CommandLineTool.success
     }

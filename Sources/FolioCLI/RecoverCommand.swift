@@ -7,7 +7,7 @@ enum RecoverCommand {
         let arguments = try Arguments(raw, flags: ["json"])
         let folder = CommandLineTool.folder(try arguments.positionals(min: 0, max: 1).first)
         try CommandLineTool.requireStore(folder)
-        let report = try await Store.recover(at: folder)
+        let report = try await ProgressLine.during("recover") { progress in try await Store.recover(at: folder, progress: progress) }
         if arguments.flags.contains("json") {
             try Output.json([
                 "actions": report.actions.map { ["kind": $0.kind.rawValue, "path": $0.path, "message": $0.message] },

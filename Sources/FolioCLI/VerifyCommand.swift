@@ -6,7 +6,7 @@ enum VerifyCommand {
     static func run(_ raw: [String]) async throws -> Int32 {
         let arguments = try Arguments(raw, flags: ["json", "strict"])
         let folder = CommandLineTool.folder(try arguments.positionals(min: 0, max: 1).first)
-        let report = try await Store.verify(at: folder)
+        let report = try await ProgressLine.during("verify") { progress in try await Store.verify(at: folder, progress: progress) }
         let failed = !report.isHealthy || (arguments.flags.contains("strict") && !report.warnings.isEmpty)
         if arguments.flags.contains("json") {
             try Output.json([

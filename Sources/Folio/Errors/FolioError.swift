@@ -77,7 +77,7 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The folder is a copy of a store taken while Folio was writing it (rsync, cp or a sync
         /// tool copying a live folder) and may hold part of a transaction: the message names a
         /// file whose version does not belong with the copied journal. Folio neither opens nor
-        /// changes it; copy again, or use ``Store/snapshot(to:)``.
+        /// changes it; copy again, or use ``Store/snapshot(to:progress:)``.
         public static let inconsistentCopy = Code(rawValue: "inconsistentCopy")
     }
 

@@ -37,9 +37,15 @@ final class FolderScan {
     /// Derived files `recover` may delete (damaged indexes).
     var damagedDerivedFiles: [String] = []
     var leftoverTempFiles: [String] = []
+    /// Who hears how many files were read, and the phase to report them as.
+    private let progressHandler: ProgressHandler?
+    private let progressPhase: FolioProgress.Phase
+    private var progress: ProgressCounter?
 
-    init(root: URL) {
+    init(root: URL, progress: ProgressHandler? = nil, phase: FolioProgress.Phase = .checking) {
         fileSystem = FileSystem(root: root.standardizedFileURL.path)
+        progressHandler = progress
+        progressPhase = phase
     }
 
     func report(_ severity: StoreProblem.Severity, _ kind: StoreProblem.Kind, _ path: String,
@@ -57,6 +63,14 @@ final class FolderScan {
         }
         guard try checkMarker() else { return }
         isStore = true
+        // Once the folder is known to be a store, its files are counted (a listing, far cheaper
+        // than reading them), only when someone listens; the marker was read already, and files
+        // that are not read (the lock, stray files) count as done at the end.
+        if let progressHandler {
+            progress = ProgressCounter(progressPhase, total: ProgressCounter.countFiles(in: fileSystem), handler: progressHandler)
+            for _ in 0..<filesChecked { progress?.advance() }
+        }
+        defer { progress?.finish() }
         let lock = takeLock ? await takeSharedLock() : nil
         defer { if let lock { _ = Platform.unlock(lock); _ = Platform.close(lock) } }
         try checkJournal()
@@ -94,6 +108,7 @@ final class FolderScan {
         do {
             guard let (bytes, _) = try fileSystem.read(path) else { return nil }
             filesChecked += 1
+            progress?.advance()
             return bytes
         } catch {
             report(.error, .unreadable, path, "cannot be read: \(error.message)")

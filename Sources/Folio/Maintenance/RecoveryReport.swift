@@ -1,4 +1,4 @@
-/// What ``Store/recover(at:)`` did, and what ``Store/verify(at:)`` finds afterwards.
+/// What ``Store/recover(at:progress:)`` did, and what ``Store/verify(at:progress:)`` finds afterwards.
 public struct RecoveryReport: Sendable, Equatable {
     /// One thing recovery did to the folder.
     public struct Action: Sendable, Equatable, CustomStringConvertible {

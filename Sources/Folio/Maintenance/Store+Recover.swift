@@ -17,14 +17,19 @@ extension Store {
     ///
     /// Everything it writes is durable when it returns (renames, files and folders synced).
     /// Running it on a healthy store changes nothing but an empty journal's header.
-    /// - Parameter url: The store's folder.
+    /// - Parameters:
+    ///   - url: The store's folder.
+    ///   - progress: Called as it goes, on its thread: ``FolioProgress/Phase/checking`` for its
+    ///     first read of the folder, ``FolioProgress/Phase/repairing`` for the second under the
+    ///     writers' lock, ``FolioProgress/Phase/verifying`` for the check afterwards, each
+    ///     counting files. Nil (the default) for no reports.
     /// - Returns: What was done, and a verification of the folder afterwards.
     /// - Throws: ``FolioError``: ``FolioError/Code/unsupportedFormat`` if the folder is not a Folio
     ///   store or its `folio.json` is damaged (recovery never guesses a store's identity: fix it by
     ///   hand), ``FolioError/Code/io`` if a file cannot be moved or written.
-    public static func recover(at url: URL) async throws -> RecoveryReport {
+    public static func recover(at url: URL, progress: ProgressHandler? = nil) async throws -> RecoveryReport {
         let fileSystem = FileSystem(root: url.standardizedFileURL.path)
-        let before = FolderScan(root: url)
+        let before = FolderScan(root: url, progress: progress)
         try await before.run()
         guard before.isStore else {
             throw FolioError(.unsupportedFormat, "not a Folio store: there is no folio.json; recover does not create stores", path: url.path)
@@ -37,7 +42,7 @@ extension Store {
         let lock = try FileLock(fileSystem: fileSystem)
         defer { lock.close() }
         try await lock.acquire(exclusive: true)
-        let scan = FolderScan(root: url)
+        let scan = FolderScan(root: url, progress: progress, phase: .repairing)
         do {
             try await scan.run(lock: false)
             if scan.journal.damage != nil || scan.unreadableFiles.contains(StoreLayout.journal) {
@@ -90,7 +95,7 @@ extension Store {
             actions.append(.init(kind: .quarantined, path: OutboxBook.folder + "/" + name,
                                  message: "moved an unreadable command file to \(OutboxBook.quarantineFolder)/\(name): the sync engine sends nothing until it is repaired and moved back, or deleted"))
         }
-        return RecoveryReport(actions: actions, remaining: try await verify(at: url))
+        return RecoveryReport(actions: actions, remaining: try await verify(at: url, progress: progress, phase: .verifying))
     }
 
     /// Moves a file to `.folio/quarantine/<its path>` (a numbered name if one is there already),

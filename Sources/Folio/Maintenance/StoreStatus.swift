@@ -61,7 +61,7 @@ public struct StoreStatus: Sendable {
     public let lastSent: LastSent?
     /// The cursor of each collection's last changes pull (`.folio/sync.json`).
     public let pullCursors: [String: String]
-    /// What ``Store/verify(at:)`` finds in the same folder.
+    /// What ``Store/verify(at:progress:)`` finds in the same folder.
     public let verification: VerificationReport
 
     let commandJSON: [UInt64: JSONValue]
@@ -76,7 +76,7 @@ public struct StoreStatus: Sendable {
 
 extension Store {
     /// Summarises a store's folder without opening it and without writing anything (like
-    /// ``verify(at:)``, whose report it includes).
+    /// ``verify(at:progress:)``, whose report it includes).
     /// - Parameter url: The store's folder.
     /// - Returns: Collections, outbox, journal and sync state, as the files and the journal hold them.
     /// - Throws: ``FolioError`` with ``FolioError/Code/io`` if the folder cannot be read,

@@ -1,4 +1,4 @@
-/// What ``Store/verify(at:)`` found: every problem, most severe first within each file.
+/// What ``Store/verify(at:progress:)`` found: every problem, most severe first within each file.
 public struct VerificationReport: Sendable, Equatable {
     /// Every problem found, sorted by file, line and column.
     public let problems: [StoreProblem]

@@ -56,7 +56,7 @@ public struct MigrationStep: Sendable {
 
     /// Removes a field from every entity of a collection.
     /// - warning: The field's values are gone once the migration commits. Keep a backup
-    ///   (``Store/backup(to:)``) if you may need them.
+    ///   (``Store/backup(to:progress:)``) if you may need them.
     /// - Parameters:
     ///   - field: The field.
     ///   - collection: The collection.

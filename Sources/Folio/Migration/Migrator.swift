@@ -34,8 +34,8 @@ public import Foundation
 /// ### Inspecting a store
 /// - ``appliedMigrations(at:)``
 /// - ``pendingMigrations(at:)``
-/// - ``dryRun(at:)``
-/// - ``migrate(at:)``
+/// - ``dryRun(at:progress:)``
+/// - ``migrate(at:progress:)``
 public struct Migrator: Sendable {
     struct Migration: Sendable {
         let name: String
@@ -120,30 +120,46 @@ public struct Migrator: Sendable {
     /// Runs the pending migrations of the store at `url` now, as opening it with this migrator
     /// does (``Store/Configuration/migrator``), and reports what changed. Other processes may
     /// have the store open; they wait for the writers' lock meanwhile.
-    /// - Parameter url: The store's folder.
+    /// - Parameters:
+    ///   - url: The store's folder.
+    ///   - progress: Called as it goes, in steps of ``FolioProgress/Phase/migrating``: 0 of 2 when
+    ///     it starts, 1 once it holds the writers' lock and recovered the journal, 2 once the
+    ///     migrations ran and their result is written. Nil (the default) for no reports.
     /// - Returns: What the migrations changed (`pending` is empty if there were none).
     /// - Throws: ``FolioError``: ``FolioError/Code/newerSchema``, ``FolioError/Code/migrationFailed``
     ///   (nothing changed), ``FolioError/Code/corruptFile`` for a file that must be fixed first.
     @discardableResult
-    public func migrate(at url: URL) async throws -> MigrationReport {
-        try await Store.withMigrationLock(at: url, recovering: true) { state throws(FolioError) in
-            try Store.migrate(state, with: self, log: nil)
+    public func migrate(at url: URL, progress: ProgressHandler? = nil) async throws -> MigrationReport {
+        let steps = ProgressCounter(.migrating, total: 2, handler: progress)
+        let report = try await Store.withMigrationLock(at: url, recovering: true) { state throws(FolioError) in
+            steps.advance()
+            return try Store.migrate(state, with: self, log: nil)
         }
+        steps.finish()
+        return report
     }
 
     /// What opening the store with this migrator would change, without changing it (a committed
     /// migration interrupted by a crash is finished first, as any open would).
-    /// - Parameter url: The store's folder.
+    /// - Parameters:
+    ///   - url: The store's folder.
+    ///   - progress: Called as it goes, in steps of ``FolioProgress/Phase/migrating``: 0 of 2 when
+    ///     it starts, 1 once it holds the writers' lock and read the journal, 2 once the
+    ///     migrations ran in memory. Nil (the default) for no reports.
     /// - Returns: The pending migrations and the files and commands they would change.
     /// - Throws: ``FolioError``: ``FolioError/Code/newerSchema`` for a store newer than this
     ///   migrator, ``FolioError/Code/migrationFailed`` if a step would fail (naming the entity),
     ///   ``FolioError/Code/corruptFile`` for a file that must be fixed first.
-    public func dryRun(at url: URL) async throws -> MigrationReport {
-        try await Store.withMigrationLock(at: url) { state throws(FolioError) in
+    public func dryRun(at url: URL, progress: ProgressHandler? = nil) async throws -> MigrationReport {
+        let steps = ProgressCounter(.migrating, total: 2, handler: progress)
+        let report = try await Store.withMigrationLock(at: url) { state throws(FolioError) in
+            steps.advance()
             let (marker, applied) = try SchemaMarker.read(state.fileSystem)
             let pending = try self.pending(applied: applied)
             if pending.isEmpty { return MigrationReport(pending: [], schemaVersion: applied.count) }
             return try MigrationPlan.make(pending, applied: applied, state: state, marker: marker).report
         }
+        steps.finish()
+        return report
     }
 }

@@ -12,16 +12,19 @@ extension Store {
     /// A plain `rsync` or `cp` of a live folder is checked when it is opened: if a checkpoint ran
     /// while it was made, it could hold part of a transaction, and opening it throws
     /// ``FolioError/Code/inconsistentCopy``. Use `backup(to:)` (or `folio backup`), or
-    /// ``snapshot(to:)``, for a copy that always opens.
+    /// ``snapshot(to:progress:)``, for a copy that always opens.
     ///
     /// A store opened read-only is not checkpointed: the copy gets its files and its journal,
     /// read under the readers' lock (so they agree), and the copy is then opened once, which
     /// applies the journal there.
-    /// - Parameter destination: A folder that does not exist yet, or is empty.
+    /// - Parameters:
+    ///   - destination: A folder that does not exist yet, or is empty.
+    ///   - progress: Called as files are copied (``FolioProgress/Phase/copying``), on the store's
+    ///     executor; nil (the default) for no reports.
     /// - Throws: ``FolioError`` if the destination is not empty, a file cannot be read or written,
     ///   or a file the checkpoint must update is broken.
-    public func backup(to destination: URL) async throws {
-        if readOnlyReason != nil { return try await backupWithoutWriting(to: destination) }
+    public func backup(to destination: URL, progress: ProgressHandler? = nil) async throws {
+        if readOnlyReason != nil { return try await backupWithoutWriting(to: destination, progress: progress) }
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
@@ -33,20 +36,23 @@ extension Store {
             throw FolioError(.io, "backup destination is not empty", path: destination.path)
         }
         var folders: Set<String> = [""]
-        try copyTree("", to: target, folders: &folders)
+        let counter = copyProgress(progress)
+        try copyTree("", to: target, folders: &folders, progress: counter)
+        counter?.finish()
         for folder in folders.sorted() { try target.syncDirectory(folder) }
     }
 
-    func copyTree(_ folder: String, to target: FileSystem, folders: inout Set<String>) throws(FolioError) {
+    func copyTree(_ folder: String, to target: FileSystem, folders: inout Set<String>, progress: ProgressCounter?) throws(FolioError) {
         for entry in try fileSystem.list(folder).sorted(by: { $0.name < $1.name }) {
             let path = folder.isEmpty ? entry.name : folder + "/" + entry.name
             if path == StoreLayout.machinery { continue }
             if entry.isDirectory {
                 try target.makeDirectoryDurably(path)
                 folders.insert(path)
-                try copyTree(path, to: target, folders: &folders)
+                try copyTree(path, to: target, folders: &folders, progress: progress)
             } else if let (bytes, _) = try fileSystem.read(path) {
                 try AtomicFile(fileSystem: target).replace(path, with: bytes)
+                progress?.advance()
             }
         }
     }

@@ -22,12 +22,15 @@ extension Store {
     /// Edit nothing in the snapshot folder in place while the store it came from is in use: its
     /// files share their inodes with the store's (Folio itself never writes in place, and a
     /// store opened on the snapshot replaces its files by rename like any other).
-    /// - Parameter destination: A folder that does not exist yet, or is empty.
+    /// - Parameters:
+    ///   - destination: A folder that does not exist yet, or is empty.
+    ///   - progress: Called as files are linked or copied (``FolioProgress/Phase/linking``), on
+    ///     the store's executor; nil (the default) for no reports.
     /// - Returns: How many files were linked and how many copied.
     /// - Throws: ``FolioError`` if the destination is not empty, or a file cannot be linked or
     ///   copied; the partial snapshot is left for you to delete.
     @discardableResult
-    public func snapshot(to destination: URL) async throws -> SnapshotReport {
+    public func snapshot(to destination: URL, progress: ProgressHandler? = nil) async throws -> SnapshotReport {
         try await prepare()
         let exclusive = readOnlyReason == nil
         if exclusive {
@@ -45,20 +48,22 @@ extension Store {
         try target.makeDirectoryDurably(StoreLayout.tempFolder)
         var report = SnapshotReport()
         var folders: Set<String> = ["", StoreLayout.machinery]
-        try linkTree("", to: target, folders: &folders, report: &report)
+        let counter = snapshotProgress(progress)
+        try linkTree("", to: target, folders: &folders, report: &report, progress: counter)
+        counter?.finish()
         for folder in folders.sorted() { try target.syncDirectory(folder) }
         return report
     }
 
     private func linkTree(_ folder: String, to target: FileSystem, folders: inout Set<String>,
-                          report: inout SnapshotReport) throws(FolioError) {
+                          report: inout SnapshotReport, progress: ProgressCounter?) throws(FolioError) {
         for entry in try fileSystem.list(folder).sorted(by: { $0.name < $1.name }) {
             let path = folder.isEmpty ? entry.name : folder + "/" + entry.name
             if path == StoreLayout.lockFile || path == StoreLayout.tempFolder { continue }
             if entry.isDirectory {
                 try target.makeDirectoryDurably(path)
                 folders.insert(path)
-                try linkTree(path, to: target, folders: &folders, report: &report)
+                try linkTree(path, to: target, folders: &folders, report: &report, progress: progress)
                 continue
             }
             // The journal and the log of written files change in place: copied, not linked.
@@ -66,6 +71,7 @@ extension Store {
                 let code = Platform.hardLink(fileSystem.absolute(path), target.absolute(path))
                 if code == 0 {
                     report.linked += 1
+                    progress?.advance()
                     continue
                 }
                 if Platform.isNotFound(code) { continue }
@@ -74,12 +80,13 @@ extension Store {
             if let (bytes, _) = try fileSystem.read(path) {
                 try AtomicFile(fileSystem: target).replace(path, with: bytes)
                 report.copied += 1
+                progress?.advance()
             }
         }
     }
 }
 
-/// What ``Store/snapshot(to:)`` did.
+/// What ``Store/snapshot(to:progress:)`` did.
 public struct SnapshotReport: Sendable, Equatable {
     /// Files hard-linked into the snapshot.
     public var linked = 0

@@ -24,7 +24,7 @@ public import Foundation
 /// ### Writing
 /// - ``write(_:)``
 /// - ``checkpoint()``
-/// - ``backup(to:)``
+/// - ``backup(to:progress:)``
 public actor Store {
     /// The store's folder.
     public nonisolated let url: URL

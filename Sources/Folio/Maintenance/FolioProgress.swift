@@ -1,0 +1,124 @@
+/// How far a long maintenance operation (``Store/verify(at:progress:)``,
+/// ``Store/recover(at:progress:)``, ``Store/backup(to:progress:)``,
+/// ``Store/snapshot(to:progress:)``, ``Migrator/migrate(at:progress:)``) has come.
+///
+/// An operation reports each of its phases from `completed == 0` up to `completed == total`;
+/// within a phase `completed` never decreases and never exceeds `total`, and a phase that ends
+/// without an error ends with `completed == total`. The counts are files for ``Phase/checking``,
+/// ``Phase/repairing``, ``Phase/verifying``, ``Phase/copying`` and ``Phase/linking``, and steps
+/// for ``Phase/migrating``.
+public struct FolioProgress: Sendable, Equatable {
+    /// What an operation is doing. New phases may be added: do not switch over them exhaustively.
+    public struct Phase: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// A short name, such as `"checking"`.
+        public let rawValue: String
+
+        /// Makes a phase from its name.
+        /// - Parameter rawValue: The phase's name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The phase's name.
+        public var description: String { rawValue }
+
+        /// Reading and checking every file of the folder (verify, and the first pass of recover).
+        public static let checking = Phase(rawValue: "checking")
+        /// Reading the folder again under the writers' lock, to repair what the read finds (the
+        /// second pass of recover).
+        public static let repairing = Phase(rawValue: "repairing")
+        /// Checking the folder again after a repair (the last pass of recover).
+        public static let verifying = Phase(rawValue: "verifying")
+        /// Copying files to a backup.
+        public static let copying = Phase(rawValue: "copying")
+        /// Linking (or copying) files into a snapshot.
+        public static let linking = Phase(rawValue: "linking")
+        /// Running migrations: taking the writers' lock and recovering the journal, then
+        /// migrating in memory and writing the result.
+        public static let migrating = Phase(rawValue: "migrating")
+    }
+
+    /// The phase this report is about.
+    public var phase: Phase
+    /// How much of the phase is done, from 0 to ``total``.
+    public var completed: Int
+    /// How much there is to do in the phase (files, or steps for ``Phase/migrating``).
+    public var total: Int
+
+    /// Makes a progress report.
+    /// - Parameters:
+    ///   - phase: The phase.
+    ///   - completed: How much of it is done.
+    ///   - total: How much there is to do.
+    public init(phase: Phase, completed: Int, total: Int) {
+        self.phase = phase
+        self.completed = completed
+        self.total = total
+    }
+}
+
+/// Receives ``FolioProgress`` reports from a long operation. Called on the operation's own
+/// thread, possibly thousands of times: keep it quick (a command line tool redraws its line a few
+/// times a second at most).
+public typealias ProgressHandler = @Sendable (FolioProgress) -> Void
+
+/// Counts the work of one phase and reports it: monotonic, clamped to the total (a live store can
+/// gain files after they were counted), and ended at the total.
+final class ProgressCounter {
+    let phase: FolioProgress.Phase
+    let total: Int
+    private let handler: ProgressHandler?
+    private(set) var completed = 0
+
+    init(_ phase: FolioProgress.Phase, total: Int, handler: ProgressHandler?) {
+        self.phase = phase
+        self.total = max(total, 0)
+        self.handler = handler
+        handler?(FolioProgress(phase: phase, completed: 0, total: self.total))
+    }
+
+    /// One more unit done.
+    func advance() {
+        guard let handler, completed < total else { return }
+        completed += 1
+        handler(FolioProgress(phase: phase, completed: completed, total: total))
+    }
+
+    /// The phase is over: reports the total if it was not reached.
+    func finish() {
+        guard let handler, completed < total else { return }
+        completed = total
+        handler(FolioProgress(phase: phase, completed: total, total: total))
+    }
+
+    /// How many files below `folder` (recursively) `fileSystem` lists, except those for which
+    /// `skip` is true (a skipped folder is not entered). Unreadable folders count as empty: the
+    /// operation itself reports them.
+    static func countFiles(in fileSystem: FileSystem, _ folder: String = "", skip: (String) -> Bool = { _ in false }) -> Int {
+        guard let entries = try? fileSystem.list(folder) else { return 0 }
+        var count = 0
+        for entry in entries {
+            let path = folder.isEmpty ? entry.name : folder + "/" + entry.name
+            if skip(path) { continue }
+            count += entry.isDirectory ? countFiles(in: fileSystem, path, skip: skip) : 1
+        }
+        return count
+    }
+}
+
+extension Store {
+    /// The counter of a backup's copy: the files outside `.folio/`, and the journal when it is
+    /// copied too (a read-only store's backup); nil without a handler.
+    func copyProgress(_ handler: ProgressHandler?, journal: Bool = false) -> ProgressCounter? {
+        guard let handler else { return nil }
+        var total = ProgressCounter.countFiles(in: fileSystem) { $0 == StoreLayout.machinery }
+        if journal, (try? fileSystem.identity(StoreLayout.journal)) != nil { total += 1 }
+        return ProgressCounter(.copying, total: total, handler: handler)
+    }
+
+    /// The counter of a snapshot: every file but the lock and the temp folder's; nil without a
+    /// handler.
+    func snapshotProgress(_ handler: ProgressHandler?) -> ProgressCounter? {
+        guard let handler else { return nil }
+        let total = ProgressCounter.countFiles(in: fileSystem) { $0 == StoreLayout.lockFile || $0 == StoreLayout.tempFolder }
+        return ProgressCounter(.linking, total: total, handler: handler)
+    }
+}
