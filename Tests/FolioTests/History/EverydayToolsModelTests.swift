@@ -595,9 +595,21 @@ final class EverydayRun: @unchecked Sendable {
                 return last == buffer
             }
         } catch {
+            // What the file is, when it never held the buffer: unchanged (the save never reached
+            // it), or not JSON (the editing left the buffer broken, and Folio left it untouched).
+            func unparsed() -> String {
+                let changed = identity(file) != before ? "changed" : "unchanged"
+                guard let data = try? Data(contentsOf: file) else { return "no file (identity \(changed))" }
+                do {
+                    _ = try JSONSerialization.jsonObject(with: data)
+                    return "the file is JSON without entities (identity \(changed), \(data.count) bytes)"
+                } catch {
+                    return "no parsed file (identity \(changed), \(data.count) bytes): \(error)"
+                }
+            }
             let difference = last.map { found in
                 EverydayModel.changes(from: buffer, to: found).prefix(4).map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-            } ?? "no parsed file"
+            } ?? unparsed()
             throw Failure(description: "\(error); the file differs from the buffer: \(difference)")
         }
         // vim may still show "Press ENTER".
