@@ -41,15 +41,13 @@ extension OutboxBook {
         let now = Date()
         for (collection, id) in order {
             let final = finals[collection]![id]!
-            // The version the server last gave, from wherever the entity was before this commit.
-            var baseVersion: String?
-            for address in final.touched where baseVersion == nil {
-                baseVersion = try committed(address, id).version
-            }
-            // The entity as this change was made on it: its committed state before this commit.
-            var base: JSONValue?
-            for address in final.touched where base == nil {
-                base = try committed(address, id).entity
+            // The version the server last gave, and the entity as this change was made on it: its
+            // committed state before this commit, from wherever it was.
+            var baseVersion: String?, base: JSONValue?
+            for address in final.touched where baseVersion == nil || base == nil {
+                let before = try committed(address, id)
+                baseVersion = baseVersion ?? before.version
+                base = base ?? before.entity
             }
             // An adopted hand edit: the entity as Folio last wrote it, whatever the partition holds now.
             if let prior = priors[collection]?[id] { (base, baseVersion) = prior }

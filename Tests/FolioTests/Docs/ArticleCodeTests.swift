@@ -10,6 +10,10 @@ import Testing
 /// Every ```swift block of an article is a run of lines of this file (leading indentation aside):
 /// ``everyBlockOfEveryArticleIsInThisFile()`` fails when one is not, so an article cannot drift
 /// from code that compiles. Edit a block here and in its article together.
+/// How the articles' app shows a value (a view, a log line). The tests check the values with
+/// their own expectations; nothing goes to standard output.
+func show(_ items: Any...) {}
+
 @Suite struct ArticleCodeTests {
     // MARK: GettingStarted.md
 
@@ -54,7 +58,7 @@ import Testing
 
             let open = try await store.fetch(Query<Todo>(.day("2026-11-22"), where: #Predicate { !$0.done },
                                                          sortedBy: [SortDescriptor(\.title)]))
-            for todo in open { print("[ ] \(todo.title)") }
+            for todo in open { show("[ ] \(todo.title)") }
 
             #expect(open.map(\.title) == ["Buy milk"])
 
@@ -88,9 +92,9 @@ import Testing
             await engine.start()                                        // sends now, after each write, when the network is back
 
             let report = try await engine.drainNow()                    // for a "sync now" button or a command line tool
-            print("sent \(report.sent), \(report.remaining) waiting")
+            show("sent \(report.sent), \(report.remaining) waiting")
             let pulled = try await engine.pull(Todo.self, partition: "2026-11-22")
-            print("stored \(pulled) todos from the server")
+            show("stored \(pulled) todos from the server")
 
             #expect(report.remaining == 0 && report.deadLettered == 0)
             #expect(try await store.pendingCommandCount() == 0)
@@ -125,7 +129,7 @@ import Testing
             configuration.editConflictRules = ["dailyStats": .storeFirst]   // derived data: Folio's value wins
             configuration.onOutsideEdit = { edits, tx in
                 for change in edits where change.collection == "todos" {
-                    print("edited by hand: \(change.inserted.count + change.updated.count + change.deleted.count) todos")
+                    show("edited by hand: \(change.inserted.count + change.updated.count + change.deleted.count) todos")
                 }
             }
             let store = try await Store.open(at: folder, configuration: configuration)
@@ -153,10 +157,10 @@ import Testing
             #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy rice milk")
 
             for report in try await store.mergeReports() {
-                print(report)                           // the file, and the entities merged without a base or changed on both sides
+                show(report)                           // the file, and the entities merged without a base or changed on both sides
             }
             for stray in try await store.strayFiles() {
-                print(stray)                            // a sync tool's conflict copy, an editor's backup: never read as data
+                show(stray)                            // a sync tool's conflict copy, an editor's backup: never read as data
             }
 
             let reports = try await store.mergeReports()
@@ -165,7 +169,7 @@ import Testing
             #expect(try await store.strayFiles().map(\.path) == ["todos/2026-11/2026-11-22.json~"])
 
             for version in try await store.history(of: path) {
-                print(version.name, version.date, version.entityCount, version.isSave ? "a save" : "Folio's")
+                show(version.name, version.date, version.entityCount, version.isSave ? "a save" : "Folio's")
             }
 
             let history = try await store.history(of: path)
@@ -195,12 +199,12 @@ import Testing
             try await store.write { tx in try tx.upsert(Todo(title: "Buy milk", date: "2026-11-22")) }
 
             let snapshot = try await store.snapshot(to: snapshotFolder)     // hard links, in an instant, while writers run
-            print("\(snapshot.linked) files linked, \(snapshot.copied) copied")
+            show("\(snapshot.linked) files linked, \(snapshot.copied) copied")
             try await store.backup(to: backupFolder)                        // a copy after a checkpoint, with an empty journal
 
             let check = try await Store.verify(at: backupFolder)
             if !check.isHealthy {
-                for problem in check.errors { print(problem) }
+                for problem in check.errors { show(problem) }
             }
 
             #expect(check.isHealthy)
@@ -245,7 +249,7 @@ import Testing
             for title in ["Buy milk", "Buy oat milk", "Buy two litres of oat milk"] {   // three edits, offline
                 try await store.write { tx in try tx.upsert(Todo(id: id, title: title, date: "2026-11-22")) }
             }
-            print(try await store.pendingCommandCount())                // 1: each upsert replaced the pending one
+            show(try await store.pendingCommandCount())                // 1: each upsert replaced the pending one
 
             #expect(try await store.pendingCommandCount() == 1)
 
@@ -254,8 +258,8 @@ import Testing
             }
 
             for command in try await store.pendingCommands() {
-                print(command.sequence, command.operation, command.collection ?? "", command.entityID ?? "")
-                print(command.id)                                       // the idempotency key: <writer id>-<20 digits>
+                show(command.sequence, command.operation, command.collection ?? "", command.entityID ?? "")
+                show(command.id)                                       // the idempotency key: <writer id>-<20 digits>
             }
 
             let pending = try await store.pendingCommands()
@@ -282,15 +286,15 @@ import Testing
             #expect(server.entities("todos").values.map { String(decoding: $0.json, as: UTF8.self).contains("two litres") } == [true])
 
             switch try await store.syncStatus(of: Todo.self, id: id) {
-            case .synced: print("on the server")
-            case .pending(let commands): print("\(commands) changes waiting")
-            case .failed(_, let reason, _): print("refused: \(reason)")
+            case .synced: show("on the server")
+            case .pending(let commands): show("\(commands) changes waiting")
+            case .failed(_, let reason, _): show("refused: \(reason)")
             }
 
             #expect(try await store.syncStatus(of: Todo.self, id: id) == .synced)
 
             for failed in try await store.failedCommands() {
-                print(failed.id, failed.status ?? 0, failed.reason)    // e.g. 400 and the server's words
+                show(failed.id, failed.status ?? 0, failed.reason)    // e.g. 400 and the server's words
                 try await store.dropFailedCommand(failed.id)           // or retryFailedCommand(failed.id)
             }
 
@@ -353,7 +357,7 @@ import Testing
                 let store = try await Store.open(at: folder)
 
                 for entity in try await store.undecodableEntities(Entry.self) {
-                    print(entity)                                       // the file, line, column and field
+                    show(entity)                                       // the file, line, column and field
                 }
 
                 let skipped = try await store.undecodableEntities(Entry.self)
@@ -370,8 +374,8 @@ import Testing
                 .changeField("mood", in: "entries") { old in old?.stringValue.flatMap(Int.init).map { .number(String($0)) } ?? old },
             ])
 
-            print(try await migrator.pendingMigrations(at: folder))    // ["1-weather", "2-text"]
-            print(try await migrator.dryRun(at: folder))               // what would change; writes nothing
+            show(try await migrator.pendingMigrations(at: folder))    // ["1-weather", "2-text"]
+            show(try await migrator.dryRun(at: folder))               // what would change; writes nothing
 
             #expect(try await migrator.pendingMigrations(at: folder) == ["1-weather", "2-text"])
 

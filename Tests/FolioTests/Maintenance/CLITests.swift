@@ -11,6 +11,21 @@ struct FolioTool {
         var errors: String
     }
 
+    /// Waits for a started `folio` (or anything that runs it) to end; SIGKILLs it after
+    /// `seconds`, recording that as an issue.
+    static func finish(_ process: Process, within seconds: Int, _ what: String,
+                       sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        if process.isRunning {
+            sendKill(process.processIdentifier)
+            Issue.record("\(what) did not finish in \(seconds) s", sourceLocation: sourceLocation)
+        }
+        process.waitUntilExit()
+    }
+
     /// Runs `folio` with `arguments`, feeding `input` to its standard input; kills it after 60 s.
     static func run(_ arguments: [String], input: String = "", in directory: URL? = nil,
                     sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
@@ -31,15 +46,7 @@ struct FolioTool {
         process.standardInput = input
         if let directory { process.currentDirectoryURL = directory }
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        if process.isRunning {
-            sendKill(process.processIdentifier)
-            Issue.record("folio \(arguments) did not finish in 60 s", sourceLocation: sourceLocation)
-        }
-        process.waitUntilExit()
+        try await finish(process, within: 60, "folio \(arguments)", sourceLocation: sourceLocation)
         return Outcome(code: process.terminationStatus,
                        output: try String(contentsOf: outURL, encoding: .utf8), errors: try String(contentsOf: errURL, encoding: .utf8))
     }

@@ -168,15 +168,7 @@ enum TerminalRun {
         process.arguments = ["python3", script.path, out.path, term.path, try CrashChild.executable("folio").path] + arguments
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(90)
-        while process.isRunning && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        if process.isRunning {
-            sendKill(process.processIdentifier)
-            Issue.record("folio \(arguments) under a pty did not finish in 90 s", sourceLocation: sourceLocation)
-        }
-        process.waitUntilExit()
+        try await FolioTool.finish(process, within: 90, "folio \(arguments) under a pty", sourceLocation: sourceLocation)
         return Outcome(code: process.terminationStatus,
                        output: String(decoding: (try? Data(contentsOf: out)) ?? Data(), as: UTF8.self),
                        terminal: String(decoding: (try? Data(contentsOf: term)) ?? Data(), as: UTF8.self))
