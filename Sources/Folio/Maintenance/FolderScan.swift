@@ -67,7 +67,15 @@ final class FolderScan {
         // than reading them), only when someone listens; the marker was read already, and files
         // that are not read (the lock, stray files) count as done at the end.
         if let progressHandler {
-            progress = ProgressCounter(progressPhase, total: ProgressCounter.countFiles(in: fileSystem), handler: progressHandler)
+            let total: Int
+            do {
+                total = try ProgressCounter.countFiles(in: fileSystem)
+            } catch {
+                // A folder that cannot be listed is a problem this scan reports where it meets it;
+                // the check goes on without a count (no progress shown).
+                total = 0
+            }
+            progress = ProgressCounter(progressPhase, total: total, handler: progressHandler)
             for _ in 0..<filesChecked { progress?.advance() }
         }
         defer { progress?.finish() }

@@ -90,15 +90,15 @@ final class ProgressCounter {
     }
 
     /// How many files below `folder` (recursively) `fileSystem` lists, except those for which
-    /// `skip` is true (a skipped folder is not entered). Unreadable folders count as empty: the
-    /// operation itself reports them.
-    static func countFiles(in fileSystem: FileSystem, _ folder: String = "", skip: (String) -> Bool = { _ in false }) -> Int {
-        guard let entries = try? fileSystem.list(folder) else { return 0 }
+    /// `skip` is true (a skipped folder is not entered).
+    /// - Throws: ``FolioError`` naming a folder that cannot be listed (the operation would fail
+    ///   on it too).
+    static func countFiles(in fileSystem: FileSystem, _ folder: String = "", skip: (String) -> Bool = { _ in false }) throws(FolioError) -> Int {
         var count = 0
-        for entry in entries {
+        for entry in try fileSystem.list(folder) {
             let path = folder.isEmpty ? entry.name : folder + "/" + entry.name
             if skip(path) { continue }
-            count += entry.isDirectory ? countFiles(in: fileSystem, path, skip: skip) : 1
+            count += entry.isDirectory ? try countFiles(in: fileSystem, path, skip: skip) : 1
         }
         return count
     }
@@ -107,18 +107,18 @@ final class ProgressCounter {
 extension Store {
     /// The counter of a backup's copy: the files outside `.folio/`, and the journal when it is
     /// copied too (a read-only store's backup); nil without a handler.
-    func copyProgress(_ handler: ProgressHandler?, journal: Bool = false) -> ProgressCounter? {
+    func copyProgress(_ handler: ProgressHandler?, journal: Bool = false) throws(FolioError) -> ProgressCounter? {
         guard let handler else { return nil }
-        var total = ProgressCounter.countFiles(in: fileSystem) { $0 == StoreLayout.machinery }
-        if journal, (try? fileSystem.identity(StoreLayout.journal)) != nil { total += 1 }
+        var total = try ProgressCounter.countFiles(in: fileSystem) { $0 == StoreLayout.machinery }
+        if journal, try fileSystem.identity(StoreLayout.journal) != nil { total += 1 }
         return ProgressCounter(.copying, total: total, handler: handler)
     }
 
     /// The counter of a snapshot: every file but the lock and the temp folder's; nil without a
     /// handler.
-    func snapshotProgress(_ handler: ProgressHandler?) -> ProgressCounter? {
+    func snapshotProgress(_ handler: ProgressHandler?) throws(FolioError) -> ProgressCounter? {
         guard let handler else { return nil }
-        let total = ProgressCounter.countFiles(in: fileSystem) { $0 == StoreLayout.lockFile || $0 == StoreLayout.tempFolder }
+        let total = try ProgressCounter.countFiles(in: fileSystem) { $0 == StoreLayout.lockFile || $0 == StoreLayout.tempFolder }
         return ProgressCounter(.linking, total: total, handler: handler)
     }
 }

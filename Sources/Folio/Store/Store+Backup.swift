@@ -36,7 +36,7 @@ extension Store {
             throw FolioError(.io, "backup destination is not empty", path: destination.path)
         }
         var folders: Set<String> = [""]
-        let counter = copyProgress(progress)
+        let counter = try copyProgress(progress)
         try copyTree("", to: target, folders: &folders, progress: counter)
         counter?.finish()
         for folder in folders.sorted() { try target.syncDirectory(folder) }

@@ -48,7 +48,7 @@ extension Store {
         try target.makeDirectoryDurably(StoreLayout.tempFolder)
         var report = SnapshotReport()
         var folders: Set<String> = ["", StoreLayout.machinery]
-        let counter = snapshotProgress(progress)
+        let counter = try snapshotProgress(progress)
         try linkTree("", to: target, folders: &folders, report: &report, progress: counter)
         counter?.finish()
         for folder in folders.sorted() { try target.syncDirectory(folder) }
