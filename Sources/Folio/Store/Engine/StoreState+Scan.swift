@@ -51,7 +51,7 @@ extension StoreState {
         let unread = filter == nil ? [] : addresses.filter { !partitions.contains($0) && scannable($0) }
         if let filter, !unread.isEmpty {
             let prefetch = IdentityPrefetch(unread, fileSystem: fileSystem)
-            fieldIndex.load(fileSystem, fields: Set(filter.keys))
+            if ScanAccelerators.enabled.contains(.index) { fieldIndex.load(fileSystem, fields: Set(filter.keys)) }
             identities = prefetch.wait()
         } else {
             identities = [:]
@@ -122,7 +122,7 @@ extension StoreState {
                 try body(.loaded(partition, matches: asFetched ? file.matches : nil, vouched: false))
             }
         }
-        if !isReadOnly, let problem = fieldIndex.save(fileSystem, scanned: addresses) {
+        if !isReadOnly, ScanAccelerators.enabled.contains(.index), let problem = fieldIndex.save(fileSystem, scanned: addresses) {
             report(.warning, "could not save the field index (it is rebuilt when needed): \(problem.message)", path: problem.path)
         }
     }

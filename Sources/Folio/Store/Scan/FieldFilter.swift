@@ -36,7 +36,7 @@ struct FieldFilter: @unchecked Sendable {
         guard let compilable = predicate.expression as? any FieldCompilable else { return nil }
         let compiler = FieldCompiler(variable: predicate.variable.key)
         guard let evaluate = compilable.compiledPredicate(compiler) else { return nil }
-        let requirements = (compilable as? any FieldRequiring)?.requirements(compiler) ?? []
+        let requirements = !ScanAccelerators.enabled.contains(.rows) ? [] : (compilable as? any FieldRequiring)?.requirements(compiler) ?? []
         return FieldFilter(keyPaths: compiler.keyPaths, evaluate: evaluate, requirements: requirements,
                            agreement: agreement(compiler.keyPaths, of: E.self))
     }
