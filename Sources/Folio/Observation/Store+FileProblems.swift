@@ -19,7 +19,7 @@ extension Store {
         try await read { state throws(FolioError) in
             var problems: [String: FolioError] = [:]
             for partition in state.unreadablePartitions { problems[partition.address.path] = partition.unreadable }
-            for (address, problem) in state.idIndex.allUnreadableFiles { problems[address.path] = problem }
+            for (address, problem) in state.filesNotIndexed { problems[address.path] = problem }
             return problems.keys.sorted().map { problems[$0]! }
         }
     }

@@ -3,7 +3,7 @@ import FolioCrashSupport
 import Foundation
 import Testing
 
-/// The id index alone (Store/Index/IdIndex.swift), without files: it follows the journal's
+/// The id index alone (Store/Locator/IdIndex.swift), without files: it follows the journal's
 /// changes so that a built collection's index always names the partition that holds each id.
 /// The expectation is the truth itself (which day holds which id, as FORMAT.md's records say:
 /// an entity lives in exactly one partition; a move removes it from one and sets it in another,

@@ -58,7 +58,7 @@ extension StoreState {
                         // reads the journal). Then the record looks like no change, but it is one.
                         if current != change.entity || justLoaded { visible = true }
                     } else {
-                        existedBefore = existedBefore ?? (idIndex.locations(in: collection).map { $0[id] != nil })
+                        existedBefore = existedBefore ?? (locator.locations(in: collection).map { $0[id] != nil })
                         visible = true
                     }
                 }

@@ -40,7 +40,7 @@ extension StoreState {
         let tail = try cursor.bytesPastCursor()
         let merged = partitions.partitions.filter(\.holdsMerge).map(\.address)
         guard !cursor.records.isEmpty || tail > 0 || outbox.needsQuarantineMove || !merged.isEmpty else {
-            saveIndexes()
+            locator.saveIndexes(granularities: collections)
             return outcome
         }
         // The journal first: no file, not even a kept version, may show a record that a power
@@ -136,7 +136,7 @@ extension StoreState {
         try journal.reset(to: fresh)
         outbox.checkpointed()
         cursor.start(fresh)
-        saveIndexes()
+        locator.saveIndexes(granularities: collections)
         return outcome
     }
 

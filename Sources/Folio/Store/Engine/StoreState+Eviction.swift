@@ -27,12 +27,22 @@ extension StoreState {
     func memoryIsFile(_ address: PartitionAddress) -> Bool {
         !touched.contains(address) && (partitions.peek(address).map { !mustStayInMemory($0) } ?? true)
     }
+}
 
-    /// Keeps what the id index needs of an evicted partition: the identity of the file its ids
-    /// were read from, so the index can still be saved without reading the file again.
-    func forgetEvicted(_ partition: Partition) {
-        let address = partition.address
-        guard address.granularity != .none, idIndex.isBuilt(address.collection), let identity = partition.identity else { return }
-        idIndex.remember(identity, of: address.key, in: address.collection)
+/// What the id locator asks of the partitions (``PartitionSource``).
+extension StoreState: PartitionSource {
+    func memoryIsFiles(in collection: String) -> Bool {
+        !touched.contains { $0.collection == collection }
+            && partitions.addresses.allSatisfy { $0.collection != collection || memoryIsFile($0) }
+    }
+
+    func identityInMemory(of address: PartitionAddress) -> FileIdentity? {
+        partitions.peek(address)?.identity
+    }
+
+    func putOffFileLoadIfLockFree() -> Bool {
+        guard readPass.putsOffFileLoads else { return false }
+        putOffFileLoad()
+        return true
     }
 }

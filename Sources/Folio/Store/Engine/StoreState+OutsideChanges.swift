@@ -52,7 +52,7 @@ extension StoreState {
             }
             return
         }
-        let index = idIndex.locations(in: address.collection)
+        let index = locator.locations(in: address.collection)
         let known = Set(index?.compactMap { $0.value == address.key ? $0.key : nil } ?? [])
         let loaded: Partition
         do { loaded = try partition(address) } catch where error.code == .corruptFile {

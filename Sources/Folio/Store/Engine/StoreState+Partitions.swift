@@ -94,7 +94,7 @@ extension StoreState {
         }
         applyRecords(to: partition)
         partitions.insert(partition)
-        updateIndex(for: partition, previousIDs: [])
+        locator.noteLoaded(partition, previousIDs: [])
         return partition
     }
 
@@ -140,27 +140,9 @@ extension StoreState {
         partition.unreadableIdentity = nil
         partition.neverRead = false
         applyRecords(to: partition)
-        updateIndex(for: partition, previousIDs: previousIDs)
+        locator.noteLoaded(partition, previousIDs: previousIDs)
         _ = feed.takeAnnouncement(of: partition.address)
         noteReload(of: partition, before: before)
-    }
-
-    private func updateIndex(for partition: Partition, previousIDs: Set<String>) {
-        let address = partition.address
-        guard address.granularity != .none, idIndex.isBuilt(address.collection) else { return }
-        // Saved again only when it changed: a reader that loads files the index already describes
-        // must not rewrite years of ids when it closes.
-        var changed = partition.identity != idIndex.identity(of: address.key, in: address.collection)
-        for id in previousIDs where partition.entities[id] == nil {
-            forgetCopy(of: id, in: address)
-            idIndex.remove(id, from: address)
-            changed = true
-        }
-        for id in partition.entities.keys {
-            if idIndex.key(of: id, in: address.collection) != address.key { changed = true }
-            index(id, in: address)
-        }
-        if changed { idIndex.markChanged(address.collection) }
     }
 
     /// The addresses a selection covers, in path order: files on disk plus partitions that exist
@@ -228,69 +210,14 @@ extension StoreState {
         return keys.map(address)
     }
 
-    /// Where the entity with this id lives now, or nil if nowhere.
-    ///
-    /// Partition files that cannot be read are skipped, so one broken file does not stop the rest
-    /// of the collection. With `strict`, an id not found while such a file exists is an error
-    /// (the entity may be in it); writes use the lenient form so other days keep working.
-    func locate(collection: String, granularity: PartitionGranularity, id: String, strict: Bool = false) throws(FolioError) -> PartitionAddress? {
-        if granularity == .none {
-            let address = PartitionAddress(collection: collection, granularity: .none, key: .whole)
-            return try partition(address).entities[id] == nil ? nil : address
-        }
-        if !idIndex.isBuilt(collection) {
-            if readPass.putsOffFileLoads {
-                // Finding the id loads files (the look-up below `stat`s every file of the
-                // collection, then reads one), which makes this read run again under the shared
-                // lock (Store.read): do it there once, not twice.
-                putOffFileLoad()
-                return nil
-            }
-            // A process that has not built the index yet (a cold `get`, a widget adding one todo)
-            // asks the saved index first: it answers when nothing changed since it was saved.
-            // Partitions in memory must be their files (a read's second, locked pass finds the
-            // one its first pass loaded).
-            if partitions.addresses.allSatisfy({ $0.collection != collection || memoryIsFile($0) }),
-               !touched.contains(where: { $0.collection == collection }) {
-                let files = try addresses(collection: collection, granularity: granularity, selection: .all)
-                switch try IndexFile.lookUp(fileSystem, collection: collection, id: id, files: files) {
-                case .absent:
-                    return nil
-                case .at(let key):
-                    let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
-                    if try partition(address).entities[id] != nil { return address }
-                case .unknown:
-                    break
-                }
-            }
-            try buildIndex(collection: collection, granularity: granularity)
-        }
-        if idIndex.key(of: id, in: collection) == nil, case let broken = idIndex.unreadableFiles(in: collection), !broken.isEmpty {
-            // Files that were broken may have been fixed since.
-            for address in broken.keys.sorted() { indexPartition(address) }
-            if strict, idIndex.key(of: id, in: collection) == nil, let problem = idIndex.unreadableFiles(in: collection).values.first {
-                throw FolioError(.corruptFile, "cannot tell whether \"\(id)\" exists: \(problem.message)",
-                                 path: problem.path, line: problem.line, column: problem.column, entityID: id)
-            }
-        }
-        try refuseDuplicate(collection: collection, granularity: granularity, id: id)
-        guard let key = idIndex.key(of: id, in: collection) else { return nil }
-        let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
-        // Verify: the file may have changed since the index learnt the id.
-        return try partition(address).entities[id] == nil ? nil : address
+    /// Where the entity with this id lives now, or nil if nowhere (``IdLocator/locate(collection:granularity:id:strict:)``,
+    /// lenient: a file that cannot be read is skipped).
+    func locate(collection: String, granularity: PartitionGranularity, id: String) throws(FolioError) -> PartitionAddress? {
+        try locator.locate(collection: collection, granularity: granularity, id: id)
     }
 
-    func indexPartition(_ address: PartitionAddress) {
-        do {
-            let partition = try partition(address)
-            idIndex.noteReadable(address)
-            for id in partition.entities.keys { index(id, in: address) }
-        } catch {
-            if idIndex.noteUnreadable(address, error) {
-                report(.error, "\(error.message); its entities cannot be found by id until it is fixed", path: error.path)
-            }
-        }
-    }
+    /// The partition files the id locator could not read, with why.
+    var filesNotIndexed: [PartitionAddress: FolioError] { locator.unreadableFiles }
 
     /// A version of a partition file Folio keeps, by the hash of its bytes; nil when it is gone.
     func keptState(_ hash: ContentHash, of path: String) -> PartitionFile.Contents? {

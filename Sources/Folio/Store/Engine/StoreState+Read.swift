@@ -4,7 +4,7 @@ extension StoreState {
         let granularity = try register(E.self)
         let key = id.storageKey
         try Names.validateID(key)
-        guard let address = try locate(collection: E.collection, granularity: granularity, id: key, strict: true) else { return nil }
+        guard let address = try locator.locate(collection: E.collection, granularity: granularity, id: key, strict: true) else { return nil }
         let partition = try partition(address, verify: false)
         defer { partitions.recharge(partition) }
         do { return try partition.value(E.self, id: key, coder: coder) } catch {
@@ -30,7 +30,7 @@ extension StoreState {
             return []
         }
         var result: [E] = []
-        var scan = DuplicateScan(collection: E.collection, indexed: idIndex.isBuilt(E.collection), partitions: addresses.count)
+        var scan = DuplicateScan(collection: E.collection, indexed: locator.isBuilt(E.collection), partitions: addresses.count)
         let filter = try fieldFilter(query.predicate, over: addresses)
         let scannable = { (address: PartitionAddress) in
             !self.feed.isTracking && !self.touched.contains(address) && !self.handEdits.waits(at: address)
@@ -42,7 +42,7 @@ extension StoreState {
             case .scanned(let address, let ids, let scanned, let vouched):
                 // An id the index places elsewhere (another process wrote the file since): the
                 // load updates the index and finds an id in two files, as a read would.
-                if let index = idIndex.locations(in: E.collection), ids.all.contains(where: { index[$0] != address.key }) { indexPartition(address) }
+                if let index = locator.locations(in: E.collection), ids.all.contains(where: { index[$0] != address.key }) { locator.indexPartition(address) }
                 scan.note(address, ids: ids, vouched: vouched)
                 notePartitionScanned()
                 result.append(contentsOf: scanned)
@@ -75,7 +75,7 @@ extension StoreState {
             result.append(contentsOf: try query.matching(values))
         }
         scan.finish()
-        let twice = duplicateIDs(scan)
+        let twice = locator.duplicateIDs(scan)
         if !twice.isEmpty { result.removeAll { twice.contains($0.id.storageKey) } }
         return query.ordered(result)
     }

@@ -62,8 +62,9 @@ final class StoreState {
     /// The partitions read, within the configured byte budget (PartitionCache.swift).
     let partitions: PartitionCache
     /// For partitioned collections: where each id lives, built on first need, with the files it
-    /// could not read and the ids held twice (Store/Index/IdIndex.swift).
-    let idIndex = IdIndex()
+    /// could not read and the ids held twice (Store/Locator/IdLocator.swift). It asks this engine
+    /// for partitions (``PartitionSource``).
+    private(set) lazy var locator = IdLocator(source: self, fileSystem: fileSystem, log: log)
     /// The outbox: its commands (read on first use), sync modes, in-flight mark, queued count,
     /// the sent mark and the command files (Outbox/OutboxBook.swift).
     let outbox: OutboxBook
@@ -146,7 +147,7 @@ final class StoreState {
         self.partitions = PartitionCache(budget: cacheBudget)
         self.outbox = OutboxBook(fileSystem: fileSystem, log: log, journal: cursor)
         partitions.mustStay = { [unowned self] in mustStayInMemory($0) }
-        partitions.onEvict = { [unowned self] in forgetEvicted($0) }
+        partitions.onEvict = { [unowned self] in locator.noteEvicted($0) }
         partitions.holdsEverything = { [feed] in feed.isTracking }
     }
 
@@ -201,7 +202,7 @@ final class StoreState {
             }
             // Records this process never saw are now in files it may not have loaded: forget
             // where ids live, and rebuild that on demand.
-            idIndex.forgetLocations()
+            locator.forgetLocations()
         }
         for address in touched {
             guard let partition = partitions.peek(address) else { continue }
@@ -228,7 +229,7 @@ final class StoreState {
             }
             current?.partition?.apply(change)
             feed.applied(change)
-            idIndex.apply(change.id, at: address, exists: change.entity != nil)
+            locator.apply(change.id, at: address, exists: change.entity != nil)
         }
         outbox.apply(record.outbox)
         cursor.take(record)

@@ -27,7 +27,7 @@ internal import Foundation
 /// A query reads the header and the sections it needs, not the whole file, and checks each part it
 /// reads against its CRC-32C (hex): an index cut short, damaged or edited by hand is rebuilt, never
 /// trusted. `ids unique` spares it
-/// comparing the ids of the files it reads from the index with each other (StoreState+Duplicates).
+/// comparing the ids of the files it reads from the index with each other (IdLocator+Duplicates.swift).
 ///
 /// An entry is made only from a file that holds exactly Folio's newest version of it (so it has
 /// the format's shape and is no person's save), and only when the file last changed at least

@@ -1,12 +1,11 @@
-/// The coordinator's use of the saved id index (``IndexFile``, `.folio/index/<collection>`):
-/// building a collection's id index from it and the files, and saving it.
-extension StoreState {
+/// The saved id index (``IndexFile``, `.folio/index/<collection>`): building a collection's id
+/// index from it and the files, and saving it.
+extension IdLocator {
     /// Builds the id index of a partitioned collection: from `.folio/index/` where the files are
     /// unchanged, by reading the partition files elsewhere.
     func buildIndex(collection: String, granularity: PartitionGranularity) throws(FolioError) {
         let persisted = IndexFile.read(fileSystem, collection: collection)
-        // Identities are filled as partitions leave memory during the build too
-        // (StoreState+Eviction.swift).
+        // Identities are filled as partitions leave memory during the build too (``noteEvicted(_:)``).
         idIndex.beginBuilding(collection)
         var persistedCount = 0
         var stale = false
@@ -16,8 +15,8 @@ extension StoreState {
         var fromEntries = [String: PartitionKey](minimumCapacity: persisted.values.reduce(0) { $0 + $1.ids.count })
         var twice: [(id: String, address: PartitionAddress)] = []
         var toRead: [PartitionAddress] = []
-        for address in try addresses(collection: collection, granularity: granularity, selection: .all) {
-            if memoryIsFile(address), let entry = persisted[address.key], try fileSystem.identity(address.path) == entry.identity {
+        for address in try source.addresses(collection: collection, granularity: granularity, selection: .all) {
+            if source.memoryIsFile(address), let entry = persisted[address.key], try fileSystem.identity(address.path) == entry.identity {
                 for id in entry.ids {
                     guard let other = fromEntries.updateValue(address.key, forKey: id) else { continue }
                     twice.append((id, PartitionAddress(collection: collection, granularity: granularity, key: other)))
@@ -41,17 +40,18 @@ extension StoreState {
 
     /// Saves the id indexes that changed since they were read (after a checkpoint, when the files
     /// hold everything). Failures are only reported: the index is derived data.
-    func saveIndexes() {
+    /// - Parameter granularities: The collections registered by this process, with their partitioning.
+    func saveIndexes(granularities: [String: PartitionGranularity]) {
         for collection in idIndex.changed.sorted() {
             guard idIndex.isSavable(collection), let index = idIndex.locations(in: collection),
-                  let granularity = collections[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
+                  let granularity = granularities[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
             else { continue }
             var entries: [PartitionKey: IndexFile.Entry] = [:]
             var complete = true
             for (id, key) in index {
                 if entries[key] == nil {
                     let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
-                    guard let identity = partitions.peek(address)?.identity ?? idIndex.identity(of: key, in: collection) else {
+                    guard let identity = source.identityInMemory(of: address) ?? idIndex.identity(of: key, in: collection) else {
                         complete = false
                         break
                     }

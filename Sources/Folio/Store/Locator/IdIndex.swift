@@ -4,7 +4,7 @@
 ///
 /// Besides the ids' partitions it keeps what saving and trusting the index needs: the identity
 /// of each file whose ids came from `.folio/index/` or left memory, the files that could not be
-/// read (their ids are unknown), and the ids found in more than one file (StoreState+Duplicates).
+/// read (their ids are unknown), and the ids found in more than one file (IdLocator+Duplicates.swift).
 /// Reading files is the store's business; the index only records what the store found.
 final class IdIndex {
     /// Per built collection, each id's partition key.
