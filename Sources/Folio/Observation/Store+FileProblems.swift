@@ -32,6 +32,6 @@ extension Store {
     /// - Returns: The reports, oldest first.
     /// - Throws: ``FolioError/Code/storeClosed`` if the store is closed.
     public func mergeReports() async throws -> [MergeReport] {
-        try await read { state throws(FolioError) in state.mergeReports.reports }
+        try await read { state throws(FolioError) in state.mergeReports }
     }
 }

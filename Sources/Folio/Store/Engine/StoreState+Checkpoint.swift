@@ -49,7 +49,7 @@ extension StoreState {
         let barrier = DurabilityBarrier(fileSystem: fileSystem)
 
         var directories = Set<String>()
-        var staged: [(Partition, StagedPartition)] = []
+        var staged: [(Partition, VersionHistory.StagedPartition)] = []
         var removed: [Partition] = []
         // Every version written is noted in `.folio/written` first (the copy check).
         let run = try beginCheckpointRun()
@@ -79,12 +79,12 @@ extension StoreState {
             } else if isEmpty {
                 // Folio's newest version of the file is then "no entities": a save from an older
                 // buffer of it is merged against the removal and brings back nothing deleted.
-                keep(partition.unkeptFile, of: path, revision: partition.revision, edit: true)
-                try keepRemoval(of: partition, barrier: barrier)
+                history.keep(partition.unkeptFile, of: path, revision: partition.revision, edit: true)
+                try history.keepRemoval(of: partition, barrier: barrier)
                 removed.append(partition)
             } else if partition.isDirty || partition.identity == nil {
                 try barrier.makeDirectory(folder)
-                staged.append((partition, try stage(partition, barrier: barrier)))
+                staged.append((partition, try history.stage(partition, barrier: barrier)))
             } else {
                 // Unchanged, but an earlier checkpoint may have renamed it into place and failed
                 // before syncing the folder: sync it again, cheaply, before the journal forgets.

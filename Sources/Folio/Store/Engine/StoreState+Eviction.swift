@@ -46,3 +46,8 @@ extension StoreState: PartitionSource {
         return true
     }
 }
+
+/// What the version history reads of the engine (``HistoryContext``).
+extension StoreState: HistoryContext {
+    var fileLoadsSoFar: Int { statistics.fileLoads }
+}

@@ -13,7 +13,7 @@ extension StoreState {
     }
 
     /// Notes (or forgets) the edit a partition load found.
-    func noteEdit(_ address: PartitionAddress, _ reconciled: Reconciled?, replacing replaced: [String: JSONValue]? = nil) {
+    func noteEdit(_ address: PartitionAddress, _ reconciled: VersionHistory.Reconciled?, replacing replaced: [String: JSONValue]? = nil) {
         if let reconciled, let folio = reconciled.folio {
             handEdits.note(HandEdit(folio: folio, saved: reconciled.contents, replaced: replaced), at: address)
         } else {
@@ -94,7 +94,7 @@ extension StoreState {
         do {
             guard !isReadOnly, let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
             let barrier = DurabilityBarrier(fileSystem: fileSystem, kind: .perFile)
-            try keptVersions.keep(bytes, of: path, revision: partition.revision, barrier: barrier)
+            try history.keepAsFolios(bytes, of: path, revision: partition.revision, barrier: barrier)
             try barrier.flush()
         } catch {
             report(.warning, "cannot keep the adopted save as Folio's version yet (\(error.message)); a save of an entity it changed made before the next checkpoint is served under it", path: path)
@@ -112,7 +112,7 @@ extension StoreState {
         guard !isReadOnly else { return }
         // As for a file the checkpoint writes: it holds every record so far (`.folio/written`).
         try run.noteWrite(path, ContentHash(bytes))
-        try keptVersions.keep(bytes, of: path, revision: partition.revision, barrier: barrier)
+        try history.keepAsFolios(bytes, of: path, revision: partition.revision, barrier: barrier)
         partition.adoptedSave = false
     }
 }

@@ -61,7 +61,7 @@ extension StoreState {
             do {
                 contents = try file.contents.get()
             } catch {
-                if let hash = departed, let lastGood = keptState(hash, of: address.path) {
+                if let hash = departed, let lastGood = history.keptState(hash, of: address.path) {
                     report(.error, "\(error.description); serving the last good state and leaving the file untouched", path: address.path)
                     let served = Partition(address: address, identity: nil, contents: lastGood)
                     served.fileHash = hash
@@ -82,15 +82,15 @@ extension StoreState {
                 return placeholder
             }
             // The common case, Folio's own newest version, needs no reconciling.
-            let reconciled = file.isNewestKept ? Reconciled(contents: contents, merged: false, kept: true, hash: file.hash)
-                : reconcile(contents, bytes: bytes, path: address.path)
+            let reconciled = file.isNewestKept ? VersionHistory.Reconciled(contents: contents, merged: false, kept: true, hash: file.hash)
+                : history.reconcile(contents, bytes: bytes, path: address.path)
             partition = Partition(address: address, identity: identity, contents: reconciled.contents)
             noteFile(bytes, of: partition, reconciled)
-            if feed.isTracking, let hash = departed, hash != partition.fileHash, let before = keptState(hash, of: address.path) {
+            if feed.isTracking, let hash = departed, hash != partition.fileHash, let before = history.keptState(hash, of: address.path) {
                 noteReload(of: partition, before: before.entities)
             }
         } else {
-            partition = Partition(address: address, identity: nil, contents: absentFileContents(at: address.path))
+            partition = Partition(address: address, identity: nil, contents: history.absentFileContents(at: address.path))
         }
         applyRecords(to: partition)
         partitions.insert(partition)
@@ -118,7 +118,7 @@ extension StoreState {
         if let file = try FetchedFile.fetch(path, fileSystem: fileSystem) {
             let (bytes, identity) = (file.bytes, file.identity)
             do {
-                let reconciled = reconcile(try file.contents.get(), bytes: bytes, path: path)
+                let reconciled = history.reconcile(try file.contents.get(), bytes: bytes, path: path)
                 // The file as last read: what a person saving over it saw of the journal's
                 // changes (an earlier save of theirs, adopted, or Folio's version).
                 let replaced = partition.base
@@ -133,7 +133,7 @@ extension StoreState {
                 return
             }
         } else {
-            partition.load(absentFileContents(at: path), identity: nil)
+            partition.load(history.absentFileContents(at: path), identity: nil)
             noteFile(nil, of: partition, nil)
         }
         partition.unreadable = nil
@@ -219,14 +219,11 @@ extension StoreState {
     /// The partition files the id locator could not read, with why.
     var filesNotIndexed: [PartitionAddress: FolioError] { locator.unreadableFiles }
 
-    /// A version of a partition file Folio keeps, by the hash of its bytes; nil when it is gone.
-    func keptState(_ hash: ContentHash, of path: String) -> PartitionFile.Contents? {
-        do {
-            guard let version = try keptVersions.versions(of: path).last(where: { $0.hash == hash }),
-                  let bytes = try keptVersions.bytes(of: version, path: path) else { return nil }
-            return try PartitionFile.decode(bytes, path: path)
-        } catch {
-            return nil
-        }
+    /// Notes the bytes of the file a partition was just loaded from (nil: no file).
+    func noteFile(_ bytes: [UInt8]?, of partition: Partition, _ reconciled: VersionHistory.Reconciled?, replacing replaced: [String: JSONValue]? = nil) {
+        partition.fileHash = reconciled?.hash ?? bytes.map(ContentHash.init)
+        partition.holdsMerge = reconciled?.merged == true
+        partition.unkeptFile = reconciled?.kept == false ? bytes : nil
+        noteEdit(partition.address, reconciled, replacing: replaced)
     }
 }

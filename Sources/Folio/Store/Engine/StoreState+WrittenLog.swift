@@ -142,7 +142,7 @@ extension StoreState {
             for path in try CopyCheck.dataAndCommandFiles(fileSystem) {
                 guard let (bytes, _) = try fileSystem.read(path) else { continue }
                 latest[path] = WrittenLog.Entry(transaction: since, hash: ContentHash(bytes))
-                if keepVersions && CommandFileName.sequence(ofPath: path) == nil { keep(bytes, of: path, revision: PartitionFile.namedRevision(bytes, path: path)) }
+                if keepVersions && CommandFileName.sequence(ofPath: path) == nil { history.keep(bytes, of: path, revision: PartitionFile.namedRevision(bytes, path: path)) }
             }
         }
         var text = WrittenLog.header(origin: origin, since: since, goneBelow: try nextSequence())

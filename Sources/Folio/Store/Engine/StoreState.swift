@@ -95,8 +95,6 @@ final class StoreState {
     private(set) var statistics = ReadStatistics()
     /// The collections registered by this process, with their partitioning.
     private(set) var collections: [String: PartitionGranularity] = [:]
-    /// Merges this process made that the app may show (``Store/mergeReports()``).
-    let mergeReports = MergeReports()
     /// A read's first, unlocked pass (``ReadPass``): a read that must load a file leaves it for
     /// the locked pass that loading any file causes.
     private(set) var readPass = ReadPass()
@@ -128,13 +126,21 @@ final class StoreState {
     /// What checkpoints last wrote to each file (`.folio/written`), to know Folio's own files
     /// without listing their kept versions.
     let writtenHashes = WrittenHashesCache()
+    /// The history of each data file: merges of saves, revisions, kept versions
+    /// (Store/History/VersionHistory.swift). It reads the settings through ``HistoryContext``.
+    private(set) lazy var history = VersionHistory(context: self, fileSystem: fileSystem, log: log, isReadOnly: isReadOnly,
+                                                   writtenHashes: writtenHashes)
+    /// The merges this process made that the app may show (``Store/mergeReports()``).
+    var mergeReports: [MergeReport] { history.mergeReports.reports }
+    /// Each data file's kept versions (``Store/history(of:)``, ``Store/restore(_:to:)``).
+    var keptVersions: KeptVersions { history.keptVersions }
     /// Entities that do not decode, already reported (type, path, id and stored JSON), so that
     /// reading a partition again after it left memory does not report them again.
     private var reportedUndecodable: Set<String> = []
     /// Whether an undecodable entity is reported for the first time (then it counts as reported).
     func isFirstReport(ofUndecodable key: String) -> Bool { reportedUndecodable.insert(key).inserted }
 
-    /// Opened read-only: nothing is written, kept versions included (StoreState+KeptVersions).
+    /// Opened read-only: nothing is written, kept versions included (VersionHistory).
     let isReadOnly: Bool
 
     init(fileSystem: FileSystem, log: LogHandler?, readOnly: Bool = false,
