@@ -47,6 +47,9 @@ public actor Store {
     var lastCommit = ContinuousClock.now
     var lastSeenJournalPosition = JournalPosition(generation: nil, offset: 0)
     var checkpointTask: Task<Void, Never>?
+    /// Saves what queries found to change in the field index once reads are quiet
+    /// (Store+DerivedIndexes.swift).
+    var fieldIndexTask: Task<Void, Never>?
     /// Called after commits that queue commands (the sync engine's nudge).
     var outboxListeners: [UUID: @Sendable () -> Void] = [:]
     /// The change streams, the folder watcher and what observers were told (see
@@ -144,6 +147,7 @@ public actor Store {
         finishChangeStreams()
         checkpointTask?.cancel()
         checkpointTask = nil
+        if !needsReload, readOnlyReason == nil { saveFieldIndexesNow() }
         if !groupCommit.isIdle {
             do { try await waitUntilDurable(state.journalEnd) } catch { needsReload = true }
         }
@@ -198,6 +202,7 @@ public actor Store {
         defer {
             publishChanges()
             state.readEnded()
+            scheduleFieldIndexSave()
         }
         let result = try await readOnce(body)
         // A person's save this read found is adopted now (a command for push collections, the

@@ -35,8 +35,11 @@ import Testing
         return expected
     }
 
+    /// The query's answer; then the field index entries it made are saved at once (the store
+    /// saves them only `checkpointDelay` after the read, an hour in tests).
     static func found(_ store: Store) async throws -> [String: String] {
         let todos = try await store.fetch(query())
+        await store.saveFieldIndexesNow()
         let found = Dictionary(todos.map { ($0.id.uuidString, $0.title) }, uniquingKeysWith: { first, _ in first })
         #expect(found.count == todos.count, "an id answered twice")
         return found
@@ -226,6 +229,45 @@ import Testing
         #expect(fromIndex > 0, "no partition was filtered on the index (seed \(seed))")
         #expect(edits["in place, times kept", default: 0] >= 2, "the edits only the ctime reveals did not happen (seed \(seed))")
         print("field index: \(answered) answers as the files say, \(fromIndex) partitions from the index, edits \(edits.sorted { $0.key < $1.key }) (seed \(seed))")
+    }
+
+    /// A query never writes: the field index entries it makes are saved by the store in a step of
+    /// its own, `checkpointDelay` after the read. Every disk-changing step taken while a query runs
+    /// is recorded; the index appears only after the queries returned, and holds every file.
+    @Test func aQueryWritesNothingTheStoreSavesTheIndexAfterIt() async throws {
+        let folder = TemporaryFolder()
+        let todos = try await Self.oneTodoADay(in: folder)
+        try await Task.sleep(for: .milliseconds(2200))   // entries only of files two seconds old
+        let inQuery = LockedBox(false), written = LockedBox<[String]>([])
+        let hook: IOHook = { step in
+            if case .read = step { return }
+            if inQuery.value { written.mutate { $0.append(step.description) } }
+        }
+        let index = folder.url.appendingPathComponent(".folio/index/todos.fields")
+        let store = try await Store.open(at: folder.url, configuration: .testing(checkpointDelay: .seconds(5), hook: hook))
+        for round in 0..<2 {
+            inQuery.mutate { $0 = true }
+            let found = try await store.fetch(Self.query())
+            inQuery.mutate { $0 = false }
+            #expect(found.count == todos.count, "round \(round)")
+        }
+        #expect(written.value.isEmpty, "a query changed the disk: \(written.value)")
+        #expect(!FileManager.default.fileExists(atPath: index.path), "the index was written before the store's step")
+        // The store's own step, a few seconds later (bounded wait).
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !FileManager.default.fileExists(atPath: index.path) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let entries = FieldIndexFile.read(FileSystem(root: folder.url.path), collection: "todos", fields: nil).entries
+        #expect(entries.count == Self.days.count, "the store saved \(entries.count) entries of \(Self.days.count) files")
+        // The next query reads the files from the index, and writes nothing either.
+        let before = await store.cacheFootprint().partitionsFromFieldIndex
+        inQuery.mutate { $0 = true }
+        #expect(try await store.fetch(Self.query()).count == todos.count)
+        inQuery.mutate { $0 = false }
+        #expect(await store.cacheFootprint().partitionsFromFieldIndex - before == Self.days.count - 1, "all but the sample, in memory")
+        #expect(written.value.isEmpty, "a query changed the disk: \(written.value)")
+        try await store.close()
     }
 
     /// An index cut short, with a flipped byte, or edited by hand (a value changed without its

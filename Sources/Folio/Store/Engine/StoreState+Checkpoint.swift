@@ -41,6 +41,7 @@ extension StoreState {
         let merged = partitions.partitions.filter(\.holdsMerge).map(\.address)
         guard !cursor.records.isEmpty || tail > 0 || outbox.needsQuarantineMove || !merged.isEmpty else {
             locator.saveIndexes(granularities: collections)
+            saveFieldIndexes()
             return outcome
         }
         // The journal first: no file, not even a kept version, may show a record that a power
@@ -137,6 +138,7 @@ extension StoreState {
         outbox.checkpointed()
         cursor.start(fresh)
         locator.saveIndexes(granularities: collections)
+        saveFieldIndexes()
         return outcome
     }
 

@@ -122,8 +122,9 @@ extension StoreState {
                 try body(.loaded(partition, matches: asFetched ? file.matches : nil, vouched: false))
             }
         }
-        if !isReadOnly, ScanAccelerators.enabled.contains(.index), let problem = fieldIndex.save(fileSystem, scanned: addresses) {
-            report(.warning, "could not save the field index (it is rebuilt when needed): \(problem.message)", path: problem.path)
+        // Saved by the store after the query (Store+DerivedIndexes.swift): a query never writes.
+        if !isReadOnly, ScanAccelerators.enabled.contains(.index), let changes = fieldIndex.changes(scanned: addresses) {
+            noteFieldIndexChanges(changes)
         }
     }
 

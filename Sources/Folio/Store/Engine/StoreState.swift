@@ -134,6 +134,23 @@ final class StoreState {
     var mergeReports: [MergeReport] { history.mergeReports.reports }
     /// Each data file's kept versions (``Store/history(of:)``, ``Store/restore(_:to:)``).
     var keptVersions: KeptVersions { history.keptVersions }
+    /// What queries found to change in the field index, saved after them by
+    /// ``saveFieldIndexes()``: a query never writes.
+    private var fieldIndexChanges: [FieldIndexChanges] = []
+    /// Whether queries left field index changes to save.
+    var hasFieldIndexChanges: Bool { !fieldIndexChanges.isEmpty }
+    func noteFieldIndexChanges(_ changes: FieldIndexChanges) { fieldIndexChanges.append(changes) }
+    /// Saves what queries found to change in the field index, in the order they found it.
+    /// Failures are only reported: the index is derived data.
+    func saveFieldIndexes() {
+        let pending = fieldIndexChanges
+        fieldIndexChanges = []
+        for changes in pending {
+            if let problem = changes.save(fileSystem) {
+                report(.warning, "could not save the field index (it is rebuilt when needed): \(problem.message)", path: problem.path)
+            }
+        }
+    }
     /// Entities that do not decode, already reported (type, path, id and stored JSON), so that
     /// reading a partition again after it left memory does not report them again.
     private var reportedUndecodable: Set<String> = []

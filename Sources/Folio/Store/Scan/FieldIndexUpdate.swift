@@ -1,6 +1,6 @@
-/// What one query does to a collection's field index (``FieldIndexFile``): loads the columns it
-/// filters on once, when it first filters files on fields, notes each file's outcome, and saves
-/// the index at the end if an entry was made, replaced or found stale.
+/// What one query does with a collection's field index (``FieldIndexFile``): loads the columns it
+/// filters on once, when it first filters files on fields, notes each file's outcome, and at the
+/// end says what changed (``changes(scanned:)``) for the store to save after the query.
 struct FieldIndexUpdate {
     let collection: String
     /// The entries with the query's columns, as loaded.
@@ -45,18 +45,36 @@ struct FieldIndexUpdate {
         return !touched.contains(partition.address) && !partition.holdsMerge && partition.unreadable == nil
     }
 
-    /// Saves the index if this query changed it. Entries of files that no longer exist (keys
-    /// within the span of `scanned` that it does not list) are dropped on the way.
-    /// - Returns: Why the index could not be saved (it is derived data: the caller only reports it).
-    mutating func save(_ fileSystem: FileSystem, scanned: [PartitionAddress]) -> FolioError? {
+    /// What this query found to change in the index (entries made, entries gone stale), for the
+    /// store to save after the query (``FieldIndexChanges``); nil when nothing changed. A query
+    /// never writes the index itself.
+    func changes(scanned: [PartitionAddress]) -> FieldIndexChanges? {
         guard !made.isEmpty || !stale.isEmpty, let first = scanned.first?.key, let last = scanned.last?.key else { return nil }
-        // Every column of the entries kept: read again whole (this query read only its columns).
+        return FieldIndexChanges(collection: collection, made: made, stale: stale, span: first...last, listed: Set(scanned.map(\.key)))
+    }
+}
+
+/// What a query found to change in a collection's field index, saved after the query by the store
+/// (a step it runs when reads have been quiet, at checkpoints and at close), never by the query.
+struct FieldIndexChanges {
+    let collection: String
+    /// Entries made from files the query read (every column).
+    let made: [PartitionKey: FieldIndexFile.Record]
+    /// Keys whose entry no longer describes its file.
+    let stale: Set<PartitionKey>
+    /// The span of keys the query listed, and the keys it found: entries within the span of files
+    /// that no longer exist are dropped.
+    let span: ClosedRange<PartitionKey>
+    let listed: Set<PartitionKey>
+
+    /// Saves these changes over the index as it is on disk now.
+    /// - Returns: Why the index could not be saved (it is derived data: the caller only reports it).
+    func save(_ fileSystem: FileSystem) -> FolioError? {
+        // Every column of the entries kept: read again whole (the query read only its columns).
         var entries = FieldIndexFile.read(fileSystem, collection: collection, fields: nil).entries
         for key in stale { entries[key] = nil }
         entries.merge(made) { _, new in new }
-        let listed = Set(scanned.map(\.key))
-        for key in Array(entries.keys) where key >= first && key <= last && !listed.contains(key) { entries[key] = nil }
-        (made, stale) = ([:], [])
+        for key in Array(entries.keys) where span.contains(key) && !listed.contains(key) { entries[key] = nil }
         do {
             try FieldIndexFile.write(fileSystem, collection: collection, entries: entries)
             return nil
