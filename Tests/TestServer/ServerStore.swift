@@ -52,7 +52,7 @@ struct EntityKey: Hashable, Sendable {
 
 /// The server's data: entities and their versions, the idempotency memory, the change feed and
 /// the log of applied changes. A plain value; ``ServerStore`` guards it.
-struct StoreState {
+struct StoreEngine {
     private(set) var entities: [String: [String: StoredEntity]] = [:]
     /// The last version given to each entity, surviving its deletion.
     private var lastVersion: [EntityKey: Int] = [:]
@@ -124,17 +124,17 @@ struct StoreState {
     }
 }
 
-/// ``StoreState`` behind a lock.
+/// ``StoreEngine`` behind a lock.
 ///
 /// Thread safety: every access to `state` holds `lock`; ``push(key:_:)`` runs its operation
 /// under the lock, so checking the idempotency memory, applying and remembering are one atomic
 /// step even when two connections carry the same key at once.
 final class ServerStore: @unchecked Sendable {
     private let lock = NSLock()
-    private var state = StoreState()
+    private var state = StoreEngine()
 
     /// Reads the state.
-    func read<T>(_ body: (StoreState) -> T) -> T { lock.locked { body(state) } }
+    func read<T>(_ body: (StoreEngine) -> T) -> T { lock.locked { body(state) } }
 
     /// The answer for a key seen before: the remembered response when `request` is the same
     /// request (method, path, body as a JSON value), else 422 naming the key. `nil` for a new key.
@@ -147,7 +147,7 @@ final class ServerStore: @unchecked Sendable {
     /// answers 2xx and reports a change, the change is logged and the response remembered under
     /// `key` with `request`. One lock around both, so two requests with one key never both apply.
     func push(
-        key: String?, request: String, _ operation: (inout StoreState) -> (response: HTTPResponse, change: AppliedChange?)
+        key: String?, request: String, _ operation: (inout StoreEngine) -> (response: HTTPResponse, change: AppliedChange?)
     ) -> HTTPResponse {
         lock.locked {
             if let key, let remembered = state.remembered[key] { return remembered.answer(to: request, key: key) }
@@ -161,7 +161,7 @@ final class ServerStore: @unchecked Sendable {
     }
 
     /// Changes the state directly (``TestServer/edit(_:_:json:partition:)`` and friends).
-    func modify<T>(_ body: (inout StoreState) -> T) -> T { lock.locked { body(&state) } }
+    func modify<T>(_ body: (inout StoreEngine) -> T) -> T { lock.locked { body(&state) } }
 }
 
 /// A successful push's response, remembered by its idempotency key with the request it answered.

@@ -51,7 +51,7 @@ struct CopyCheck {
         // Read and hashed on several threads: a copy's first open reads every file, often from
         // a cold cache.
         let fileSystem = self.fileSystem
-        let read = parallelMap(ordered, width: StoreState.scanWidth) { path in
+        let read = parallelMap(ordered, width: StoreEngine.scanWidth) { path in
             Result { () throws(FolioError) -> ContentHash? in try fileSystem.read(path).map { ContentHash($0.bytes) } }
         }
         var hashes: [String: ContentHash] = [:]

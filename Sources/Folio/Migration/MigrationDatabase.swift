@@ -11,7 +11,7 @@ public final class MigrationDatabase {
         var version: String?
     }
 
-    let state: StoreState
+    let state: StoreEngine
     /// The current entities of each loaded collection, by id.
     private(set) var collections: [String: [String: Stored]] = [:]
     /// Each loaded collection as it was on disk: its partitions (with their other top-level
@@ -22,7 +22,7 @@ public final class MigrationDatabase {
     /// (tombstone versions), per collection: id → (partition, version). They follow the collection.
     private(set) var tombstones: [String: [String: (partition: String, version: String)]] = [:]
 
-    init(state: StoreState) {
+    init(state: StoreEngine) {
         self.state = state
     }
 

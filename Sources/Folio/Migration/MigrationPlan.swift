@@ -16,7 +16,7 @@ struct MigrationPlan {
     ///   - applied: The names recorded before them.
     ///   - state: The store (its journal applied; the caller holds the writers' lock).
     ///   - marker: The store's `folio.json` as it is.
-    static func make(_ migrations: [Migrator.Migration], applied: [String], state: StoreState,
+    static func make(_ migrations: [Migrator.Migration], applied: [String], state: StoreEngine,
                      marker: [String: JSONValue]) throws(FolioError) -> MigrationPlan {
         let database = MigrationDatabase(state: state)
         for migration in migrations {
@@ -101,7 +101,7 @@ struct MigrationPlan {
     }
 
     /// Pending and failed commands rewritten by the steps, and the commands the app asked for.
-    private mutating func addCommands(migrating steps: [MigrationStep], state: StoreState, enqueueFor: Set<String>,
+    private mutating func addCommands(migrating steps: [MigrationStep], state: StoreEngine, enqueueFor: Set<String>,
                                       database: MigrationDatabase) throws(FolioError) {
         let mayHaveBeenSent = try OutboxMigration.mayHaveBeenSent(state)
         for path in try OutboxMigration.commandFiles(in: state.fileSystem) {

@@ -20,7 +20,7 @@ enum OutboxMigration {
     /// Whether a pending command may already have reached the server: up to `.folio/sent.json`'s
     /// mark, or with a failed attempt recorded in `.folio/attempts.json` (an unreadable file counts
     /// every command). Such a command is sent again as it is, under its key.
-    static func mayHaveBeenSent(_ state: StoreState) throws(FolioError) -> (UInt64) -> Bool {
+    static func mayHaveBeenSent(_ state: StoreEngine) throws(FolioError) -> (UInt64) -> Bool {
         let sentThrough = try state.sentThrough()
         var attempted: Set<UInt64> = []
         if let (bytes, _) = try state.fileSystem.read(Store.attemptsFile) {

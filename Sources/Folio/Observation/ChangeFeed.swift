@@ -9,7 +9,7 @@ internal import Foundation
 /// changes, what each partition last announced when its file may still catch up, whether
 /// another process checkpointed records this process never read, and the stray files already
 /// reported. What a record or a reload changed is worked out by the store
-/// (StoreState+Changes.swift); the feed keeps the result until it is delivered.
+/// (StoreEngine+Changes.swift); the feed keeps the result until it is delivered.
 ///
 /// The ``Store`` actor owns the feed, and the store's state notes changes in it; it outlives a
 /// state rebuilt after a failed sync (``stateReplaced()``). Used only from the actor.

@@ -42,7 +42,7 @@ extension Store {
 
     private nonisolated func observeResults<E: Entity, Result: Sendable>(
         _ query: Query<E>, includingSyncStatus: Bool,
-        _ evaluate: @escaping @Sendable (StoreState) throws(FolioError) -> (Result, [JSONValue])
+        _ evaluate: @escaping @Sendable (StoreEngine) throws(FolioError) -> (Result, [JSONValue])
     ) -> AsyncThrowingStream<Result, any Error> {
         AsyncThrowingStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
             let task = Task {
@@ -75,13 +75,13 @@ extension Store {
 
     /// Runs `evaluate` as a read: the result, and a fingerprint of it (its entities' JSON, and
     /// their statuses) to tell a new result from a repeat for types that need not be Equatable.
-    private func evaluate<Result>(_ evaluate: (StoreState) throws(FolioError) -> (Result, [JSONValue])) async throws
+    private func evaluate<Result>(_ evaluate: (StoreEngine) throws(FolioError) -> (Result, [JSONValue])) async throws
         -> (result: Result, fingerprint: [JSONValue]) {
         try await read { state throws(FolioError) in try evaluate(state) }
     }
 }
 
-extension StoreState {
+extension StoreEngine {
     func fingerprint<E: Entity>(of entities: [E]) throws(FolioError) -> [JSONValue] {
         var values: [JSONValue] = []
         values.reserveCapacity(entities.count)

@@ -23,7 +23,7 @@ extension Store {
     }
 }
 
-extension StoreState {
+extension StoreEngine {
     func withSyncStatus<E: Entity>(_ entities: [E]) throws(FolioError) -> [WithSyncStatus<E>] {
         let statuses = try loadedOutbox().syncStatuses(collection: E.collection, ids: entities.map(\.id.storageKey))
         return entities.map { WithSyncStatus(entity: $0, syncStatus: statuses[$0.id.storageKey] ?? .synced) }

@@ -2,7 +2,7 @@ internal import Foundation
 
 /// A partition file as read and parsed, before the store takes it in: the part of a first load
 /// that touches only the file, so many files can be fetched at once on every core
-/// (`StoreState.fetch` over many partitions) and taken in one by one, in order.
+/// (`StoreEngine.fetch` over many partitions) and taken in one by one, in order.
 struct FetchedFile: Sendable {
     var bytes: [UInt8]
     var identity: FileIdentity

@@ -32,7 +32,7 @@ final class Partition {
     /// saved from an older version): the next checkpoint writes the merge.
     var holdsMerge = false
     /// Set when the file is a person's save that a journal record adopted: the next checkpoint
-    /// makes it Folio's version (StoreState+HandEdits.swift), so no later read adopts it again.
+    /// makes it Folio's version (StoreEngine+HandEdits.swift), so no later read adopts it again.
     var adoptedSave = false
     /// The file's bytes when they are not among the versions Folio keeps (a person saved them):
     /// kept before Folio next replaces the file, so that a later save made from them is merged
@@ -171,7 +171,7 @@ final class Partition {
         return result
     }
 
-    /// Decoded values fetched with the file (StoreState+Scan.swift), for entities not decoded yet.
+    /// Decoded values fetched with the file (StoreEngine+Scan.swift), for entities not decoded yet.
     func prefill<E: Entity>(_ values: [String: E]) {
         let cache = decodedCache(E.self)
         for (id, value) in values where !cache.holds(id) { cache.values[id] = value }

@@ -4,10 +4,10 @@ extension Store {
     /// Opening's schema work, with the writers' lock held: finish or discard an interrupted
     /// migration, recover the journal, then run the configured migrator's pending migrations.
     /// - Returns: The state to serve (rebuilt if a migration rewrote files).
-    static func openState(fileSystem: FileSystem, configuration: Configuration, storeID: String) throws(FolioError) -> StoreState {
+    static func openState(fileSystem: FileSystem, configuration: Configuration, storeID: String) throws(FolioError) -> StoreEngine {
         try MigrationCommit.finish(fileSystem, log: configuration.logHandler)
-        func fresh() throws(FolioError) -> StoreState {
-            let state = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
+        func fresh() throws(FolioError) -> StoreEngine {
+            let state = try StoreEngine(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
             state.use(StoreSettings(storeID: storeID, configuration: configuration))
             try state.removeLeftoverTempFiles()
             // A copy of a live folder is checked before anything in it is replayed or written.
@@ -33,7 +33,7 @@ extension Store {
     }
 
     /// Runs the migrator's pending migrations on a recovered state (writers' lock held).
-    static func migrate(_ state: StoreState, with migrator: Migrator, log: LogHandler?) throws(FolioError) -> MigrationReport {
+    static func migrate(_ state: StoreEngine, with migrator: Migrator, log: LogHandler?) throws(FolioError) -> MigrationReport {
         let (marker, applied) = try SchemaMarker.read(state.fileSystem)
         let pending = try migrator.pending(applied: applied)
         guard !pending.isEmpty else { return MigrationReport(pending: [], schemaVersion: applied.count) }
@@ -61,7 +61,7 @@ extension Store {
 
     /// Runs `body` on a fresh state of the store at `url` under the writers' lock: for a dry run
     /// (the journal's records applied in memory only), or `recovering` (applied to the files).
-    static func withMigrationLock<T>(at url: URL, recovering: Bool = false, _ body: (StoreState) throws(FolioError) -> T) async throws -> T {
+    static func withMigrationLock<T>(at url: URL, recovering: Bool = false, _ body: (StoreEngine) throws(FolioError) -> T) async throws -> T {
         let fileSystem = FileSystem(root: url.standardizedFileURL.path)
         guard try fileSystem.identity(StoreLayout.marker) != nil else {
             throw FolioError(.unsupportedFormat, "not a Folio store: there is no folio.json", path: url.path)
@@ -72,7 +72,7 @@ extension Store {
         try await lock.acquire(exclusive: true)
         defer { lock.release(exclusive: true) }
         try MigrationCommit.finish(fileSystem, log: nil)
-        let state = try StoreState(fileSystem: fileSystem, log: nil)
+        let state = try StoreEngine(fileSystem: fileSystem, log: nil)
         defer { state.close() }
         state.use(StoreSettings(storeID: try Marker.ensure(in: fileSystem)))
         if recovering {

@@ -10,7 +10,7 @@ extension Store {
                              because reason: String) async throws -> Store {
         let lock = FileLock(readingOnly: fileSystem)
         try await lock.acquire(exclusive: false)
-        let state: StoreState
+        let state: StoreEngine
         do {
             try checkSchemaReadOnly(fileSystem, configuration: configuration)
             state = try loadReadOnly(fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
@@ -22,9 +22,9 @@ extension Store {
         return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, state: state, readOnlyReason: reason)
     }
 
-    private static func loadReadOnly(_ fileSystem: FileSystem, log: LogHandler?, cacheBudget: Int) throws(FolioError) -> StoreState {
+    private static func loadReadOnly(_ fileSystem: FileSystem, log: LogHandler?, cacheBudget: Int) throws(FolioError) -> StoreEngine {
         let storeID = try Marker.ensure(in: fileSystem, create: false)
-        let state = try StoreState(fileSystem: fileSystem, log: log, readOnly: true, cacheBudget: cacheBudget)
+        let state = try StoreEngine(fileSystem: fileSystem, log: log, readOnly: true, cacheBudget: cacheBudget)
         state.use(StoreSettings(storeID: storeID))
         // A copy of a live folder whose files do not belong with its journal is refused here too.
         _ = try state.checkOrigin()

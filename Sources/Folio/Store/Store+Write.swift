@@ -47,7 +47,7 @@ extension Store {
     ///     again, which the server recognizes by its idempotency key).
     ///   - arrived: The caller counted itself in ``arrivals``; it is counted out once its record
     ///     is appended (or it failed).
-    func commitWrite<R>(durability: Durability? = nil, arrived: Bool = false, _ body: (StoreState) throws -> (R, Int64?)) async throws -> R {
+    func commitWrite<R>(durability: Durability? = nil, arrived: Bool = false, _ body: (StoreEngine) throws -> (R, Int64?)) async throws -> R {
         var arrived = arrived
         defer { if arrived { arrivals.depart() } }
         try refuseIfReadOnly()
@@ -120,7 +120,7 @@ extension Store {
     func checkpointHoldingWriterLock() async throws {
         // Let syncs in flight finish first: the reset must not pull the journal from under them.
         if !groupCommit.isIdle { try await waitUntilDurable(state.journalEnd) }
-        let outcome: StoreState.CheckpointOutcome
+        let outcome: StoreEngine.CheckpointOutcome
         do {
             outcome = try state.checkpoint()
         } catch {

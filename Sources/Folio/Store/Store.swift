@@ -31,7 +31,7 @@ public actor Store {
     let configuration: Configuration
     let fileSystem: FileSystem
     let lock: FileLock
-    var state: StoreState
+    var state: StoreEngine
     /// Set when a failed sync left what is on disk unknown; the next operation reloads.
     var needsReload = false
     var isClosed = false
@@ -58,7 +58,7 @@ public actor Store {
     /// Why the store is read-only, or nil when it can write (see Store+ReadOnly.swift).
     let readOnlyReason: String?
 
-    init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreState,
+    init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreEngine,
          readOnlyReason: String? = nil) {
         self.url = url
         self.configuration = configuration
@@ -110,7 +110,7 @@ public actor Store {
     }
 
     /// Replays the journal into the files and resets it (under the writers' lock).
-    static func recover(_ state: StoreState) throws(FolioError) {
+    static func recover(_ state: StoreEngine) throws(FolioError) {
         try state.refreshJournal()
         if let header = state.journalHeader {
             let tail = try state.journalBytesPastRecords()
@@ -196,7 +196,7 @@ public actor Store {
     /// The fast path takes no lock: refresh the journal, verify the partitions by identity. When a
     /// file changed on disk, another process may be checkpointing, so the read is redone under
     /// the shared lock, where no checkpoint runs and the files and journal agree.
-    func read<T>(_ body: (StoreState) throws(FolioError) -> T) async throws -> T {
+    func read<T>(_ body: (StoreEngine) throws(FolioError) -> T) async throws -> T {
         try await prepare()
         // Whatever the read noticed (other processes' commits, edited files) is announced.
         defer {
@@ -214,13 +214,13 @@ public actor Store {
         return try await readOnce(body)
     }
 
-    private func readOnce<T>(_ body: (StoreState) throws(FolioError) -> T) async throws -> T {
+    private func readOnce<T>(_ body: (StoreEngine) throws(FolioError) -> T) async throws -> T {
         if holdsExclusiveLock {
             try state.refreshJournal()
             return try located(body)
         }
         // Begun before the journal is read: files another process's checkpoint wrote are loaded
-        // there when this one observes (StoreState.checkFilesCheckpointed).
+        // there when this one observes (StoreEngine.checkFilesCheckpointed).
         state.beginLockFreePass()
         do throws(FolioError) { try state.refreshJournal() } catch {
             _ = state.endLockFreePass()
@@ -258,7 +258,7 @@ public actor Store {
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         state.close()
-        let fresh = try StoreState(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget,
+        let fresh = try StoreEngine(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget,
                                    feed: feed)
         fresh.takeSettings(of: state)
         // The old state announced what it took in: the new one takes it in again unannounced, then

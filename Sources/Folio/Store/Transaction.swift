@@ -11,7 +11,7 @@
 /// - ``get(_:id:)``
 /// - ``fetch(_:)``
 public final class Transaction {
-    private let state: StoreState
+    private let state: StoreEngine
     /// Staged changes: per partition, per id, the new JSON (nil: removed).
     var staged: [PartitionAddress: [String: JSONValue?]] = [:]
     /// Where staged ids live now (nil: deleted), per collection.
@@ -41,7 +41,7 @@ public final class Transaction {
         var entityID: String?
     }
 
-    init(state: StoreState) {
+    init(state: StoreEngine) {
         self.state = state
     }
 

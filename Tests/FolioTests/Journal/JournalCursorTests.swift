@@ -28,7 +28,7 @@ import Testing
     /// skipped, and the records taken in.
     private struct Look { var newGeneration: Bool; var sawEverything: Bool; var records: [JournalRecord] }
 
-    /// A store's catch-up, one step at a time (StoreState.refreshJournal does the same and
+    /// A store's catch-up, one step at a time (StoreEngine.refreshJournal does the same and
     /// applies each record where this takes it in).
     private static func catchUp(_ cursor: JournalCursor) throws -> Look {
         var look = Look(newGeneration: false, sawEverything: true, records: [])

@@ -14,7 +14,7 @@ struct HandEdit {
 /// merged into Folio's versions, which wait until the partition is read again.
 ///
 /// Adopting them (a journal record, commands for push collections) is the store's business
-/// (StoreState+HandEdits.swift); this keeps which saves wait, one per partition.
+/// (StoreEngine+HandEdits.swift); this keeps which saves wait, one per partition.
 final class HandEdits {
     /// Saves a load found, per partition.
     private var pending: [PartitionAddress: HandEdit] = [:]

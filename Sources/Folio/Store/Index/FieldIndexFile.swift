@@ -3,7 +3,7 @@ internal import Foundation
 /// `.folio/index/<collection>.fields`: the field index, each partition file of a collection taken
 /// apart by field (``FieldColumns``), with the file's identity.
 ///
-/// It lets a query with a predicate over years of files (StoreState+Scan.swift) read a few
+/// It lets a query with a predicate over years of files (StoreEngine+Scan.swift) read a few
 /// columns of one file instead of thousands of files: a partition whose file still has the
 /// recorded identity is filtered on the columns the predicate reads, and only the entities that
 /// match are read from the file (by their recorded byte range) and decoded. Like the id index it
@@ -199,7 +199,7 @@ enum FieldIndexFile {
         // cores take at once.
         parts.sort { $0.length > $1.length }
         let lineCount = partitionLines.count, headerLines = partitionLines
-        let done = parallelMap(parts, width: StoreState.scanWidth) { part in
+        let done = parallelMap(parts, width: StoreEngine.scanWidth) { part in
             Result { () throws(FolioError) -> Part.Read? in
                 switch part {
                 case .partitions:

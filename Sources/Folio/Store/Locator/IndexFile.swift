@@ -112,7 +112,7 @@ extension IndexFile {
         }
         guard parsed, listed.count == files.count, files.allSatisfy({ listed[$0.key] != nil }) else { return .unknown }
         // One `stat` per file, on several threads: on cold inodes each waits for the disk.
-        let current = parallelMap(files, width: StoreState.scanWidth) { file in
+        let current = parallelMap(files, width: StoreEngine.scanWidth) { file in
             Result { () throws(FolioError) -> FileIdentity? in try fileSystem.identity(file.path) }
         }
         for (file, identity) in zip(files, current) {

@@ -2,7 +2,7 @@ internal import Foundation
 
 /// A query's predicate evaluated on the fields of an entity as they are in its partition file,
 /// before (and mostly instead of) decoding the entity: a scan over years of files then decodes only
-/// the entities that match (StoreState+Scan.swift).
+/// the entities that match (StoreEngine+Scan.swift).
 ///
 /// Built from the `#Predicate`'s own expression tree, for the expressions listed below: each node
 /// is evaluated by the same generic operation as Foundation's own `evaluate`, so the result is the

@@ -6,7 +6,7 @@ internal import Foundation
 ///
 /// Taking a file's identity before the index is read is as good as after: an entry is used only
 /// when it has exactly that identity, and the objects then read from the file go through a
-/// descriptor whose `fstat` must match it too (StoreState+Scan.swift).
+/// descriptor whose `fstat` must match it too (StoreEngine+Scan.swift).
 final class IdentityPrefetch: @unchecked Sendable {
     private let group = DispatchGroup()
     /// Written by the prefetching thread only, read after `group` is done.

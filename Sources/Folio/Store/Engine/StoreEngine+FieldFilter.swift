@@ -1,6 +1,6 @@
 internal import Foundation
 
-extension StoreState {
+extension StoreEngine {
     /// Scans over fewer partitions than this decode every entity: the filter's set-up (a few
     /// decodes of a sample entity) is not worth it.
     static let fieldFilterThreshold = 8

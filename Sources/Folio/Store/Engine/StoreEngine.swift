@@ -8,7 +8,7 @@
 /// state"); ``apply(_:origin:)`` is the one place a record reaches them all. This process's place
 /// in the journal (``JournalCursor``) advances on every ``refreshJournal()``, so another
 /// process's commits become visible at the next read.
-final class StoreState {
+final class StoreEngine {
     let fileSystem: FileSystem
     let coder = EntityCoder()
     let log: LogHandler?
@@ -55,7 +55,7 @@ final class StoreState {
 
     /// Takes the settings of the state this one replaces (a reload after a failed sync): ids,
     /// history limits, conflict rules, the outside-edit hook, collections' sync modes.
-    func takeSettings(of old: StoreState) {
+    func takeSettings(of old: StoreEngine) {
         settings = old.settings
         for (collection, mode) in old.outbox.syncModes { outbox.register(mode, for: collection) }
     }
@@ -72,7 +72,7 @@ final class StoreState {
     /// ``Store`` actor's, shared with each state it builds.
     let feed: ChangeFeed
     /// Saves by a person that Folio read and has not adopted yet (Store/History/HandEdits.swift; adopted
-    /// by StoreState+HandEdits.swift).
+    /// by StoreEngine+HandEdits.swift).
     let handEdits = HandEdits()
 
     // MARK: What ties them together

@@ -1,7 +1,7 @@
 /// Hand edits as changes like any other (FORMAT.md, "Editing by hand"): a person's save that
 /// Folio reads is adopted in a journal record that makes it the partition's committed state and,
 /// for push collections, enqueues its commands, in one transaction.
-extension StoreState {
+extension StoreEngine {
     /// What adopting the pending edits adds to a transaction's record.
     struct Adoption {
         var changes: [JournalRecord.Change] = []

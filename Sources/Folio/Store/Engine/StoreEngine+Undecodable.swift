@@ -1,5 +1,5 @@
 /// Locating and reporting stored entities that do not decode as their Swift type.
-extension StoreState {
+extension StoreEngine {
     /// The entity of this partition that failed to decode as `E`, located in its file.
     func undecodable<E: Entity>(_ type: E.Type, in partition: Partition, id: String) -> UndecodableEntity? {
         guard let json = partition.entities[id] else { return nil }

@@ -1,6 +1,6 @@
 /// Which partitions may leave memory (PartitionCache.swift), and what the store keeps of one
 /// that leaves.
-extension StoreState {
+extension StoreEngine {
     /// Whether a partition must stay in memory whatever the cache's budget: dropping it would lose
     /// state that its file does not hold, or that observers and hand-edit adoption rely on.
     ///
@@ -30,7 +30,7 @@ extension StoreState {
 }
 
 /// What the id locator asks of the partitions (``PartitionSource``).
-extension StoreState: PartitionSource {
+extension StoreEngine: PartitionSource {
     func memoryIsFiles(in collection: String) -> Bool {
         !touched.contains { $0.collection == collection }
             && partitions.addresses.allSatisfy { $0.collection != collection || memoryIsFile($0) }
@@ -48,6 +48,6 @@ extension StoreState: PartitionSource {
 }
 
 /// What the version history reads of the engine (``HistoryContext``).
-extension StoreState: HistoryContext {
+extension StoreEngine: HistoryContext {
     var fileLoadsSoFar: Int { statistics.fileLoads }
 }

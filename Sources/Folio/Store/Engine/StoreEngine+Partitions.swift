@@ -1,6 +1,6 @@
 /// Reading partitions: lazily, verified against the file's identity on every access, so an edit
 /// made outside this process (another process's checkpoint, rsync, a text editor) is picked up.
-extension StoreState {
+extension StoreEngine {
     /// Registers an entity type's collection, refusing a second type that disagrees on its layout.
     @discardableResult
     func register<E: Entity>(_ type: E.Type) throws(FolioError) -> PartitionGranularity {

@@ -4,7 +4,7 @@
 /// observation): then every partition a record touches is loaded before the record is applied,
 /// so "inserted" and "updated" can be told apart, and a file changed on disk is diffed against
 /// what this process last served.
-extension StoreState {
+extension StoreEngine {
     /// Whether anyone observes the store's changes.
     var isTrackingChanges: Bool { feed.isTracking }
 

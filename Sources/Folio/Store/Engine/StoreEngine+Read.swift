@@ -1,5 +1,5 @@
 /// Typed reads.
-extension StoreState {
+extension StoreEngine {
     func get<E: Entity>(_ type: E.Type, id: E.ID) throws(FolioError) -> E? {
         let granularity = try register(E.self)
         let key = id.storageKey

@@ -1,5 +1,5 @@
 /// Giving a decoding failure the line and column of its entity's field in the file.
-extension StoreState {
+extension StoreEngine {
     /// `error` with the line and column of the field at fault (or of the entity) when it is a
     /// ``FolioError/Code/decodingFailed`` about an entity of a partition file; else `error`.
     func locatingDecodingFailure(_ error: FolioError) -> FolioError {
@@ -25,7 +25,7 @@ extension StoreState {
 extension Store {
     /// Runs a read's body; a decoding failure is given its line and column (a file read, on the
     /// error path only).
-    func located<T>(_ body: (StoreState) throws(FolioError) -> T) throws(FolioError) -> T {
+    func located<T>(_ body: (StoreEngine) throws(FolioError) -> T) throws(FolioError) -> T {
         do throws(FolioError) { return try body(state) } catch { throw state.locatingDecodingFailure(error) }
     }
 }

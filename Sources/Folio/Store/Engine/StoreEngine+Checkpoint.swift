@@ -1,5 +1,5 @@
 /// Checkpointing: bringing the partition files up to date with the journal, then emptying it.
-extension StoreState {
+extension StoreEngine {
     struct CheckpointOutcome {
         /// Files written or removed.
         var filesWritten = 0

@@ -1,7 +1,7 @@
 /// Replacing partition files that people edit while Folio writes them: only if a file is still
 /// the one Folio read (a compare-and-swap), merging a save found on the way (FORMAT.md, "Editing
 /// by hand"). The merges and versions themselves are the version history's (``VersionHistory``).
-extension StoreState {
+extension StoreEngine {
     /// How often a checkpoint reads a file again and retries after finding it changed.
     static let swapAttempts = 8
 

@@ -1,6 +1,6 @@
 /// Keeping `.folio/written` (``WrittenLog``) and checking, at open, that a copy of a store holds
 /// files and a journal that belong together (``CopyCheck``).
-extension StoreState {
+extension StoreEngine {
     /// What an open found about the folder's log of written files.
     enum FolderOrigin {
         /// The log names this folder: nothing to check.

@@ -3,7 +3,7 @@ internal import Foundation
 /// Reading many partitions for one query: the files not in memory are read, parsed and decoded in
 /// parallel, a batch at a time, then taken in one by one in order, through the partition cache
 /// and its budget, so a query over years of data neither waits on one core nor keeps every file.
-extension StoreState {
+extension StoreEngine {
     /// How many files read whole are fetched at once, per thread (each is kept whole until its turn).
     static let scanBatchPerThread = 8
     /// How many files filtered on fields but not from the field index are fetched at once, per
@@ -342,7 +342,7 @@ struct Prefetched<E: Entity>: Sendable {
     }
 }
 
-/// One partition of a scan, as ``StoreState/forEachPartition(_:decoding:matching:filter:scannable:_:)``
+/// One partition of a scan, as ``StoreEngine/forEachPartition(_:decoding:matching:filter:scannable:_:)``
 /// hands it over.
 enum ScannedPartition<E: Entity> {
     /// In memory (loaded now or before); with the matching entities in id order when they were

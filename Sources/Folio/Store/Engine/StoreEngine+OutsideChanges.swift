@@ -1,5 +1,5 @@
 /// Noticing changes made to the folder by anything but this process's writes.
-extension StoreState {
+extension StoreEngine {
     /// Reloads the partitions whose files changed at `paths` (nil: every partition read so far),
     /// noting what changed; the journal has been refreshed by the caller. Files that are not data
     /// are reported once each (a conflict copy as a warning).

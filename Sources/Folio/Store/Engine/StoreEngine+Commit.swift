@@ -1,5 +1,5 @@
 /// Committing a transaction: one record appended to the journal.
-extension StoreState {
+extension StoreEngine {
     /// Turns a transaction's staged changes into a journal record, appends it and applies it.
     ///
     /// Must run with the writers' lock held and the journal refreshed. The record is written but
@@ -8,7 +8,7 @@ extension StoreState {
     /// - Throws: If the append fails, after cutting the journal back so the transaction leaves no
     ///   trace; if even that fails, a ``FolioError`` and the caller must reload from disk.
     func commit(_ transaction: Transaction) throws(FolioError) -> Int64? {
-        // A person's saves read so far are adopted in this same record (StoreState+HandEdits.swift),
+        // A person's saves read so far are adopted in this same record (StoreEngine+HandEdits.swift),
         // after the app's hook staged what it derives from them.
         let adoption = takeAdoption()
         if !adoption.isEmpty, let hook = settings.onOutsideEdit {
