@@ -11,7 +11,7 @@ public final class MigrationDatabase {
         var version: String?
     }
 
-    let state: StoreEngine
+    let engine: StoreEngine
     /// The current entities of each loaded collection, by id.
     private(set) var collections: [String: [String: Stored]] = [:]
     /// Each loaded collection as it was on disk: its partitions (with their other top-level
@@ -22,8 +22,8 @@ public final class MigrationDatabase {
     /// (tombstone versions), per collection: id → (partition, version). They follow the collection.
     private(set) var tombstones: [String: [String: (partition: String, version: String)]] = [:]
 
-    init(state: StoreEngine) {
-        self.state = state
+    init(engine: StoreEngine) {
+        self.engine = engine
     }
 
     /// The entities of a collection, by partition then id.
@@ -77,7 +77,7 @@ public final class MigrationDatabase {
         case .map(let collection, let map):
             for (id, stored) in try load(collection) {
                 var entity = MigratingEntity(id: id, collection: collection, partition: stored.partition, fields: stored.fields)
-                do { try map(&entity, state.coder) } catch { throw Self.failure(error, step: step, collection: collection, id: id) }
+                do { try map(&entity, engine.coder) } catch { throw Self.failure(error, step: step, collection: collection, id: id) }
                 if entity.collection == collection {
                     collections[collection]![id] = Stored(partition: entity.partition, fields: entity.fields, version: stored.version)
                 } else {
@@ -124,8 +124,8 @@ public final class MigrationDatabase {
         var partitions: [PartitionAddress: PartitionFile.Contents] = [:]
         var entities: [String: Stored] = [:]
         if let granularity = try granularity(of: collection) {
-            for address in try state.addresses(collection: collection, granularity: granularity, selection: .all) {
-                let partition = try state.partition(address)
+            for address in try engine.addresses(collection: collection, granularity: granularity, selection: .all) {
+                let partition = try engine.partition(address)
                 if let problem = partition.unreadable { throw problem }
                 partitions[address] = partition.contents
                 for (id, json) in partition.entities {
@@ -151,9 +151,9 @@ public final class MigrationDatabase {
 
     /// How a collection is stored now, from its files (or its journal records); nil if it has none.
     private func granularity(of collection: String) throws(FolioError) -> PartitionGranularity? {
-        if let touched = state.touched.first(where: { $0.collection == collection }) { return touched.granularity }
-        if try state.fileSystem.identity(collection + ".json") != nil { return PartitionGranularity.none }
-        for entry in try state.fileSystem.list(collection) {
+        if let touched = engine.touched.first(where: { $0.collection == collection }) { return touched.granularity }
+        if try engine.fileSystem.identity(collection + ".json") != nil { return PartitionGranularity.none }
+        for entry in try engine.fileSystem.list(collection) {
             if entry.isDirectory, DataFileName.isMonthFolder(entry.name) { return .day }
             if !entry.isDirectory, DataFileName.month(fileName: entry.name) != nil { return .month }
         }

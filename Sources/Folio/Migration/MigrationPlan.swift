@@ -16,9 +16,9 @@ struct MigrationPlan {
     ///   - applied: The names recorded before them.
     ///   - state: The store (its journal applied; the caller holds the writers' lock).
     ///   - marker: The store's `folio.json` as it is.
-    static func make(_ migrations: [Migrator.Migration], applied: [String], state: StoreEngine,
+    static func make(_ migrations: [Migrator.Migration], applied: [String], engine: StoreEngine,
                      marker: [String: JSONValue]) throws(FolioError) -> MigrationPlan {
-        let database = MigrationDatabase(state: state)
+        let database = MigrationDatabase(engine: engine)
         for migration in migrations {
             for step in migration.steps { try database.apply(step) }
         }
@@ -26,7 +26,7 @@ struct MigrationPlan {
         try plan.addData(from: database)
         let steps = migrations.flatMap(\.steps)
         let enqueue = migrations.reduce(into: Set<String>()) { $0.formUnion($1.enqueuesCommandsFor) }
-        try plan.addCommands(migrating: steps, state: state, enqueueFor: enqueue, database: database)
+        try plan.addCommands(migrating: steps, engine: engine, enqueueFor: enqueue, database: database)
         var newMarker = marker
         newMarker[SchemaMarker.key] = SchemaMarker.json(migrations: applied + migrations.map(\.name))
         plan.writes.append((StoreLayout.marker, JSONWriter.pretty(.object(newMarker))))
@@ -101,10 +101,10 @@ struct MigrationPlan {
     }
 
     /// Pending and failed commands rewritten by the steps, and the commands the app asked for.
-    private mutating func addCommands(migrating steps: [MigrationStep], state: StoreEngine, enqueueFor: Set<String>,
+    private mutating func addCommands(migrating steps: [MigrationStep], engine: StoreEngine, enqueueFor: Set<String>,
                                       database: MigrationDatabase) throws(FolioError) {
-        let mayHaveBeenSent = try OutboxMigration.mayHaveBeenSent(state)
-        for path in try OutboxMigration.commandFiles(in: state.fileSystem) {
+        let mayHaveBeenSent = try OutboxMigration.mayHaveBeenSent(engine)
+        for path in try OutboxMigration.commandFiles(in: engine.fileSystem) {
             if path.hasPrefix(OutboxBook.folder + "/"), !path.hasPrefix(OutboxBook.failedFolder + "/"),
                let sequence = CommandFileName.sequence(fromFileName: FileSystem.name(of: path)), mayHaveBeenSent(sequence) {
                 // Its request may have been applied with its answer lost: the retry must be the
@@ -112,22 +112,22 @@ struct MigrationPlan {
                 report.commandsKept += 1
                 continue
             }
-            guard let (bytes, _) = try state.fileSystem.read(path) else { continue }
+            guard let (bytes, _) = try engine.fileSystem.read(path) else { continue }
             // A command file that does not parse is the outbox's business (quarantine): untouched,
             // and said, so the migration's report does not look as if it had been migrated.
             let json: JSONValue
             do { json = try JSONParser.parse(bytes) } catch {
-                state.report(.warning, "not migrated: line \(error.line), column \(error.column): \(error.message); "
+                engine.report(.warning, "not migrated: line \(error.line), column \(error.column): \(error.message); "
                              + "the outbox quarantines it until it is repaired", path: path)
                 report.commandsKept += 1
                 continue
             }
-            guard let migrated = try OutboxMigration.migrate(json, steps: steps, coder: state.coder), migrated != json else { continue }
+            guard let migrated = try OutboxMigration.migrate(json, steps: steps, coder: engine.coder), migrated != json else { continue }
             writes.append((path, JSONWriter.pretty(migrated)))
             report.commandsRewritten += 1
         }
         guard !enqueueFor.isEmpty else { return }
-        var sequence = try state.nextSequence()
+        var sequence = try engine.nextSequence()
         let now = Date()
         for collection in enqueueFor.sorted() {
             let after = database.collections[collection] ?? [:]
@@ -136,7 +136,7 @@ struct MigrationPlan {
                 let old = before[id], new = after[id]
                 if let old, let new, old.fields == new.fields, old.partition == new.partition { continue }
                 let command = OutboxCommand.make(
-                    sequence: sequence, writer: state.commandIDPrefix, operation: new == nil ? .delete : .upsert, collection: collection,
+                    sequence: sequence, writer: engine.commandIDPrefix, operation: new == nil ? .delete : .upsert, collection: collection,
                     entityID: id, partition: (new ?? old)!.partition, baseVersion: (new ?? old)!.version,
                     body: new.map { .object($0.fields) }, base: old.map { .object($0.fields) }, timestamp: now)
                 writes.append((OutboxBook.folder + "/" + CommandFileName.name(sequence), JSONWriter.pretty(command)))

@@ -131,9 +131,9 @@ public struct Migrator: Sendable {
     @discardableResult
     public func migrate(at url: URL, progress: ProgressHandler? = nil) async throws -> MigrationReport {
         let steps = ProgressCounter(.migrating, total: 2, handler: progress)
-        let report = try await Store.withMigrationLock(at: url, recovering: true) { state throws(FolioError) in
+        let report = try await Store.withMigrationLock(at: url, recovering: true) { engine throws(FolioError) in
             steps.advance()
-            return try Store.migrate(state, with: self, log: nil)
+            return try Store.migrate(engine, with: self, log: nil)
         }
         steps.finish()
         return report
@@ -152,12 +152,12 @@ public struct Migrator: Sendable {
     ///   ``FolioError/Code/corruptFile`` for a file that must be fixed first.
     public func dryRun(at url: URL, progress: ProgressHandler? = nil) async throws -> MigrationReport {
         let steps = ProgressCounter(.migrating, total: 2, handler: progress)
-        let report = try await Store.withMigrationLock(at: url) { state throws(FolioError) in
+        let report = try await Store.withMigrationLock(at: url) { engine throws(FolioError) in
             steps.advance()
-            let (marker, applied) = try SchemaMarker.read(state.fileSystem)
+            let (marker, applied) = try SchemaMarker.read(engine.fileSystem)
             let pending = try self.pending(applied: applied)
             if pending.isEmpty { return MigrationReport(pending: [], schemaVersion: applied.count) }
-            return try MigrationPlan.make(pending, applied: applied, state: state, marker: marker).report
+            return try MigrationPlan.make(pending, applied: applied, engine: engine, marker: marker).report
         }
         steps.finish()
         return report

@@ -20,12 +20,12 @@ enum OutboxMigration {
     /// Whether a pending command may already have reached the server: up to `.folio/sent.json`'s
     /// mark, or with a failed attempt recorded in `.folio/attempts.json` (an unreadable file counts
     /// every command). Such a command is sent again as it is, under its key.
-    static func mayHaveBeenSent(_ state: StoreEngine) throws(FolioError) -> (UInt64) -> Bool {
-        let sentThrough = try state.sentThrough()
+    static func mayHaveBeenSent(_ engine: StoreEngine) throws(FolioError) -> (UInt64) -> Bool {
+        let sentThrough = try engine.sentThrough()
         var attempted: Set<UInt64> = []
-        if let (bytes, _) = try state.fileSystem.read(Store.attemptsFile) {
+        if let (bytes, _) = try engine.fileSystem.read(Store.attemptsFile) {
             do { attempted = Set((try JSONParser.parse(bytes).objectValue ?? [:]).keys.compactMap { UInt64($0) }) } catch {
-                state.report(.warning, "unreadable (\(error.message)); a migration keeps every pending command as queued", path: Store.attemptsFile)
+                engine.report(.warning, "unreadable (\(error.message)); a migration keeps every pending command as queued", path: Store.attemptsFile)
                 return { _ in true }
             }
         }

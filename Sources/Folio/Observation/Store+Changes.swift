@@ -48,12 +48,12 @@ extension Store {
     }
 
     private func reportWatcherProblem(_ text: String) {
-        state.report(.warning, text)
+        engine.report(.warning, text)
     }
 
     private func startTrackingChanges() {
         guard !feed.isTracking else { return }
-        state.startTrackingChanges()
+        engine.startTrackingChanges()
         let interval = configuration.outsideChangePollInterval
         feed.watch(root: fileSystem.root, interval: interval) { [weak self] paths in
             Task { await self?.noticeOutsideChanges(paths) }
@@ -66,7 +66,7 @@ extension Store {
 
     func stopTrackingChanges() {
         feed.stopWatching()
-        state.stopTrackingChanges()
+        engine.stopTrackingChanges()
     }
 
     /// Ends every change stream (the store is closing).
@@ -77,7 +77,7 @@ extension Store {
 
     /// Hands the changes noted so far to the subscribers.
     func publishChanges() {
-        deliver(state.takeChanges())
+        deliver(engine.takeChanges())
     }
 
     func deliver(_ changeSets: [ChangeSet]) {
@@ -88,11 +88,11 @@ extension Store {
     /// other processes' commits, and reload the files that really changed.
     func noticeOutsideChanges(_ paths: Set<String>?) async {
         guard !isClosed, feed.isTracking else { return }
-        state.report(.debug, "the folder watcher noticed " + (paths.map { $0.sorted().joined(separator: ", ") } ?? "a change anywhere"))
+        engine.report(.debug, "the folder watcher noticed " + (paths.map { $0.sorted().joined(separator: ", ") } ?? "a change anywhere"))
         do {
-            try await read { state throws(FolioError) in try state.checkOutsideChanges(paths) }
+            try await read { engine throws(FolioError) in try engine.checkOutsideChanges(paths) }
         } catch {
-            state.report(.warning, "could not check the folder for outside changes: \(error)")
+            engine.report(.warning, "could not check the folder for outside changes: \(error)")
         }
     }
 }

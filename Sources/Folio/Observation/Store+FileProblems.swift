@@ -7,7 +7,7 @@ extension Store {
     /// - Returns: The files, by path.
     /// - Throws: ``FolioError`` if a folder cannot be listed.
     public func strayFiles() async throws -> [StrayFile] {
-        try await read { state throws(FolioError) in try state.strayFiles() }
+        try await read { engine throws(FolioError) in try engine.strayFiles() }
     }
 
     /// The data files this process found broken (a hand edit that is not valid JSON, say), each
@@ -16,10 +16,10 @@ extension Store {
     /// - Returns: One error per broken file, by path.
     /// - Throws: ``FolioError/Code/storeClosed`` if the store is closed.
     public func unreadableFiles() async throws -> [FolioError] {
-        try await read { state throws(FolioError) in
+        try await read { engine throws(FolioError) in
             var problems: [String: FolioError] = [:]
-            for partition in state.unreadablePartitions { problems[partition.address.path] = partition.unreadable }
-            for (address, problem) in state.filesNotIndexed { problems[address.path] = problem }
+            for partition in engine.unreadablePartitions { problems[partition.address.path] = partition.unreadable }
+            for (address, problem) in engine.filesNotIndexed { problems[address.path] = problem }
             return problems.keys.sorted().map { problems[$0]! }
         }
     }
@@ -32,6 +32,6 @@ extension Store {
     /// - Returns: The reports, oldest first.
     /// - Throws: ``FolioError/Code/storeClosed`` if the store is closed.
     public func mergeReports() async throws -> [MergeReport] {
-        try await read { state throws(FolioError) in state.mergeReports }
+        try await read { engine throws(FolioError) in engine.mergeReports }
     }
 }

@@ -17,9 +17,9 @@ extension Store {
     /// - Returns: The successive results. It throws if the query fails (e.g. a selected file
     ///   that was never read successfully is broken), then ends.
     public nonisolated func observe<E: Entity>(_ query: Query<E>) -> AsyncThrowingStream<[E], any Error> {
-        observeResults(query, includingSyncStatus: false) { state throws(FolioError) in
-            let entities = try state.fetch(query)
-            return (entities, try state.fingerprint(of: entities))
+        observeResults(query, includingSyncStatus: false) { engine throws(FolioError) in
+            let entities = try engine.fetch(query)
+            return (entities, try engine.fingerprint(of: entities))
         }
     }
 
@@ -34,9 +34,9 @@ extension Store {
     /// - Parameter query: The query to keep answering.
     /// - Returns: The successive results, each entity with its ``EntitySyncStatus``.
     public nonisolated func observeWithSyncStatus<E: Entity>(_ query: Query<E>) -> AsyncThrowingStream<[WithSyncStatus<E>], any Error> {
-        observeResults(query, includingSyncStatus: true) { state throws(FolioError) in
-            let rows = try state.withSyncStatus(try state.fetch(query))
-            return (rows, try state.fingerprint(of: rows.map(\.entity)) + rows.map { .string($0.syncStatus.description) })
+        observeResults(query, includingSyncStatus: true) { engine throws(FolioError) in
+            let rows = try engine.withSyncStatus(try engine.fetch(query))
+            return (rows, try engine.fingerprint(of: rows.map(\.entity)) + rows.map { .string($0.syncStatus.description) })
         }
     }
 
@@ -77,7 +77,7 @@ extension Store {
     /// their statuses) to tell a new result from a repeat for types that need not be Equatable.
     private func evaluate<Result>(_ evaluate: (StoreEngine) throws(FolioError) -> (Result, [JSONValue])) async throws
         -> (result: Result, fingerprint: [JSONValue]) {
-        try await read { state throws(FolioError) in try evaluate(state) }
+        try await read { engine throws(FolioError) in try evaluate(engine) }
     }
 }
 

@@ -9,8 +9,8 @@ extension Store {
     /// - Throws: ``FolioError`` if the outbox cannot be read.
     public func syncStatus<E: Entity>(of type: E.Type, id: E.ID) async throws -> EntitySyncStatus {
         let key = id.storageKey
-        return try await read { state throws(FolioError) in
-            try state.loadedOutbox().syncStatuses(collection: E.collection, ids: [key])[key] ?? .synced
+        return try await read { engine throws(FolioError) in
+            try engine.loadedOutbox().syncStatuses(collection: E.collection, ids: [key])[key] ?? .synced
         }
     }
 
@@ -19,7 +19,7 @@ extension Store {
     /// - Returns: Each entity with its status, in the same order.
     /// - Throws: ``FolioError`` if the outbox cannot be read.
     public func withSyncStatus<E: Entity>(_ entities: [E]) async throws -> [WithSyncStatus<E>] {
-        try await read { state throws(FolioError) in try state.withSyncStatus(entities) }
+        try await read { engine throws(FolioError) in try engine.withSyncStatus(entities) }
     }
 }
 

@@ -54,8 +54,8 @@ extension Store {
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
-        try state.refreshJournal()
-        let pending = Set(try state.loadedOutbox().pendingSequences)
+        try engine.refreshJournal()
+        let pending = Set(try engine.loadedOutbox().pendingSequences)
         var all = try readAttempts().filter { pending.contains($0.key) }
         var attempts = all[sequence] ?? .none
         attempts.count += 1
@@ -71,8 +71,8 @@ extension Store {
     /// The attempts made so far to send a command (``CommandAttempts/none`` if none).
     /// - Parameter sequence: The command's number.
     public func attempts(for sequence: UInt64) async throws -> CommandAttempts {
-        let isPending = try await read { state throws(FolioError) in
-            if case .pending? = try state.loadedOutbox().commands[sequence] { return true }
+        let isPending = try await read { engine throws(FolioError) in
+            if case .pending? = try engine.loadedOutbox().commands[sequence] { return true }
             return false
         }
         // Bookkeeping of a command no longer in the queue is stale until the next failure prunes it.
@@ -84,7 +84,7 @@ extension Store {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch {
             // Advisory data: a damaged file resets the counts, it does not stop the queue.
-            state.report(.warning, "unreadable (\(error.message)); attempt counts start again", path: Self.attemptsFile)
+            engine.report(.warning, "unreadable (\(error.message)); attempt counts start again", path: Self.attemptsFile)
             return [:]
         }
         var result: [UInt64: CommandAttempts] = [:]

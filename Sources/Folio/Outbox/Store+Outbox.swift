@@ -9,8 +9,8 @@ extension Store {
     /// - Returns: The pending commands, lowest sequence number first.
     /// - Throws: ``FolioError`` if the outbox folder cannot be read.
     public func pendingCommands() async throws -> [OutboxCommand] {
-        try await read { state throws(FolioError) in
-            try state.loadedOutbox().pending.map { pending throws(FolioError) in
+        try await read { engine throws(FolioError) in
+            try engine.loadedOutbox().pending.map { pending throws(FolioError) in
                 try OutboxCommand(json: pending.command, path: OutboxBook.folder + "/" + CommandFileName.name(pending.sequence))
             }
         }
@@ -18,8 +18,8 @@ extension Store {
 
     /// The commands that can never succeed, with why, in `outbox/failed/`.
     public func failedCommands() async throws -> [FailedCommand] {
-        try await read { state throws(FolioError) in
-            try state.loadedOutbox().failed.map { failed throws(FolioError) in
+        try await read { engine throws(FolioError) in
+            try engine.loadedOutbox().failed.map { failed throws(FolioError) in
                 FailedCommand(
                     command: try OutboxCommand(json: failed.command, path: OutboxBook.failedFolder + "/" + CommandFileName.name(failed.sequence)),
                     reason: failed.reason)
@@ -33,21 +33,21 @@ extension Store {
     /// or delete it.
     /// - Returns: One error per file, naming it and saying what is wrong.
     public func quarantinedCommands() async throws -> [FolioError] {
-        try await read { state throws(FolioError) in
-            try state.loadedOutbox().quarantined.sorted { $0.key < $1.key }.map(\.value)
+        try await read { engine throws(FolioError) in
+            try engine.loadedOutbox().quarantined.sorted { $0.key < $1.key }.map(\.value)
         }
     }
 
     /// How many commands wait to be sent.
     public func pendingCommandCount() async throws -> Int {
-        try await read { state throws(FolioError) in try state.loadedOutbox().pendingSequences.count }
+        try await read { engine throws(FolioError) in try engine.loadedOutbox().pendingSequences.count }
     }
 
     /// Whether any local change has not been acknowledged by the server yet (pending, failed,
     /// or in an unreadable command file).
     public func hasPendingChanges() async throws -> Bool {
-        try await read { state throws(FolioError) in
-            let outbox = try state.loadedOutbox()
+        try await read { engine throws(FolioError) in
+            let outbox = try engine.loadedOutbox()
             return !outbox.pendingSequences.isEmpty || !outbox.failedSequences.isEmpty || !outbox.quarantined.isEmpty
         }
     }
@@ -58,8 +58,8 @@ extension Store {
     ///   - id: The entity's id.
     public func hasPendingChanges<E: Entity>(_ type: E.Type, id: E.ID) async throws -> Bool {
         let key = id.storageKey
-        return try await read { state throws(FolioError) in
-            let outbox = try state.loadedOutbox()
+        return try await read { engine throws(FolioError) in
+            let outbox = try engine.loadedOutbox()
             return !outbox.pending(collection: E.collection, id: key).isEmpty
                 || outbox.failed.contains { $0.command["collection"]?.stringValue == E.collection && $0.command["entityID"]?.stringValue == key }
         }
@@ -128,9 +128,9 @@ extension Store {
     /// - Returns: For each, whether it was pending (one that was not changes nothing).
     func acknowledge(_ acknowledgements: [Acknowledgement], durability: Durability?) async throws -> [Bool] {
         guard !acknowledgements.isEmpty else { return [] }
-        let (found, warnings): ([Bool], [String]) = try await commitWrite(durability: durability) { state in
-            let outbox = try state.loadedOutbox()
-            let transaction = Transaction(state: state)
+        let (found, warnings): ([Bool], [String]) = try await commitWrite(durability: durability) { engine in
+            let outbox = try engine.loadedOutbox()
+            let transaction = Transaction(engine: engine)
             transaction.isFromServer = true
             var found: [Bool] = []
             var warnings: [String] = []
@@ -154,9 +154,9 @@ extension Store {
                 }
             }
             guard !removed.isEmpty else { return ((found, []), nil) }
-            return ((found, warnings), try state.commit(transaction))
+            return ((found, warnings), try engine.commit(transaction))
         }
-        for warning in warnings { state.report(.warning, warning) }
+        for warning in warnings { engine.report(.warning, warning) }
         return found
     }
 
@@ -246,17 +246,17 @@ extension Store {
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
-        try state.refreshJournal()
-        let sendable = try state.markMaySend(commands.map(\.sequence))
+        try engine.refreshJournal()
+        let sendable = try engine.markMaySend(commands.map(\.sequence))
         return Array(commands.prefix(sendable))
     }
 
     private func changeOutbox(origin: ChangeSet.Origin = .thisProcess,
                               _ changes: (OutboxState) throws(FolioError) -> [JournalRecord.OutboxChange]) async throws {
-        try await commitWrite { state in
-            let outbox = try state.loadedOutbox()
-            let record = JournalRecord(transaction: state.nextTransaction, changes: [], outbox: try changes(outbox))
-            return ((), try state.append(record, origin: origin))
+        try await commitWrite { engine in
+            let outbox = try engine.loadedOutbox()
+            let record = JournalRecord(transaction: engine.nextTransaction, changes: [], outbox: try changes(outbox))
+            return ((), try engine.append(record, origin: origin))
         }
     }
 

@@ -15,9 +15,9 @@ extension Store {
     }
 
     func cacheFootprint() -> CacheFootprint {
-        let cache = state.partitions
+        let cache = engine.partitions
         return CacheFootprint(estimatedBytes: cache.estimatedBytes, mustStayBytes: cache.mustStayBytes,
                               paths: Set(cache.addresses.map(\.path)), evictions: cache.evictions,
-                              partitionsScanned: state.statistics.partitionsScanned, partitionsFromFieldIndex: state.statistics.partitionsFromFieldIndex)
+                              partitionsScanned: engine.statistics.partitionsScanned, partitionsFromFieldIndex: engine.statistics.partitionsFromFieldIndex)
     }
 }

@@ -6,7 +6,7 @@ extension Store {
     /// After a read: saves the field index changes it left, `checkpointDelay` later (one step for
     /// every read until then).
     func scheduleFieldIndexSave() {
-        guard state.hasFieldIndexChanges, fieldIndexTask == nil, !isClosed else { return }
+        guard engine.hasFieldIndexChanges, fieldIndexTask == nil, !isClosed else { return }
         let delay = configuration.checkpointDelay
         fieldIndexTask = Task { [weak self] in
             do { try await Task.sleep(for: delay) } catch { return }
@@ -19,6 +19,6 @@ extension Store {
         fieldIndexTask?.cancel()
         fieldIndexTask = nil
         guard !isClosed else { return }
-        state.saveFieldIndexes()
+        engine.saveFieldIndexes()
     }
 }

@@ -7,44 +7,44 @@ extension Store {
     static func openState(fileSystem: FileSystem, configuration: Configuration, storeID: String) throws(FolioError) -> StoreEngine {
         try MigrationCommit.finish(fileSystem, log: configuration.logHandler)
         func fresh() throws(FolioError) -> StoreEngine {
-            let state = try StoreEngine(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
-            state.use(StoreSettings(storeID: storeID, configuration: configuration))
-            try state.removeLeftoverTempFiles()
+            let engine = try StoreEngine(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
+            engine.use(StoreSettings(storeID: storeID, configuration: configuration))
+            try engine.removeLeftoverTempFiles()
             // A copy of a live folder is checked before anything in it is replayed or written.
-            let origin = try state.checkOrigin()
-            try state.makeMissingLog(origin)
+            let origin = try engine.checkOrigin()
+            try engine.makeMissingLog(origin)
             // Before anything is written: every revision of a data file names this writer.
-            state.adoptWriterID(try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) })
-            try recover(state)
-            try state.settleOrigin(origin)
+            engine.adoptWriterID(try WriterID.ensure(in: fileSystem) { level, text in engine.report(level, text, path: WriterID.path) })
+            try recover(engine)
+            try engine.settleOrigin(origin)
             try MachineryIgnore.ensure(in: fileSystem)
-            return state
+            return engine
         }
-        let state = try fresh()
-        guard let migrator = configuration.migrator else { return state }
+        let engine = try fresh()
+        guard let migrator = configuration.migrator else { return engine }
         let report: MigrationReport
-        do { report = try migrate(state, with: migrator, log: configuration.logHandler) } catch {
-            state.close()
+        do { report = try migrate(engine, with: migrator, log: configuration.logHandler) } catch {
+            engine.close()
             throw error
         }
-        if report.pending.isEmpty { return state }
-        state.close()
+        if report.pending.isEmpty { return engine }
+        engine.close()
         return try fresh()
     }
 
     /// Runs the migrator's pending migrations on a recovered state (writers' lock held).
-    static func migrate(_ state: StoreEngine, with migrator: Migrator, log: LogHandler?) throws(FolioError) -> MigrationReport {
-        let (marker, applied) = try SchemaMarker.read(state.fileSystem)
+    static func migrate(_ engine: StoreEngine, with migrator: Migrator, log: LogHandler?) throws(FolioError) -> MigrationReport {
+        let (marker, applied) = try SchemaMarker.read(engine.fileSystem)
         let pending = try migrator.pending(applied: applied)
         guard !pending.isEmpty else { return MigrationReport(pending: [], schemaVersion: applied.count) }
         // The journal's records would be applied again on top of the migrated files: migrate
         // only once recovery emptied it (it cannot when the disk is full).
-        guard state.journalRecordCount == 0 else {
-            throw FolioError(.migrationFailed, "the journal still holds \(state.journalRecordCount) transaction(s) that could not be written to the files (a full disk?); nothing was migrated: free space and open the store again", path: StoreLayout.journal)
+        guard engine.journalRecordCount == 0 else {
+            throw FolioError(.migrationFailed, "the journal still holds \(engine.journalRecordCount) transaction(s) that could not be written to the files (a full disk?); nothing was migrated: free space and open the store again", path: StoreLayout.journal)
         }
-        let plan = try MigrationPlan.make(pending, applied: applied, state: state, marker: marker)
+        let plan = try MigrationPlan.make(pending, applied: applied, engine: engine, marker: marker)
         log?(LogMessage(level: .info, text: plan.report.description, path: StoreLayout.marker))
-        try MigrationCommit.run(plan, fileSystem: state.fileSystem, log: log)
+        try MigrationCommit.run(plan, fileSystem: engine.fileSystem, log: log)
         return plan.report
     }
 
@@ -72,17 +72,17 @@ extension Store {
         try await lock.acquire(exclusive: true)
         defer { lock.release(exclusive: true) }
         try MigrationCommit.finish(fileSystem, log: nil)
-        let state = try StoreEngine(fileSystem: fileSystem, log: nil)
-        defer { state.close() }
-        state.use(StoreSettings(storeID: try Marker.ensure(in: fileSystem)))
+        let engine = try StoreEngine(fileSystem: fileSystem, log: nil)
+        defer { engine.close() }
+        engine.use(StoreSettings(storeID: try Marker.ensure(in: fileSystem)))
         if recovering {
-            try state.removeLeftoverTempFiles()
-            state.adoptWriterID(try WriterID.ensure(in: fileSystem) { level, text in state.report(level, text, path: WriterID.path) })
-            try recover(state)
+            try engine.removeLeftoverTempFiles()
+            engine.adoptWriterID(try WriterID.ensure(in: fileSystem) { level, text in engine.report(level, text, path: WriterID.path) })
+            try recover(engine)
         } else {
-            try state.refreshJournal()
+            try engine.refreshJournal()
         }
-        return try body(state)
+        return try body(engine)
     }
 
     /// The schema of the store at `url`, read without opening it: the migrations it recorded and

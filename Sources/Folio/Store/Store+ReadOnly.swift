@@ -10,25 +10,25 @@ extension Store {
                              because reason: String) async throws -> Store {
         let lock = FileLock(readingOnly: fileSystem)
         try await lock.acquire(exclusive: false)
-        let state: StoreEngine
+        let engine: StoreEngine
         do {
             try checkSchemaReadOnly(fileSystem, configuration: configuration)
-            state = try loadReadOnly(fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
+            engine = try loadReadOnly(fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget)
         } catch {
             lock.close()
             throw error
         }
         lock.release(exclusive: false)
-        return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, state: state, readOnlyReason: reason)
+        return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, engine: engine, readOnlyReason: reason)
     }
 
     private static func loadReadOnly(_ fileSystem: FileSystem, log: LogHandler?, cacheBudget: Int) throws(FolioError) -> StoreEngine {
         let storeID = try Marker.ensure(in: fileSystem, create: false)
-        let state = try StoreEngine(fileSystem: fileSystem, log: log, readOnly: true, cacheBudget: cacheBudget)
-        state.use(StoreSettings(storeID: storeID))
+        let engine = try StoreEngine(fileSystem: fileSystem, log: log, readOnly: true, cacheBudget: cacheBudget)
+        engine.use(StoreSettings(storeID: storeID))
         // A copy of a live folder whose files do not belong with its journal is refused here too.
-        _ = try state.checkOrigin()
-        return state
+        _ = try engine.checkOrigin()
+        return engine
     }
 
     /// Whether the store was opened read-only (by ``Configuration/readOnly``, or because its

@@ -12,6 +12,6 @@ extension Store {
     /// - Throws: ``FolioError`` if a selected file cannot be read, or for a selection the
     ///   collection does not support.
     public func undecodableEntities<E: Entity>(_ type: E.Type, in selection: PartitionSelection = .all) async throws -> [UndecodableEntity] {
-        try await read { state throws(FolioError) in try state.undecodableEntities(E.self, in: selection) }
+        try await read { engine throws(FolioError) in try engine.undecodableEntities(E.self, in: selection) }
     }
 }

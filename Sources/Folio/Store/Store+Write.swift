@@ -30,10 +30,10 @@ extension Store {
     }
 
     private func writeArrived<R: Sendable>(_ body: @Sendable (Transaction) throws -> R) async throws -> R {
-        try await commitWrite(arrived: true) { state in
-            let transaction = Transaction(state: state)
+        try await commitWrite(arrived: true) { engine in
+            let transaction = Transaction(engine: engine)
             let result = try body(transaction)
-            return (result, try state.commit(transaction))
+            return (result, try engine.commit(transaction))
         }
     }
 
@@ -55,11 +55,11 @@ extension Store {
         try await acquireWriterLock()
         let result: R
         let end: Int64?
-        let queuedBefore = state.queuedCommandCount
+        let queuedBefore = engine.queuedCommandCount
         do {
-            try state.refreshJournal()
-            if groupCommit.isIdle { groupCommit.markDurable(through: state.journalEnd) }
-            (result, end) = try body(state)
+            try engine.refreshJournal()
+            if groupCommit.isIdle { groupCommit.markDurable(through: engine.journalEnd) }
+            (result, end) = try body(engine)
         } catch {
             // After an I/O failure, reloading from disk is always safe; it matters if the journal
             // could not be cut back after a failed append.
@@ -73,7 +73,7 @@ extension Store {
             arrived = false
         }
         // This commit's changes are announced once it is committed (durable, if it must be).
-        let changes = state.takeChanges()
+        let changes = engine.takeChanges()
         guard let end else {
             releaseExclusiveLockIfIdle()
             deliver(changes)
@@ -95,10 +95,10 @@ extension Store {
         } catch {
             // The transaction is committed: a checkpoint that fails after it must not make the
             // caller believe it was not saved. The journal keeps it; the next checkpoint retries.
-            state.report(.error, "checkpoint after a commit failed (the commit stands): \(error)", path: (error as? FolioError)?.path)
+            engine.report(.error, "checkpoint after a commit failed (the commit stands): \(error)", path: (error as? FolioError)?.path)
         }
         notifyOutboxListenersIfQueued(since: queuedBefore)
-        if state.hasAdoptableEdits { try await adoptEdits() }
+        if engine.hasAdoptableEdits { try await adoptEdits() }
         return result
     }
 
@@ -119,15 +119,15 @@ extension Store {
     /// The checkpoint itself; the caller holds the writer turn and the flock.
     func checkpointHoldingWriterLock() async throws {
         // Let syncs in flight finish first: the reset must not pull the journal from under them.
-        if !groupCommit.isIdle { try await waitUntilDurable(state.journalEnd) }
+        if !groupCommit.isIdle { try await waitUntilDurable(engine.journalEnd) }
         let outcome: StoreEngine.CheckpointOutcome
         do {
-            outcome = try state.checkpoint()
+            outcome = try engine.checkpoint()
         } catch {
             needsReload = true
             throw error
         }
-        groupCommit.markDurable(through: state.journalEnd)
+        groupCommit.markDurable(through: engine.journalEnd)
         lastSeenJournalPosition = journalPosition
         publishChanges()
         if let blocked = outcome.blocked.first { throw blocked }
@@ -193,9 +193,9 @@ extension Store {
     /// Syncs the journal on the actor's thread: nobody could share the sync, so it needs no task
     /// of its own and no hop back (one `fdatasync`, and the context switch of waiting for it).
     private func syncAlone() throws {
-        let target = state.journalEnd
+        let target = engine.journalEnd
         do throws(FolioError) {
-            try state.syncJournal()
+            try engine.syncJournal()
         } catch {
             syncFailed(error)
             releaseExclusiveLockIfIdle()
@@ -211,8 +211,8 @@ extension Store {
             return
         }
         groupCommit.begin()
-        let target = state.journalEnd
-        let syncer = state.journalSyncer
+        let target = engine.journalEnd
+        let syncer = engine.journalSyncer
         Task.detached { [weak self] in
             let outcome: Result<Void, FolioError>
             do throws(FolioError) {
@@ -242,10 +242,10 @@ extension Store {
     private func syncFailed(_ error: FolioError) {
         let waiters = groupCommit.failed()
         do {
-            try state.truncateJournal(to: max(groupCommit.durableEnd, Int64(Journal.headerSize)))
-            try state.syncJournal()
+            try engine.truncateJournal(to: max(groupCommit.durableEnd, Int64(Journal.headerSize)))
+            try engine.syncJournal()
         } catch {
-            state.report(.error, "could not cut back the journal after a failed sync: \(error)", path: StoreLayout.journal)
+            engine.report(.error, "could not cut back the journal after a failed sync: \(error)", path: StoreLayout.journal)
         }
         needsReload = true
         for waiter in waiters { waiter.continuation.resume(throwing: error) }
@@ -254,7 +254,7 @@ extension Store {
     // MARK: Checkpoint scheduling
 
     private func afterCommit() async throws {
-        if state.journalEnd >= Int64(configuration.checkpointThreshold) {
+        if engine.journalEnd >= Int64(configuration.checkpointThreshold) {
             try await checkpoint()
             return
         }
@@ -280,7 +280,7 @@ extension Store {
             do {
                 if try await checkpointIfQuiet() { break }
             } catch {
-                state.report(.error, "background checkpoint failed: \(error)")
+                engine.report(.error, "background checkpoint failed: \(error)")
                 break
             }
         }
@@ -295,7 +295,7 @@ extension Store {
         defer { releaseWriterLock() }
         // A write of this process may have committed while this waited for the lock.
         if ContinuousClock.now < lastCommit + configuration.checkpointDelay { return false }
-        try state.refreshJournal()
+        try engine.refreshJournal()
         let position = journalPosition
         if position != lastSeenJournalPosition {
             lastSeenJournalPosition = position
@@ -307,7 +307,7 @@ extension Store {
     }
 
     var journalPosition: JournalPosition {
-        JournalPosition(generation: state.journalHeader?.generation, offset: state.journalEnd)
+        JournalPosition(generation: engine.journalHeader?.generation, offset: engine.journalEnd)
     }
 }
 

@@ -31,7 +31,7 @@ public actor Store {
     let configuration: Configuration
     let fileSystem: FileSystem
     let lock: FileLock
-    var state: StoreEngine
+    var engine: StoreEngine
     /// Set when a failed sync left what is on disk unknown; the next operation reloads.
     var needsReload = false
     var isClosed = false
@@ -58,14 +58,14 @@ public actor Store {
     /// Why the store is read-only, or nil when it can write (see Store+ReadOnly.swift).
     let readOnlyReason: String?
 
-    init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, state: StoreEngine,
+    init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, engine: StoreEngine,
          readOnlyReason: String? = nil) {
         self.url = url
         self.configuration = configuration
         self.fileSystem = fileSystem
         self.lock = lock
-        self.state = state
-        self.feed = state.feed
+        self.engine = engine
+        self.feed = engine.feed
         self.readOnlyReason = readOnlyReason
     }
 
@@ -100,9 +100,9 @@ public actor Store {
         do {
             let storeID = try Marker.ensure(in: fileSystem)
             // Recovery, and the configured migrator's pending migrations (Store+Migrate.swift).
-            let state = try openState(fileSystem: fileSystem, configuration: configuration, storeID: storeID)
+            let engine = try openState(fileSystem: fileSystem, configuration: configuration, storeID: storeID)
             lock.release(exclusive: true)
-            return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, state: state)
+            return Store(url: url, configuration: configuration, fileSystem: fileSystem, lock: lock, engine: engine)
         } catch {
             lock.release(exclusive: true)
             throw error.keepingCopyOfJournal(fileSystem)
@@ -110,28 +110,28 @@ public actor Store {
     }
 
     /// Replays the journal into the files and resets it (under the writers' lock).
-    static func recover(_ state: StoreEngine) throws(FolioError) {
-        try state.refreshJournal()
-        if let header = state.journalHeader {
-            let tail = try state.journalBytesPastRecords()
+    static func recover(_ engine: StoreEngine) throws(FolioError) {
+        try engine.refreshJournal()
+        if let header = engine.journalHeader {
+            let tail = try engine.journalBytesPastRecords()
             if tail > 0 {
-                state.report(.warning, "discarding \(tail) bytes of incomplete journal tail (transactions that never committed)",
+                engine.report(.warning, "discarding \(tail) bytes of incomplete journal tail (transactions that never committed)",
                              path: StoreLayout.journal)
             }
-            if state.journalRecordCount > 0 {
-                state.report(.info, "replaying \(state.journalRecordCount) committed transaction(s) from generation \(header.generation)",
+            if engine.journalRecordCount > 0 {
+                engine.report(.info, "replaying \(engine.journalRecordCount) committed transaction(s) from generation \(header.generation)",
                              path: StoreLayout.journal)
             }
         }
         do {
-            try state.checkpoint()
+            try engine.checkpoint()
         } catch where error.code == .diskFull {
             // The journal keeps the committed changes and every read applies them: a full disk
             // must not stop the app from reading its data. The next open tries again.
-            state.report(.warning, "could not bring the files up to date (\(error.message)); the journal keeps the changes and they are served from it until there is space",
+            engine.report(.warning, "could not bring the files up to date (\(error.message)); the journal keeps the changes and they are served from it until there is space",
                          path: error.path)
         }
-        try state.ensureJournalHeader()
+        try engine.ensureJournalHeader()
     }
 
     /// Writes everything to the partition files and closes the store. Later calls throw
@@ -149,11 +149,11 @@ public actor Store {
         checkpointTask = nil
         if !needsReload, readOnlyReason == nil { saveFieldIndexesNow() }
         if !groupCommit.isIdle {
-            do { try await waitUntilDurable(state.journalEnd) } catch { needsReload = true }
+            do { try await waitUntilDurable(engine.journalEnd) } catch { needsReload = true }
         }
         defer {
             isClosed = true
-            state.close()
+            engine.close()
             holdsExclusiveLock = false
             lock.close()
         }
@@ -161,7 +161,7 @@ public actor Store {
         do {
             try await checkpoint()
         } catch {
-            state.report(.error, "the checkpoint at close failed; the journal keeps every committed change and the next open applies them: \(error)",
+            engine.report(.error, "the checkpoint at close failed; the journal keeps every committed change and the next open applies them: \(error)",
                          path: (error as? FolioError)?.path)
         }
     }
@@ -176,7 +176,7 @@ public actor Store {
     ///   ``FolioError/Code/decodingFailed`` (with file, line, column and field) if the stored JSON
     ///   does not decode as `E` or its `id` field is not its key (``undecodableEntities(_:in:)``).
     public func get<E: Entity>(_ type: E.Type, id: E.ID) async throws -> E? {
-        try await read { state throws(FolioError) in try state.get(E.self, id: id) }
+        try await read { engine throws(FolioError) in try engine.get(E.self, id: id) }
     }
 
     /// The entities a query selects.
@@ -188,7 +188,7 @@ public actor Store {
     ///   if a selected file cannot be read (other partitions keep working),
     ///   ``FolioError/Code/invalidQuery`` for a selection the collection does not support.
     public func fetch<E: Entity>(_ query: Query<E>) async throws -> [E] {
-        try await read { state throws(FolioError) in try state.fetch(query) }
+        try await read { engine throws(FolioError) in try engine.fetch(query) }
     }
 
     /// Runs a read against the latest committed state of every process.
@@ -201,7 +201,7 @@ public actor Store {
         // Whatever the read noticed (other processes' commits, edited files) is announced.
         defer {
             publishChanges()
-            state.readEnded()
+            engine.readEnded()
             scheduleFieldIndexSave()
         }
         let result = try await readOnce(body)
@@ -209,46 +209,46 @@ public actor Store {
         // app's onOutsideEdit hook). The read served the save, except where the journal's state
         // stood over it until the adoption (a second save of an entity the first one changed):
         // the read is made again to serve what was adopted.
-        guard state.hasAdoptableEdits && readOnlyReason == nil else { return result }
+        guard engine.hasAdoptableEdits && readOnlyReason == nil else { return result }
         try await adoptEdits()
         return try await readOnce(body)
     }
 
     private func readOnce<T>(_ body: (StoreEngine) throws(FolioError) -> T) async throws -> T {
         if holdsExclusiveLock {
-            try state.refreshJournal()
+            try engine.refreshJournal()
             return try located(body)
         }
         // Begun before the journal is read: files another process's checkpoint wrote are loaded
         // there when this one observes (StoreEngine.checkFilesCheckpointed).
-        state.beginLockFreePass()
-        do throws(FolioError) { try state.refreshJournal() } catch {
-            _ = state.endLockFreePass()
+        engine.beginLockFreePass()
+        do throws(FolioError) { try engine.refreshJournal() } catch {
+            _ = engine.endLockFreePass()
             throw error
         }
-        state.beginLockFreeBody()
+        engine.beginLockFreeBody()
         let first: Result<T, FolioError>
         do throws(FolioError) { first = .success(try located(body)) } catch { first = .failure(error) }
         // A pass that loaded files (or put them off) is not the answer, whatever it returned.
-        if state.endLockFreePass() { return try first.get() }
+        if engine.endLockFreePass() { return try first.get() }
         try await lock.acquire(exclusive: false)
         defer { lock.release(exclusive: false) }
-        try state.refreshJournal()
+        try engine.refreshJournal()
         return try located(body)
     }
 
     /// Adopts the hand edits reads have found, in a transaction of their own; once that is
     /// durable, each adopted save is kept as Folio's version of its file.
     func adoptEdits() async throws {
-        let adopted = try await commitWrite { state in
+        let adopted = try await commitWrite { engine in
             // The journal was refreshed: a save another process adopted meanwhile is skipped.
-            let committed = try state.commit(Transaction(state: state))
+            let committed = try engine.commit(Transaction(engine: engine))
             // Only a save that is now exactly the committed state (not merged, nothing else
             // pending). One adopted before and not yet checkpointed is kept already: keeping the
             // same bytes again changes nothing.
-            return (state.adoptedSavesAsCommitted, committed)
+            return (engine.adoptedSavesAsCommitted, committed)
         }
-        for partition in adopted { state.keepAdoptedSaveAsFolios(partition) }
+        for partition in adopted { engine.keepAdoptedSaveAsFolios(partition) }
     }
 
     /// Throws if closed; reloads from disk if a failed sync made the in-memory state unknown.
@@ -257,19 +257,19 @@ public actor Store {
         guard needsReload, readOnlyReason == nil else { return }
         try await acquireWriterLock()
         defer { releaseWriterLock() }
-        state.close()
+        engine.close()
         let fresh = try StoreEngine(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget,
                                    feed: feed)
-        fresh.takeSettings(of: state)
+        fresh.takeSettings(of: engine)
         // The old state announced what it took in: the new one takes it in again unannounced, then
         // announces what differs from what observers were told (commits the old one never read).
         // The feed forgets the old state only once the new one recovered: a recovery that fails
         // (the disk still failing) leaves everything for the next attempt.
-        let told = feed.isTracking ? state.toldObservers(except: feed.failedChanges) : [:]
+        let told = feed.isTracking ? engine.toldObservers(except: feed.failedChanges) : [:]
         try feed.withoutTracking { () throws(FolioError) in try Self.recover(fresh) }
         feed.stateReplaced()
         fresh.announceDifferences(from: told)
-        state = fresh
+        engine = fresh
         needsReload = false
     }
 }

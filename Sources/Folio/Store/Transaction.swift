@@ -11,7 +11,7 @@
 /// - ``get(_:id:)``
 /// - ``fetch(_:)``
 public final class Transaction {
-    private let state: StoreEngine
+    private let engine: StoreEngine
     /// Staged changes: per partition, per id, the new JSON (nil: removed).
     var staged: [PartitionAddress: [String: JSONValue?]] = [:]
     /// Where staged ids live now (nil: deleted), per collection.
@@ -41,8 +41,8 @@ public final class Transaction {
         var entityID: String?
     }
 
-    init(state: StoreEngine) {
-        self.state = state
+    init(engine: StoreEngine) {
+        self.engine = engine
     }
 
     /// Whether the block staged anything (entities or custom commands).
@@ -58,19 +58,19 @@ public final class Transaction {
     /// - Throws: ``FolioError`` with ``FolioError/Code/invalidName`` for a bad id or partition
     ///   key, ``FolioError/Code/corruptFile`` if a file involved cannot be read.
     public func upsert<E: Entity>(_ entity: E) throws {
-        let granularity = try state.register(E.self)
+        let granularity = try engine.register(E.self)
         let id = entity.id.storageKey
         try Names.validateID(id)
         let key: PartitionKey
         do { key = PartitionKey(text: try E.partitioning.key(entity)) } catch { throw error.withEntity(id) }
         let target = PartitionAddress(collection: E.collection, granularity: granularity, key: key)
-        var json = try state.coder.encode(entity)
+        var json = try engine.coder.encode(entity)
         try Limits.checkEntity(json, id: id, code: .encodingFailed)
         if let current = try location(of: id, collection: E.collection, granularity: granularity) {
             if let stored = try currentJSON(at: current, id: id), !UnknownFields.covers(json, stored) {
                 // A stored entity that no longer decodes as `E` has no known fields to tell
                 // unknown ones from: every stored field the new value does not set is kept.
-                let known = state.coder.roundTrip(E.self, stored) ?? .object([:])
+                let known = engine.coder.roundTrip(E.self, stored) ?? .object([:])
                 json = UnknownFields.merge(stored: stored, known: known, new: json)
             }
             if current != target { stage(current, id: id, entity: nil) }
@@ -86,7 +86,7 @@ public final class Transaction {
     /// - Throws: ``FolioError`` if a file involved cannot be read.
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
-        let granularity = try state.register(E.self)
+        let granularity = try engine.register(E.self)
         let key = id.storageKey
         try Names.validateID(key)
         guard let current = try location(of: key, collection: E.collection, granularity: granularity) else { return false }
@@ -107,17 +107,17 @@ public final class Transaction {
     /// The entity with this id, as this transaction sees it (its own changes included).
     /// - Returns: The entity, or nil if there is none.
     public func get<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
-        let granularity = try state.register(E.self)
+        let granularity = try engine.register(E.self)
         let key = id.storageKey
         try Names.validateID(key)
         guard let address = try location(of: key, collection: E.collection, granularity: granularity),
               let json = try currentJSON(at: address, id: key) else { return nil }
-        return try state.coder.decode(E.self, from: json, id: key, path: address.path)
+        return try engine.coder.decode(E.self, from: json, id: key, path: address.path)
     }
 
     /// The entities a query selects, as this transaction sees them (its own changes included).
     public func fetch<E: Entity>(_ query: Query<E>) throws -> [E] {
-        try state.fetch(query, overlay: self)
+        try engine.fetch(query, overlay: self)
     }
 
     /// Enqueues an app-defined command in the outbox, in this transaction: it is committed with
@@ -141,7 +141,7 @@ public final class Transaction {
     ///   - type: The type of the entity it concerns.
     ///   - id: The id of that entity.
     public func enqueue<P: Encodable & Sendable, E: Entity>(_ name: String, payload: P, about type: E.Type, id: E.ID) throws {
-        try state.register(type)
+        try engine.register(type)
         try Names.validateID(id.storageKey)
         try enqueueCustom(name, payload: payload, collection: E.collection, entityID: id.storageKey)
     }
@@ -150,7 +150,7 @@ public final class Transaction {
         guard !name.isEmpty, name.utf8.count <= 128 else {
             throw FolioError(.invalidName, "a custom command's name must be 1–128 bytes")
         }
-        let json = try state.coder.encodeValue(payload)
+        let json = try engine.coder.encodeValue(payload)
         try Limits.checkEntity(json, id: "payload of \(name)", code: .encodingFailed)
         customCommands.append(CustomCommand(name: name, payload: json, collection: collection, entityID: entityID))
     }
@@ -205,7 +205,7 @@ public final class Transaction {
     func versionMoving(_ id: String, collection: String, into target: PartitionAddress) throws(FolioError) -> String? {
         guard !removals.isEmpty else { return nil }   // nothing removed, nothing moved (a new entity)
         for address in removals[collection + "/" + id] ?? [] where address != target {
-            if let version = try state.partition(address, verify: false).versions[id] { return version }
+            if let version = try engine.partition(address, verify: false).versions[id] { return version }
         }
         return nil
     }
@@ -228,12 +228,12 @@ public final class Transaction {
         if let staged = locations[collection]?[id] {
             return staged.map { PartitionAddress(collection: collection, granularity: granularity, key: $0) }
         }
-        return try state.locate(collection: collection, granularity: granularity, id: id)
+        return try engine.locate(collection: collection, granularity: granularity, id: id)
     }
 
     private func currentJSON(at address: PartitionAddress, id: String) throws(FolioError) -> JSONValue? {
         if let change = staged[address]?[id] { return change }
-        return try state.partition(address, verify: false).entities[id]
+        return try engine.partition(address, verify: false).entities[id]
     }
 }
 
@@ -247,18 +247,18 @@ extension FolioError {
 /// never reach the store's state itself.
 extension Transaction {
     /// The store's entity coder.
-    var coder: EntityCoder { state.coder }
+    var coder: EntityCoder { engine.coder }
 
     /// Registers an entity type with the store (its collection and partitioning).
     func register<E: Entity>(_ type: E.Type) throws(FolioError) {
-        _ = try state.register(type)
+        _ = try engine.register(type)
     }
 
     /// The partitioning of a collection this process registered, or nil.
-    func registeredGranularity(of collection: String) -> PartitionGranularity? { state.collections[collection] }
+    func registeredGranularity(of collection: String) -> PartitionGranularity? { engine.collections[collection] }
 
     /// A partition as committed (the transaction's staged changes not applied).
     func storedPartition(_ address: PartitionAddress) throws(FolioError) -> Partition {
-        try state.partition(address, verify: false)
+        try engine.partition(address, verify: false)
     }
 }

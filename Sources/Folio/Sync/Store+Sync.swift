@@ -12,8 +12,8 @@ extension Store {
     }
 
     func queueHead(limit: Int) async throws -> QueueHead {
-        try await read { state throws(FolioError) in
-            let outbox = try state.loadedOutbox()
+        try await read { engine throws(FolioError) in
+            let outbox = try engine.loadedOutbox()
             var commands: [OutboxCommand] = []
             for sequence in outbox.pendingSequences.prefix(limit) {
                 guard case .pending(let json)? = outbox.commands[sequence] else { continue }
@@ -28,21 +28,21 @@ extension Store {
     /// if it has it without a version. For a delete, `partition` names where the entity was
     /// deleted: its tombstone version (FORMAT.md) is the one to send.
     func storedVersion(collection: String, granularity: PartitionGranularity, id: String, deletedFrom partition: String? = nil) async throws -> String? {
-        try await read { state throws(FolioError) in
+        try await read { engine throws(FolioError) in
             if let partition {
                 let address = try PartitionAddress(collection: collection, granularity: granularity, partitionText: partition)
-                let stored = try state.partition(address, verify: false)
+                let stored = try engine.partition(address, verify: false)
                 if stored.entities[id] == nil, let version = stored.versions[id] { return version }
             }
-            guard let address = try state.locate(collection: collection, granularity: granularity, id: id) else { return nil }
-            return try state.partition(address, verify: false).versions[id]
+            guard let address = try engine.locate(collection: collection, granularity: granularity, id: id) else { return nil }
+            return try engine.partition(address, verify: false).versions[id]
         }
     }
 
     /// Whether a later command of the entity waits in the queue.
     func hasLaterPendingCommand(after sequence: UInt64, collection: String, id: String) async throws -> Bool {
-        try await read { state throws(FolioError) in
-            try state.loadedOutbox().pending(collection: collection, id: id).contains { $0.sequence > sequence }
+        try await read { engine throws(FolioError) in
+            try engine.loadedOutbox().pending(collection: collection, id: id).contains { $0.sequence > sequence }
         }
     }
 
@@ -53,7 +53,7 @@ extension Store {
 
     /// The granularity of a collection, from a registered type or from a partition key's form.
     func granularity(of collection: String, partition: String?) async -> PartitionGranularity? {
-        state.collections[collection] ?? PartitionGranularity.of(partition: partition)
+        engine.collections[collection] ?? PartitionGranularity.of(partition: partition)
     }
 
     /// A transaction of server state: its entity changes enqueue no command; `body` may add
@@ -62,16 +62,16 @@ extension Store {
     /// means the command is sent again with the same idempotency key, and the server answers it
     /// from memory), so it costs no sync of its own; the next durable write or checkpoint syncs it.
     func syncWrite<R: Sendable>(_ body: @Sendable (Transaction, OutboxState) throws -> R) async throws -> R {
-        try await commitWrite(durability: .relaxed) { state in
-            let transaction = Transaction(state: state)
+        try await commitWrite(durability: .relaxed) { engine in
+            let transaction = Transaction(engine: engine)
             transaction.isFromServer = true
-            let result = try body(transaction, try state.loadedOutbox())
-            return (result, try state.commit(transaction))
+            let result = try body(transaction, try engine.loadedOutbox())
+            return (result, try engine.commit(transaction))
         }
     }
 
     func logSync(_ level: LogMessage.Level, _ text: String) {
-        state.report(level, text)
+        engine.report(level, text)
     }
 
     // MARK: Cursors
@@ -101,7 +101,7 @@ extension Store {
         guard let (bytes, _) = try fileSystem.read(Self.syncFile) else { return .object([:]) }
         do { return try JSONParser.parse(bytes) } catch {
             // Only cursors: losing them means pulling from the beginning again, which is safe.
-            state.report(.warning, "unreadable (\(error.message)); changes are pulled from the beginning", path: Self.syncFile)
+            engine.report(.warning, "unreadable (\(error.message)); changes are pulled from the beginning", path: Self.syncFile)
             return .object([:])
         }
     }
@@ -122,7 +122,7 @@ extension Store {
 
     /// Tells the listeners if the last commit queued commands.
     func notifyOutboxListenersIfQueued(since count: Int) {
-        guard state.queuedCommandCount != count else { return }
+        guard engine.queuedCommandCount != count else { return }
         for listener in outboxListeners.values { listener() }
     }
 }

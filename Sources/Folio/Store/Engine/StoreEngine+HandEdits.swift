@@ -78,7 +78,7 @@ extension StoreEngine {
     /// journal before the checkpoint writes the file as Folio's version.
     func adoptEditsDuringCheckpoint() throws(FolioError) {
         guard hasAdoptableEdits else { return }
-        if try commit(Transaction(state: self)) != nil { try journal.sync() }
+        if try commit(Transaction(engine: self)) != nil { try journal.sync() }
     }
 
     /// Keeps an adopted save that is exactly the partition's committed state (not merged with

@@ -22,15 +22,15 @@ extension Store {
     /// - Returns: The versions, newest first; the first revision is Folio's current state.
     /// - Throws: ``FolioError`` if `path` is not a data file's path, or the history cannot be read.
     public func history(of path: String) async throws -> [FileVersion] {
-        try await read { state throws(FolioError) in
-            guard state.partitionAddress(of: path) != nil else {
+        try await read { engine throws(FolioError) in
+            guard engine.partitionAddress(of: path) != nil else {
                 throw FolioError(.invalidName, "not the path of a data file (<collection>.json, <collection>/<YYYY-MM>.json or <collection>/<YYYY-MM>/<YYYY-MM-DD>.json)", path: path)
             }
-            let kept = state.keptVersions
+            let kept = engine.keptVersions
             var found: [FileVersion] = []
             for version in try kept.versions(of: path).reversed() {
                 guard let bytes = try kept.bytes(of: version, path: path),
-                      let identity = try state.fileSystem.identity(KeptVersions.folder(of: path) + "/" + version.name) else { continue }
+                      let identity = try engine.fileSystem.identity(KeptVersions.folder(of: path) + "/" + version.name) else { continue }
                 let contents: PartitionFile.Contents
                 do { contents = try PartitionFile.decode(bytes, path: path) } catch { continue }
                 let isRevision = !version.isEdit && contents.isUneditedRevision
@@ -51,11 +51,11 @@ extension Store {
     ///   - version: A name from ``history(of:)``.
     /// - Throws: ``FolioError`` if there is no such version, or the file cannot be written.
     public func restore(_ path: String, to version: String) async throws {
-        try await read { state throws(FolioError) in
-            guard state.partitionAddress(of: path) != nil else {
+        try await read { engine throws(FolioError) in
+            guard engine.partitionAddress(of: path) != nil else {
                 throw FolioError(.invalidName, "not the path of a data file", path: path)
             }
-            let kept = state.keptVersions
+            let kept = engine.keptVersions
             let versions = try kept.versions(of: path)
             func contents(_ version: KeptVersions.Version) throws(FolioError) -> PartitionFile.Contents? {
                 guard let bytes = try kept.bytes(of: version, path: path) else { return nil }
@@ -72,7 +72,7 @@ extension Store {
             target.revision = current.revision
             target.versions = current.versions
             target.extra = current.extra
-            try AtomicFile(fileSystem: state.fileSystem).replace(path, with: PartitionFile.encode(target))
+            try AtomicFile(fileSystem: engine.fileSystem).replace(path, with: PartitionFile.encode(target))
         }
         try await checkpoint()
     }
