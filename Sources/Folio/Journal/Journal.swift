@@ -1,6 +1,6 @@
 /// The write-ahead journal file, `.folio/journal` (FORMAT.md, "Journal", specifies the bytes).
 ///
-/// Layout: a 32-byte header, then records back to back.
+/// Layout: a 40-byte header, then records back to back.
 ///
 /// ```
 /// header:  "FOLIOJ01" | generation u64 | first transaction u64 | next command u64 |

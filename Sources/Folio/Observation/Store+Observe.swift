@@ -80,12 +80,3 @@ extension Store {
         try await read { engine throws(FolioError) in try evaluate(engine) }
     }
 }
-
-extension StoreEngine {
-    func fingerprint<E: Entity>(of entities: [E]) throws(FolioError) -> [JSONValue] {
-        var values: [JSONValue] = []
-        values.reserveCapacity(entities.count)
-        for entity in entities { values.append(try coder.encode(entity)) }
-        return values
-    }
-}

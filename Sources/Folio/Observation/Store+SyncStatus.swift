@@ -22,10 +22,3 @@ extension Store {
         try await read { engine throws(FolioError) in try engine.withSyncStatus(entities) }
     }
 }
-
-extension StoreEngine {
-    func withSyncStatus<E: Entity>(_ entities: [E]) throws(FolioError) -> [WithSyncStatus<E>] {
-        let statuses = try loadedOutbox().syncStatuses(collection: E.collection, ids: entities.map(\.id.storageKey))
-        return entities.map { WithSyncStatus(entity: $0, syncStatus: statuses[$0.id.storageKey] ?? .synced) }
-    }
-}

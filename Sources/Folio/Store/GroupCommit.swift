@@ -1,5 +1,5 @@
-/// The journal syncs that make this process's commits durable (ARCHITECTURE.md, "The path of a
-/// write", step 5): what is known durable, whether a sync runs, and who waits for one.
+/// The journal syncs that make this process's commits durable (ARCHITECTURE.md, "A commit: the path of a
+/// write", step 6): what is known durable, whether a sync runs, and who waits for one.
 ///
 /// A writer alone (no sync running, no other writer of the process holding or awaiting the turn,
 /// none on its way) syncs the journal itself, on its own thread: one `fdatasync`, no task to start

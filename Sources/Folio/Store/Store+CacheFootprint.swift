@@ -15,9 +15,6 @@ extension Store {
     }
 
     func cacheFootprint() -> CacheFootprint {
-        let cache = engine.partitions
-        return CacheFootprint(estimatedBytes: cache.estimatedBytes, mustStayBytes: cache.mustStayBytes,
-                              paths: Set(cache.addresses.map(\.path)), evictions: cache.evictions,
-                              partitionsScanned: engine.statistics.partitionsScanned, partitionsFromFieldIndex: engine.statistics.partitionsFromFieldIndex)
+        engine.cacheFootprint
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// ``PowerCutDisk``: each state a cut may leave is built as a folder, opened, and checked against
 /// what was acknowledged before the cut.
 ///
-/// What must hold in every state (BRIEF.md, promises 1 and 2):
+/// What must hold in every state (the promises of no loss and of exactly once):
 /// - the store opens;
 /// - it holds exactly the state after the acknowledged transactions, or after one more (the one
 ///   in flight): every acknowledged transaction whole, change and command together;

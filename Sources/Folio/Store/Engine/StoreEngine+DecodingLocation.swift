@@ -21,11 +21,3 @@ extension StoreEngine {
         return located
     }
 }
-
-extension Store {
-    /// Runs a read's body; a decoding failure is given its line and column (a file read, on the
-    /// error path only).
-    func located<T>(_ body: (StoreEngine) throws(FolioError) -> T) throws(FolioError) -> T {
-        do throws(FolioError) { return try body(engine) } catch { throw engine.locatingDecodingFailure(error) }
-    }
-}

@@ -4,7 +4,7 @@
 ///
 /// The committed state is: the partition files, plus the records of the journal's current
 /// generation applied on top, in order. Each part owns a piece of that state behind operations
-/// named for what they do, and is tested alone (ARCHITECTURE.md, "The parts of the store's
+/// named for what they do, and is tested alone (ARCHITECTURE.md, "Components: the parts of the store's
 /// state"); ``apply(_:origin:)`` is the one place a record reaches them all. This process's place
 /// in the journal (``JournalCursor``) advances on every ``refreshJournal()``, so another
 /// process's commits become visible at the next read.

@@ -12,8 +12,10 @@ internal import Foundation
 /// of a file a checkpoint is about to replace is made durable by the checkpoint's barrier, before
 /// the replace): a version damaged by a power cut fails its hash and is ignored.
 ///
-/// Owned by the writers' lock: versions are kept only while it is held; reads need no lock (a
-/// version is complete or absent).
+/// Checkpoints keep versions under the writers' lock; a read that takes in a person's save (or a
+/// first look at another copy's revision) keeps it without the lock. Reading needs no lock: a
+/// version is complete or absent. Two processes keeping different versions of one file at the same
+/// instant may both take the same `order` (their names differ by hash); nothing orders the two.
 struct KeptVersions {
     static let folder = StoreLayout.machinery + "/versions"
     static let defaultRetention: Duration = .seconds(30 * 24 * 3600)
