@@ -89,7 +89,8 @@ public final class Transaction {
         let granularity = try engine.register(E.self)
         let key = id.storageKey
         try Names.validateID(key)
-        guard let current = try location(of: key, collection: E.collection, granularity: granularity) else { return false }
+        // A delete must not miss an entity a file brought in while the store was open.
+        guard let current = try location(of: key, collection: E.collection, granularity: granularity, verifyingAbsence: true) else { return false }
         stage(current, id: key, entity: nil)
         return true
     }
@@ -110,7 +111,7 @@ public final class Transaction {
         let granularity = try engine.register(E.self)
         let key = id.storageKey
         try Names.validateID(key)
-        guard let address = try location(of: key, collection: E.collection, granularity: granularity),
+        guard let address = try location(of: key, collection: E.collection, granularity: granularity, verifyingAbsence: true),
               let json = try currentJSON(at: address, id: key) else { return nil }
         return try engine.coder.decode(E.self, from: json, id: key, path: address.path)
     }
@@ -224,11 +225,12 @@ public final class Transaction {
         if previous == nil { stagingOrder.append((address.collection, id)) }
     }
 
-    private func location(of id: String, collection: String, granularity: PartitionGranularity) throws(FolioError) -> PartitionAddress? {
+    private func location(of id: String, collection: String, granularity: PartitionGranularity,
+                          verifyingAbsence: Bool = false) throws(FolioError) -> PartitionAddress? {
         if let staged = locations[collection]?[id] {
             return staged.map { PartitionAddress(collection: collection, granularity: granularity, key: $0) }
         }
-        return try engine.locate(collection: collection, granularity: granularity, id: id)
+        return try engine.locate(collection: collection, granularity: granularity, id: id, verifyingAbsence: verifyingAbsence)
     }
 
     private func currentJSON(at address: PartitionAddress, id: String) throws(FolioError) -> JSONValue? {

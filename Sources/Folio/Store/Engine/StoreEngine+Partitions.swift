@@ -212,8 +212,8 @@ extension StoreEngine {
 
     /// Where the entity with this id lives now, or nil if nowhere (``IdLocator/locate(collection:granularity:id:strict:)``,
     /// lenient: a file that cannot be read is skipped).
-    func locate(collection: String, granularity: PartitionGranularity, id: String) throws(FolioError) -> PartitionAddress? {
-        try locator.locate(collection: collection, granularity: granularity, id: id)
+    func locate(collection: String, granularity: PartitionGranularity, id: String, verifyingAbsence: Bool = false) throws(FolioError) -> PartitionAddress? {
+        try locator.locate(collection: collection, granularity: granularity, id: id, verifyingAbsence: verifyingAbsence)
     }
 
     /// The partition files the id locator could not read, with why.

@@ -4,7 +4,7 @@ extension StoreEngine {
         let granularity = try register(E.self)
         let key = id.storageKey
         try Names.validateID(key)
-        guard let address = try locator.locate(collection: E.collection, granularity: granularity, id: key, strict: true) else { return nil }
+        guard let address = try locator.locate(collection: E.collection, granularity: granularity, id: key, strict: true, verifyingAbsence: true) else { return nil }
         let partition = try partition(address, verify: false)
         defer { partitions.recharge(partition) }
         do { return try partition.value(E.self, id: key, coder: coder) } catch {

@@ -79,11 +79,20 @@ final class IdLocator {
     /// Partition files that cannot be read are skipped, so one broken file does not stop the rest
     /// of the collection. With `strict`, an id not found while such a file exists is an error
     /// (the entity may be in it); writes use the lenient form so other days keep working.
-    func locate(collection: String, granularity: PartitionGranularity, id: String, strict: Bool = false) throws(FolioError) -> PartitionAddress? {
+    ///
+    /// With `verifyingAbsence`, an id the index places nowhere is believed absent only after the
+    /// files that arrived or changed since the index learnt them are read (``catchUp(_:granularity:)``):
+    /// a `get` or a `delete` in a process that is open while a git pull, rsync or a person's save
+    /// brings the id in. Without it (an insert), a copy brought in unseen is found when its
+    /// file is next read, and refused as an id in two files, never overwritten.
+    func locate(collection: String, granularity: PartitionGranularity, id: String, strict: Bool = false,
+                verifyingAbsence: Bool = false) throws(FolioError) -> PartitionAddress? {
         if granularity == .none {
             let address = PartitionAddress(collection: collection, granularity: .none, key: .whole)
             return try partition(address).entities[id] == nil ? nil : address
         }
+        // A build reads every file that changed since the saved index: nothing to catch up then.
+        var caughtUp = false
         if !idIndex.isBuilt(collection) {
             // Finding the id loads files (the look-up below `stat`s every file of the collection,
             // then reads one), which makes a read run again under the shared lock (Store.read):
@@ -106,20 +115,44 @@ final class IdLocator {
                 }
             }
             try buildIndex(collection: collection, granularity: granularity)
+            caughtUp = true
+        } else if verifyingAbsence, idIndex.key(of: id, in: collection) == nil {
+            try catchUp(collection, granularity: granularity)
+            caughtUp = true
         }
-        if idIndex.key(of: id, in: collection) == nil, case let broken = idIndex.unreadableFiles(in: collection), !broken.isEmpty {
-            // Files that were broken may have been fixed since.
-            for address in broken.keys.sorted() { indexPartition(address) }
-            if strict, idIndex.key(of: id, in: collection) == nil, let problem = idIndex.unreadableFiles(in: collection).values.first {
-                throw FolioError(.corruptFile, "cannot tell whether \"\(id)\" exists: \(problem.message)",
-                                 path: problem.path, line: problem.line, column: problem.column, entityID: id)
+        // Twice at most: a second time after catching up with files that changed unseen, when the
+        // file the index names no longer holds the id.
+        while true {
+            if idIndex.key(of: id, in: collection) == nil, case let broken = idIndex.unreadableFiles(in: collection), !broken.isEmpty {
+                // Files that were broken may have been fixed since.
+                for address in broken.keys.sorted() { indexPartition(address) }
+                if strict, idIndex.key(of: id, in: collection) == nil, let problem = idIndex.unreadableFiles(in: collection).values.first {
+                    throw FolioError(.corruptFile, "cannot tell whether \"\(id)\" exists: \(problem.message)",
+                                     path: problem.path, line: problem.line, column: problem.column, entityID: id)
+                }
             }
+            try refuseDuplicate(collection: collection, granularity: granularity, id: id)
+            if let key = idIndex.key(of: id, in: collection) {
+                let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
+                // Verify: the file may have changed since the index learnt the id.
+                if try partition(address).entities[id] != nil { return address }
+            }
+            guard verifyingAbsence, !caughtUp else { return nil }
+            try catchUp(collection, granularity: granularity)
+            caughtUp = true
         }
-        try refuseDuplicate(collection: collection, granularity: granularity, id: id)
-        guard let key = idIndex.key(of: id, in: collection) else { return nil }
-        let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
-        // Verify: the file may have changed since the index learnt the id.
-        return try partition(address).entities[id] == nil ? nil : address
+    }
+
+    /// Reads again every file of a collection that is not the one the index learnt its ids from
+    /// (new, replaced or edited since; a file known unreadable is tried again): one listing and one
+    /// `stat` per file, and a read of each that changed.
+    func catchUp(_ collection: String, granularity: PartitionGranularity) throws(FolioError) {
+        for address in try source.addresses(collection: collection, granularity: granularity, selection: .all) {
+            let known = source.identityInMemory(of: address) ?? idIndex.identity(of: address.key, in: collection)
+            if let known, try fileSystem.identity(address.path) == known { continue }
+            if known == nil, try fileSystem.identity(address.path) == nil { continue }   // only in the journal
+            indexPartition(address)
+        }
     }
 
     /// Reads the partition at `address` and records where its ids live (or that it cannot be read).
