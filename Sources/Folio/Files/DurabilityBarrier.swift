@@ -34,12 +34,11 @@ final class DurabilityBarrier {
         self.kind = kind
     }
 
+    /// The platform's kind: `driveCache` where `fsync` stops at the drive's cache (Apple
+    /// platforms), else `fileSystem` where `syncfs` exists (Linux), else `perFile`.
     static var platformKind: Kind {
-        #if canImport(Darwin)
-        return .driveCache
-        #else
+        if Platform.fsyncStopsAtDriveCache { return .driveCache }
         return Platform.canSyncFileSystem ? .fileSystem : .perFile
-        #endif
     }
 
     /// Whether ``flush()`` makes every file of the store durable, including ones not written

@@ -6,19 +6,15 @@ internal import Musl
 internal import Darwin
 #endif
 
-/// The one place where Folio talks to the C library. Everything else calls these wrappers, so the
-/// Glibc / Musl / Darwin differences stay here.
+/// The one place where Folio talks to the C library. Everything else calls these wrappers.
+///
+/// This file is the same on every platform. What differs is declared by ``PlatformCalls`` below
+/// and implemented once per platform, each in a file of its own compiled only there:
+/// Platform+Linux.swift (built and tested in CI) and Platform+Darwin.swift (Apple platforms; not
+/// compiled by this project's CI).
 enum Platform {
     /// The current `errno`.
     static var lastError: Int32 { errno }
-
-    static func open(_ path: String, flags: Int32, mode: UInt32 = 0o644) -> Int32 {
-        #if canImport(Darwin)
-        return Darwin.open(path, flags | O_CLOEXEC, mode_t(mode))
-        #else
-        return retryOnInterrupt { Glibc.open(path, flags | O_CLOEXEC, mode_t(mode)) }
-        #endif
-    }
 
     static let readOnly = O_RDONLY
     static let readWrite = O_RDWR
@@ -26,14 +22,6 @@ enum Platform {
     static let createReadWrite = O_RDWR | O_CREAT
     static let createTruncateWriteOnly = O_WRONLY | O_CREAT | O_TRUNC
     static let directoryOnly = O_RDONLY | O_DIRECTORY
-
-    static func close(_ fd: Int32) -> Int32 {
-        #if canImport(Darwin)
-        return Darwin.close(fd)
-        #else
-        return Glibc.close(fd)
-        #endif
-    }
 
     /// Writes all of `bytes` at `offset`, looping over short writes and EINTR.
     /// Returns 0, or the errno of the failure.
@@ -66,53 +54,11 @@ enum Platform {
         return done
     }
 
-    /// Flushes a file's data and metadata to stable storage. On Apple platforms `fsync` only reaches
-    /// the drive's cache, so this uses `F_FULLFSYNC`, falling back to `fsync` where the file system
-    /// does not support it (network volumes).
-    static func fullSync(_ fd: Int32) -> Int32 {
-        #if canImport(Darwin)
-        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
-        return fsync(fd) == 0 ? 0 : errno
-        #else
-        return retryOnInterrupt { fsync(fd) } == 0 ? 0 : errno
-        #endif
-    }
-
-    /// Flushes every file of the file system that holds `fd` to stable storage in one call (Linux
-    /// `syncfs`): data, metadata and the entries of every folder, for bulk writes of thousands of
-    /// files (a checkpoint, a migration) instead of one fsync each. `ENOSYS` where there is no such
-    /// call (Apple platforms, a C library without it, a sandbox that refuses it).
-    static func syncFileSystem(_ fd: Int32) -> Int32 {
-        #if os(Linux)
-        guard let syncfs = LinuxSyncFS.function else { return ENOSYS }
-        return retryOnInterrupt { syncfs(fd) } == 0 ? 0 : errno
-        #else
-        return ENOSYS
-        #endif
-    }
-
-    /// Whether ``syncFileSystem(_:)`` exists here (it may still fail at run time with `ENOSYS`).
-    static var canSyncFileSystem: Bool {
-        #if os(Linux)
-        return LinuxSyncFS.function != nil
-        #else
-        return false
-        #endif
-    }
-
     /// Flushes every file system's dirty data and metadata and waits for it (`sync(2)`, which
     /// waits on Linux): the barrier of last resort when `syncfs` is refused at run time.
     static func syncEverything() {
         sync()
     }
-
-    #if os(Linux)
-    private enum LinuxSyncFS {
-        typealias Function = @convention(c) (Int32) -> Int32
-        // Looked up at run time: Glibc's Swift module does not export syncfs (a GNU extension).
-        static let function: Function? = dlsym(nil, "syncfs").map { unsafeBitCast($0, to: Function.self) }
-    }
-    #endif
 
     /// Flushes a file to the drive, not through its cache: `fsync` (on Apple platforms the data
     /// then sits in the drive's cache until ``flushDriveCache(_:)``; on Linux `fsync` already
@@ -127,69 +73,13 @@ enum Platform {
         fullSync(fd)
     }
 
-    /// Flushes a file's data (and the metadata needed to read it back) to stable storage.
-    static func dataSync(_ fd: Int32) -> Int32 {
-        #if canImport(Darwin)
-        return fullSync(fd)
-        #else
-        return retryOnInterrupt { fdatasync(fd) } == 0 ? 0 : errno
-        #endif
-    }
-
     static func truncate(_ fd: Int32, to length: Int64) -> Int32 {
         retryOnInterrupt { ftruncate(fd, off_t(length)) } == 0 ? 0 : errno
-    }
-
-    static func rename(_ from: String, _ to: String) -> Int32 {
-        #if canImport(Darwin)
-        return Darwin.rename(from, to) == 0 ? 0 : errno
-        #else
-        return Glibc.rename(from, to) == 0 ? 0 : errno
-        #endif
-    }
-
-    /// Atomically exchanges two existing paths, so each names the other's file: Linux
-    /// `renameat2(RENAME_EXCHANGE)` (looked up at run time: glibc 2.28+, not declared to Swift),
-    /// Apple `renamex_np(RENAME_SWAP)`. Returns 0, or the errno; see ``isUnsupported(_:)``.
-    static func exchange(_ first: String, _ second: String) -> Int32 {
-        #if canImport(Darwin)
-        return renamex_np(first, second, UInt32(RENAME_SWAP)) == 0 ? 0 : errno
-        #else
-        guard let renameAt2 = LinuxRename.function else { return ENOSYS }
-        return renameAt2(AT_FDCWD, first, AT_FDCWD, second, LinuxRename.exchange) == 0 ? 0 : errno
-        #endif
-    }
-
-    /// Renames `from` to `to` only if `to` does not exist (EEXIST otherwise), atomically.
-    static func renameNoReplace(_ from: String, _ to: String) -> Int32 {
-        #if canImport(Darwin)
-        return renamex_np(from, to, UInt32(RENAME_EXCL)) == 0 ? 0 : errno
-        #else
-        guard let renameAt2 = LinuxRename.function else { return ENOSYS }
-        return renameAt2(AT_FDCWD, from, AT_FDCWD, to, LinuxRename.noReplace) == 0 ? 0 : errno
-        #endif
     }
 
     /// Whether the file system (or the C library) cannot exchange or rename exclusively.
     static func isUnsupported(_ code: Int32) -> Bool {
         code == ENOSYS || code == EINVAL || code == ENOTSUP || code == EOPNOTSUPP
-    }
-
-    #if !canImport(Darwin)
-    private enum LinuxRename {
-        typealias Function = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-        static let noReplace: UInt32 = 1 << 0
-        static let exchange: UInt32 = 1 << 1
-        static let function: Function? = dlsym(nil, "renameat2").map { unsafeBitCast($0, to: Function.self) }
-    }
-    #endif
-
-    static func unlink(_ path: String) -> Int32 {
-        #if canImport(Darwin)
-        return Darwin.unlink(path) == 0 ? 0 : errno
-        #else
-        return Glibc.unlink(path) == 0 ? 0 : errno
-        #endif
     }
 
     /// A hard link `to` to the file at `from`; 0 or errno.
@@ -236,13 +126,13 @@ enum Platform {
     static func identity(ofOpen fd: Int32) -> (FileIdentity?, Int32) {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return (nil, errno) }
-        return (FileIdentity(info), 0)
+        return (fileIdentity(info), 0)
     }
 
     static func identity(atPath path: String) -> (FileIdentity?, Int32) {
         var info = stat()
         guard stat(path, &info) == 0 else { return (nil, errno) }
-        return (FileIdentity(info), 0)
+        return (fileIdentity(info), 0)
     }
 
     /// The names in a directory (without "." and ".."), unsorted.
@@ -271,7 +161,8 @@ enum Platform {
 
     static var processID: Int32 { getpid() }
 
-    private static func retryOnInterrupt(_ call: () -> Int32) -> Int32 {
+    /// Calls `call` again while it fails with EINTR.
+    static func retryOnInterrupt(_ call: () -> Int32) -> Int32 {
         while true {
             let result = call()
             if result == -1 && errno == EINTR { continue }
@@ -280,20 +171,41 @@ enum Platform {
     }
 }
 
-extension FileIdentity {
-    fileprivate init(_ info: stat) {
-        #if canImport(Darwin)
-        let modified = info.st_mtimespec
-        let changed = info.st_ctimespec
-        #else
-        let modified = info.st_mtim
-        let changed = info.st_ctim
-        #endif
-        self.init(
-            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            modified: Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec),
-            changed: Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec),
-            isDirectory: (info.st_mode & S_IFMT) == S_IFDIR
-        )
-    }
+/// What differs by platform, listed here so that a reader sees every difference at once and the
+/// compiler checks that a platform's file provides all of it. Platform+Linux.swift and
+/// Platform+Darwin.swift implement it, each compiled only on its own platform.
+protocol PlatformCalls {
+    /// `open(2)` with `O_CLOEXEC` added: the descriptor, or -1 and ``Platform/lastError``.
+    static func open(_ path: String, flags: Int32, mode: UInt32) -> Int32
+    /// `close(2)`: 0, or -1 and ``Platform/lastError``.
+    static func close(_ fd: Int32) -> Int32
+    /// Flushes a file's data and metadata to stable storage, not only to the drive's cache: 0 or
+    /// the errno.
+    static func fullSync(_ fd: Int32) -> Int32
+    /// Flushes a file's data (and the metadata needed to read it back) to stable storage: 0 or
+    /// the errno.
+    static func dataSync(_ fd: Int32) -> Int32
+    /// Flushes every file of the file system that holds `fd` to stable storage in one call (Linux
+    /// `syncfs`): data, metadata and the entries of every folder, for bulk writes of thousands of
+    /// files (a checkpoint, a migration) instead of one fsync each. `ENOSYS` where there is no such
+    /// call (Apple platforms, a C library without it, a sandbox that refuses it).
+    static func syncFileSystem(_ fd: Int32) -> Int32
+    /// Whether ``syncFileSystem(_:)`` exists here (it may still fail at run time with `ENOSYS`).
+    static var canSyncFileSystem: Bool { get }
+    /// Whether `fsync` stops at the drive's cache, which only ``fullSync(_:)`` flushes (Apple
+    /// platforms); false where `fsync` reaches stable storage (Linux).
+    static var fsyncStopsAtDriveCache: Bool { get }
+    /// `rename(2)`, replacing `to`: 0 or the errno.
+    static func rename(_ from: String, _ to: String) -> Int32
+    /// Atomically exchanges two existing paths, so each names the other's file: 0, or the errno;
+    /// see ``Platform/isUnsupported(_:)``.
+    static func exchange(_ first: String, _ second: String) -> Int32
+    /// Renames `from` to `to` only if `to` does not exist (EEXIST otherwise), atomically.
+    static func renameNoReplace(_ from: String, _ to: String) -> Int32
+    /// `unlink(2)`: 0 or the errno.
+    static func unlink(_ path: String) -> Int32
+    /// A file's identity from its `stat` (whose time fields are named differently per platform).
+    static func fileIdentity(_ info: stat) -> FileIdentity
 }
+
+extension Platform: PlatformCalls {}

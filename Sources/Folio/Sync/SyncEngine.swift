@@ -1,7 +1,4 @@
 public import Foundation
-#if canImport(Network)
-internal import Network
-#endif
 
 /// Sends the outbox to the server, strictly in order and exactly once, and pulls server state
 /// back into the store.
@@ -55,9 +52,8 @@ public actor SyncEngine {
     private var gate = AsyncGate()
     private var isStopped = false
     private var subscribers: [UUID: AsyncStream<SyncEvent>.Continuation] = [:]
-    #if canImport(Network)
-    private var pathMonitor: NWPathMonitor?
-    #endif
+    /// Reports the network back, where the platform can (NetworkMonitor.swift).
+    private var networkMonitor: (any NetworkMonitor)?
 
     /// Creates an engine; it does nothing until ``start()`` or ``drainNow()``.
     /// - Parameters:
@@ -80,7 +76,7 @@ public actor SyncEngine {
         listenerToken = await store.addOutboxListener { [weak self] in
             Task { await self?.wake() }
         }
-        startPathMonitor()
+        startNetworkMonitor()
         loop = Task { await self.run() }
     }
 
@@ -91,7 +87,7 @@ public actor SyncEngine {
         status.isRunning = false
         if let token = listenerToken { await store.removeOutboxListener(token) }
         listenerToken = nil
-        stopPathMonitor()
+        stopNetworkMonitor()
         let running = loop
         loop = nil
         running?.cancel()
@@ -219,23 +215,15 @@ public actor SyncEngine {
 
     // MARK: Network monitoring (Apple platforms)
 
-    private func startPathMonitor() {
-        #if canImport(Network)
-        let monitor = NWPathMonitor()
-        monitor.pathUpdateHandler = { [weak self] path in
-            guard path.status == .satisfied else { return }
+    private func startNetworkMonitor() {
+        networkMonitor = makeNetworkMonitor { [weak self] in
             Task { await self?.networkBecameAvailable() }
         }
-        monitor.start(queue: DispatchQueue(label: "folio.sync.path"))
-        pathMonitor = monitor
-        #endif
     }
 
-    private func stopPathMonitor() {
-        #if canImport(Network)
-        pathMonitor?.cancel()
-        pathMonitor = nil
-        #endif
+    private func stopNetworkMonitor() {
+        networkMonitor?.cancel()
+        networkMonitor = nil
     }
 }
 
