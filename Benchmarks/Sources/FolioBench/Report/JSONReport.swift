@@ -65,6 +65,11 @@ struct JSONReport: Encodable {
             var shape: String
             var days: Int
             var entities: Int
+            /// On disk: Folio's day files and their bytes, its field index, SQLite's file.
+            var dataFiles: Int
+            var dataBytes: Int
+            var fieldIndexBytes: Int
+            var sqliteBytes: Int
             var predicates: [Predicate]
         }
 
@@ -111,7 +116,8 @@ struct JSONReport: Encodable {
         if !matrix.stores.isEmpty {
             let stores = ScanShape.allCases.compactMap { matrix.stores[$0] }.map { store in
                 ScanMatrixResult.Store(shape: store.shape.rawValue, days: store.days, entities: store.entities,
-                                       predicates: ScanSelectivity.allCases.map { selectivity in
+                                       dataFiles: store.dataFiles, dataBytes: store.dataBytes, fieldIndexBytes: store.indexBytes,
+                                       sqliteBytes: store.sqliteBytes, predicates: ScanSelectivity.allCases.map { selectivity in
                     ScanMatrixResult.Predicate(selectivity: selectivity.rawValue, predicate: store.shape.predicateText(selectivity),
                                                sql: store.shape.sql(selectivity), sqlitePlan: store.plans[selectivity] ?? "",
                                                matches: store.matches[selectivity] ?? 0)

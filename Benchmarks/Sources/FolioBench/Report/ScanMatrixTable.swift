@@ -8,7 +8,9 @@ enum ScanMatrixTable {
         var out: [String] = []
         for shape in ScanShape.allCases {
             guard let store = matrix.stores[shape] else { continue }
-            out.append("Scan matrix, \(shape.title): \(store.days) day files, \(store.entities) entities.")
+            out.append("Scan matrix, \(shape.title): \(store.entities) entities over \(store.days) days.")
+            out.append("On disk: Folio \(store.dataFiles) day files, \(mebibytes(store.dataBytes)), field index \(mebibytes(store.indexBytes)); "
+                + "SQLite \(mebibytes(store.sqliteBytes)).")
             out.append("Median ms over \(rounds) round\(rounds == 1 ? "" : "s"); ×GRDB: median of the per-round ratios to GRDB "
                 + "(target ≤ \(Format.ratio(ScanMatrix.target))). FOLIO_SCAN_WITHOUT: all (unset), -rows (rows), "
                 + "fields only (rows,index), plain decode (fields,index,rows).")
@@ -45,6 +47,10 @@ enum ScanMatrixTable {
         out.append("Each value is a child process: fresh = the first query after opening the store; warm = the median of "
             + "\(ScanRuns.minimumRuns)+ runs after an untimed one (cold cache: \(ScanRuns.minimumRuns) runs, caches dropped before each).")
         return out
+    }
+
+    private static func mebibytes(_ bytes: Int) -> String {
+        String(format: "%.1f MiB", Double(bytes) / 1_048_576)
     }
 
     /// "0.1% title contains "piano" (98)": the first column of a cell's line.

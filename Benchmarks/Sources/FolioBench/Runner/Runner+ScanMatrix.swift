@@ -51,6 +51,7 @@ extension Runner {
             }
         }
         try checkFieldIndexes(after: "the warm-up")
+        for shape in ScanShape.allCases { scanMatrix.stores[shape]?.measureSizes() }
     }
 
     /// One round: every cell, each contender in turn (the order rotated round by round), the

@@ -17,6 +17,26 @@ struct ScanMatrix: Sendable {
         var plans: [ScanSelectivity: String] = [:]
         /// The field index file as the warm-up left it: no timed query may write it again.
         var index: FileStamp?
+        /// Bytes on disk after the warm-up: Folio's data files and how many, its field index,
+        /// SQLite's database file (what a cold scan may read).
+        var dataFiles = 0
+        var dataBytes = 0
+        var indexBytes = 0
+        var sqliteBytes = 0
+
+        /// Measures the sizes above.
+        mutating func measureSizes() {
+            let manager = FileManager.default
+            func size(_ path: String) -> Int { ((try? manager.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
+            (dataFiles, dataBytes) = (0, 0)
+            for case let relative as String in manager.enumerator(atPath: folio.path) ?? FileManager.DirectoryEnumerator()
+            where !relative.hasPrefix(".folio") && relative.hasSuffix(".json") {
+                dataFiles += 1
+                dataBytes += size(folio.path + "/" + relative)
+            }
+            indexBytes = size(fieldIndex.path)
+            sqliteBytes = size(grdb.path)
+        }
 
         var fieldIndex: URL { folio.appendingPathComponent(".folio/index/\(shape.rawValue).fields") }
     }
