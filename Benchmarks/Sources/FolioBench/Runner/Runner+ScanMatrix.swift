@@ -9,7 +9,8 @@ extension Runner {
     /// Seeds each shape's Folio store and SQLite database with the same entities (the ten-year
     /// store's days and density), then runs every contender on every predicate once, not timed:
     /// the counts are checked before the rounds, and the first query (Folio with every
-    /// accelerator) writes the field index, which the timed runs then find current.
+    /// accelerator) leaves the field index saved (by the query or when its child closes the
+    /// store), which the timed runs then find current.
     func prepareScanMatrix() async throws {
         let perDay = Double(options.todos) / 365
         let workload = ScanWorkload(seed: options.seed ^ 0x5CA7, count: Int(perDay * Double(options.tenYearDays)),
@@ -44,7 +45,7 @@ extension Runner {
                 _ = try matrixRun(contender, store, cell)
                 if contender == .all, scanMatrix.stores[cell.shape]?.index == nil {
                     guard let stamp = ScanMatrix.FileStamp(store.fieldIndex) else {
-                        throw BenchError("Folio's first \(cell.shape.rawValue) scan wrote no field index at \(store.fieldIndex.path)")
+                        throw BenchError("Folio's first \(cell.shape.rawValue) scan left no field index at \(store.fieldIndex.path)")
                     }
                     scanMatrix.stores[cell.shape]?.index = stamp
                 }
