@@ -51,6 +51,7 @@ do {
     try await runner.prepare()
     say("seeded the templates" + (runner.tenYears == nil ? "" : " and the \(options.tenYearDays)-day store (\(runner.tenYearTodos) todos"
         + (options.runs(.tenyear) ? "; the predicate matches \(runner.expectedScanMatches)" : "") + ")")
+        + (options.runs(.scanmatrix) ? " and the scan matrix's stores (each contender's counts checked once)" : "")
         + " in \(Format.value((ContinuousClock.now - start).seconds)) s (not timed)")
     try await runner.runRounds(log: say)
     if options.runs(.costs) {
@@ -63,8 +64,11 @@ do {
 }
 
 say("")
-say(Table.render(Row.Key.allCases.compactMap { runner.rows[$0] }.filter(\.isMeasured)))
-say("")
+let measuredRows = Row.Key.allCases.compactMap { runner.rows[$0] }.filter(\.isMeasured)
+if !measuredRows.isEmpty {
+    say(Table.render(measuredRows))
+    say("")
+}
 say("ratio = contender ÷ peer, per round (rates: higher is better; times in ms/µs: lower is better).")
 say("target: on the median ratio, or on the median value where it has a unit (syncs, switches, MiB).")
 say("cold reads: caches made cold with \(runner.coldMethod.rawValue).")
@@ -74,6 +78,10 @@ if options.runs(.tenyear) {
 }
 say("")
 if options.runs(.costs) { CostReport.lines(runner).forEach(say) }
+if options.runs(.scanmatrix) {
+    if options.runs(.costs) { say("") }
+    ScanMatrixTable.lines(runner.scanMatrix, rounds: options.rounds).forEach(say)
+}
 
 if let path = options.json {
     do {

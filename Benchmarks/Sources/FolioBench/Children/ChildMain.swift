@@ -14,7 +14,7 @@ import Darwin
 ///                                                            "wall-µs cpu-µs voluntary involuntary" per transaction
 ///     __child rss   folio|grdb|none PATH SEED TODOS COUNT    a whole workload, prints "peak-kB"
 ///
-/// and those of row 10 (ChildMain+TenYears.swift).
+/// and those of row 10 (ChildMain+TenYears.swift) and of the scan matrix (ChildMain+ScanMatrix.swift).
 enum ChildMain {
     static func run(_ arguments: [String]) async throws {
         guard let command = arguments.first, arguments.count >= 3 else { throw BenchError("bad child arguments \(arguments)") }
@@ -42,6 +42,8 @@ enum ChildMain {
             let (workload, count) = try workload(arguments)
             try await peakMemory(engine: engine, path: path, workload: workload, count: count)
             print("\(PeakMemory.kilobytes())")
+        case "matrix":
+            print(try await scanMatrix(engine: engine, path: path, Array(arguments.dropFirst(3))))
         default:
             guard let line = try await tenYears(command, engine: engine, path: path, Array(arguments.dropFirst(3))) else {
                 throw BenchError("unknown child command \(command)")

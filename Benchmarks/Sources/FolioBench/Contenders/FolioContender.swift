@@ -13,15 +13,19 @@ enum FolioContender {
     /// threshold, and each touches every day file of a ten-year store): the files are written
     /// once, by the checkpoint of `close`.
     static func seed(_ folder: URL, todos: [Todo]) async throws {
+        try await seed(folder, entities: todos.map(LocalTodo.init))
+    }
+
+    /// Fills `folder` with `entities` of a local-only collection, as ``seed(_:todos:)`` does.
+    static func seed<E: Entity>(_ folder: URL, entities: [E]) async throws {
         var seeding = configuration(.relaxed)
         seeding.checkpointThreshold = 1 << 40
         seeding.checkpointDelay = .seconds(3600)
         let store = try await Store.open(at: folder, configuration: seeding)
-        let local = todos.map(LocalTodo.init)
-        for start in stride(from: 0, to: local.count, by: 20_000) {
-            let slice = Array(local[start..<min(start + 20_000, local.count)])
+        for start in stride(from: 0, to: entities.count, by: 20_000) {
+            let slice = Array(entities[start..<min(start + 20_000, entities.count)])
             try await store.write { tx in
-                for todo in slice { try tx.upsert(todo) }
+                for entity in slice { try tx.upsert(entity) }
             }
         }
         try await store.close()

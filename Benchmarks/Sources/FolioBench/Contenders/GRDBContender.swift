@@ -30,9 +30,15 @@ enum GRDBContender {
     /// Fills the database with `todos` as data already synced (no outbox rows), checkpointed
     /// (the WAL emptied into the database file). Not timed.
     static func seed(_ path: String, todos: [Todo]) throws {
-        let pool = try open(path, synchronous: .normal)
+        try seed(path, records: todos, schema: GRDBSchema.statements)
+    }
+
+    /// Creates `schema` and fills it with `records`, as ``seed(_:todos:)`` does.
+    static func seed(_ path: String, records: [some PersistableRecord], schema: String) throws {
+        let pool = try open(path, synchronous: .normal, createSchema: false)
         try pool.write { db in
-            for todo in todos { try todo.insert(db) }
+            try db.execute(sql: schema)
+            for record in records { try record.insert(db) }
         }
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         try pool.close()

@@ -2,7 +2,7 @@ import Foundation
 
 /// The machine-readable result (`--json FILE`): every measured row of the table (values per
 /// round, ratios per round, target and whether it is met), the sync counts and commit costs, the
-/// peak memory of a session, the options and the machine.
+/// peak memory of a session, the scan matrix, the options and the machine.
 struct JSONReport: Encodable {
     struct RowResult: Encodable {
         var key: String
@@ -55,6 +55,37 @@ struct JSONReport: Encodable {
     var syncProblem: String?
     var peakRSSKilobytes: [String: Int]
     var tenYearStore: TenYearStore?
+    /// The scan matrix's stores and cells (`--only scanmatrix`); nil when it did not run.
+    var scanMatrix: ScanMatrixResult?
+
+    /// The scan matrix: each shape's store and predicates, and a row per cell and Folio contender
+    /// (GRDB the peer, the ratios per round, target ≤ 3×, as the other rows).
+    struct ScanMatrixResult: Encodable {
+        struct Store: Encodable {
+            var shape: String
+            var days: Int
+            var entities: Int
+            /// On disk: Folio's day files and their bytes, its field index, SQLite's file.
+            var dataFiles: Int
+            var dataBytes: Int
+            var fieldIndexBytes: Int
+            var sqliteBytes: Int
+            var predicates: [Predicate]
+        }
+
+        struct Predicate: Encodable {
+            var selectivity: String
+            var predicate: String
+            var sql: String
+            var sqlitePlan: String
+            var matches: Int
+        }
+
+        var stores: [Store]
+        /// What a cell's value is: a child's first query, or the median of a warm child's runs.
+        var runs: String
+        var cells: [RowResult]
+    }
 
     @MainActor
     init(runner: Runner, machine: [String: String]) {
@@ -65,13 +96,8 @@ struct JSONReport: Encodable {
                         "seed": "\(options.seed)", "quick": "\(options.quick)",
                         "groups": Options.Group.allCases.filter(options.runs).map(\.rawValue).joined(separator: ",")]
         coldCacheMethod = runner.coldMethod.rawValue
-        func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
         rows = Row.Key.allCases.compactMap { key in runner.rows[key].map { (key, $0) } }.filter { $0.1.isMeasured }.map { key, row in
-            RowResult(key: "\(key)", measure: row.name, unit: row.unit, contender: row.contender, peer: row.peer, values: row.values,
-                      peerValues: row.peerValues, median: finite(median(row.values)), peerMedian: finite(median(row.peerValues)),
-                      ratios: row.ratios, medianRatio: finite(row.medianRatio), target: row.target == nil ? nil : row.targetText,
-                      targetValue: row.target, targetKind: row.target == nil ? nil : row.targetKind.rawValue, met: row.met,
-                      direction: row.direction.rawValue)
+            Self.result(key: "\(key)", row)
         }
         syncs = runner.syncCounts.map {
             SyncResult(engine: $0.engine, transactions: $0.transactions, syncsPerTransaction: $0.perTransaction,
@@ -86,5 +112,37 @@ struct JSONReport: Encodable {
                                         predicate: "title contains \"\(Runner.scanWord)\" and not done",
                                         predicateMatches: runner.expectedScanMatches)
         }
+        let matrix = runner.scanMatrix
+        if !matrix.stores.isEmpty {
+            let stores = ScanShape.allCases.compactMap { matrix.stores[$0] }.map { store in
+                ScanMatrixResult.Store(shape: store.shape.rawValue, days: store.days, entities: store.entities,
+                                       dataFiles: store.dataFiles, dataBytes: store.dataBytes, fieldIndexBytes: store.indexBytes,
+                                       sqliteBytes: store.sqliteBytes, predicates: ScanSelectivity.allCases.map { selectivity in
+                    ScanMatrixResult.Predicate(selectivity: selectivity.rawValue, predicate: store.shape.predicateText(selectivity),
+                                               sql: store.shape.sql(selectivity), sqlitePlan: store.plans[selectivity] ?? "",
+                                               matches: store.matches[selectivity] ?? 0)
+                })
+            }
+            let cells = ScanMatrix.cells.flatMap { cell in
+                ScanContender.folio.compactMap { contender in
+                    matrix.rows[cell]?[contender].map { Self.result(key: ScanMatrix.key(cell, contender), $0) }
+                }
+            }
+            scanMatrix = ScanMatrixResult(stores: stores, runs: "fresh process: the first query after opening the store (not timed); "
+                + "warm process: the median of at least \(ScanRuns.minimumRuns) runs after an untimed one (a cold page cache: "
+                + "caches dropped before each run); ms", cells: cells)
+        }
+    }
+}
+
+extension JSONReport {
+    /// A measured row as the report holds it.
+    static func result(key: String, _ row: Row) -> RowResult {
+        func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
+        return RowResult(key: key, measure: row.name, unit: row.unit, contender: row.contender, peer: row.peer, values: row.values,
+                  peerValues: row.peerValues, median: finite(median(row.values)), peerMedian: finite(median(row.peerValues)),
+                  ratios: row.ratios, medianRatio: finite(row.medianRatio), target: row.target == nil ? nil : row.targetText,
+                  targetValue: row.target, targetKind: row.target == nil ? nil : row.targetKind.rawValue, met: row.met,
+                  direction: row.direction.rawValue)
     }
 }

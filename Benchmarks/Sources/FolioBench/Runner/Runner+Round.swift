@@ -11,6 +11,7 @@ extension Runner {
         if options.runs(.read) { try await runReads(round, flip: flip, in: folder) }
         if options.runs(.migrate) { try await runMigration(flip: flip, in: folder) }
         if options.runs(.tenyear) { try await runTenYears(round, flip: flip) }
+        if options.runs(.scanmatrix) { try runScanMatrix(round) }
         if options.runs(.drain) { try await runDrain(round, flip: flip, in: folder) }
     }
 

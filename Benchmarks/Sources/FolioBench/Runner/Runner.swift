@@ -18,6 +18,7 @@ final class Runner {
     var syncCounts: [SyncCounter.Count] = []
     var syncProblem: String?
     var peakMemory: [(String, Int)] = []
+    var scanMatrix = ScanMatrix()
 
     init(options: Options) throws {
         self.options = options
@@ -35,8 +36,8 @@ final class Runner {
     var folioTenYears: URL { scratch.appendingPathComponent("ten-years-folio", isDirectory: true) }
     var grdbTenYears: URL { scratch.appendingPathComponent("ten-years.sqlite") }
 
-    /// Seeds what the chosen groups need: the one-year templates, and the ten-year store with the
-    /// same density (todos per day), both as data already synced (no outbox). Not timed. The
+    /// Seeds what the chosen groups need: the one-year templates, the scan matrix's stores, and the
+    /// ten-year store with the same density (todos per day), all as data already synced (no outbox). Not timed. The
     /// ten-year store is seeded once per run and shared by every measure that only reads it
     /// (rows 5 and 10, in child processes); those that change it (9) work on a copy.
     func prepare() async throws {
@@ -44,6 +45,7 @@ final class Runner {
             try await FolioContender.seed(folioTemplate, todos: workload.todos)
             try GRDBContender.seed(grdbTemplate.path, todos: workload.todos)
         }
+        if options.runs(.scanmatrix) { try await prepareScanMatrix() }
         guard options.runs(.read) || options.runs(.migrate) || options.runs(.tenyear) else { return }
         let perDay = Double(options.todos) / 365
         let tenYears = Workload(seed: options.seed ^ 0x10, todoCount: Int(perDay * Double(options.tenYearDays)),

@@ -32,6 +32,9 @@ struct Options: Sendable {
         case migrate
         /// 10: scans, reads, a cold get and memory over the ten-year store.
         case tenyear
+        /// The scan matrix: predicate scans by entity shape, selectivity, process and page cache,
+        /// Folio with each scan accelerator turned off in turn (Runner+ScanMatrix.swift).
+        case scanmatrix
     }
 
     static let usage = """
@@ -54,7 +57,8 @@ struct Options: Sendable {
           --only GROUPS      run only these groups of rows, comma-separated: write (1-4), read (5),
                              drain (6), disk (7), costs (8: syncs, commit costs, peak memory),
                              migrate (9), tenyear (10: the ten-year store's scans, reads, cold get
-                             and memory); e.g. --only tenyear
+                             and memory), scanmatrix (predicate scans by shape, selectivity, process
+                             and cache, Folio's scan accelerators off one by one); e.g. --only tenyear
         """
 
     static func parse(_ arguments: [String]) throws -> Options {

@@ -102,7 +102,7 @@ struct Workload: Sendable {
         return String(title.prefix(44))
     }
 
-    private static func uuid(_ random: inout SplitMix64) -> String {
+    static func uuid(_ random: inout SplitMix64) -> String {
         let high = random.next()
         let low = random.next()
         let hex = String(format: "%016llX%016llX", high, low)
@@ -112,12 +112,12 @@ struct Workload: Sendable {
     }
 
     /// The `count` days ending 2026-12-31.
-    private static func days(count: Int) -> [String] {
+    static func days(count: Int) -> [String] {
         let last = CivilDay(parsing: "2026-12-31")?.daysSinceEpoch ?? 0
         return (0..<count).map { CivilDay(daysSinceEpoch: last - (count - 1 - $0)).text }
     }
 
-    private static func dayStart(_ day: String) -> Date {
+    static func dayStart(_ day: String) -> Date {
         Date(timeIntervalSince1970: Double(CivilDay(parsing: day)?.daysSinceEpoch ?? 0) * 86_400)
     }
 }
