@@ -1,5 +1,7 @@
 // The README's example: declare entities, open a store, write, read.
 // Run it with `swift run quickstart [folder]` (default: ./TodoData), then look at the folder.
+// Laid out as the README shows it, comments aligned: the formatter leaves it as written.
+// swift-format-ignore-file
 import Folio
 import Foundation
 

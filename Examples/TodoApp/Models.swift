@@ -1,3 +1,6 @@
+// The fields' comments are aligned in a column, a table of the model: the formatter leaves this
+// file as it is written.
+// swift-format-ignore-file
 import Folio
 import Foundation
 

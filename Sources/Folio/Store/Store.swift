@@ -125,7 +125,7 @@ public actor Store {
         }
         do {
             try engine.checkpoint()
-        } catch where error.code == .diskFull {
+        } catch let error where error.code == .diskFull {
             // The journal keeps the committed changes and every read applies them: a full disk
             // must not stop the app from reading its data. The next open tries again.
             engine.report(.warning, "could not bring the files up to date (\(error.message)); the journal keeps the changes and they are served from it until there is space",

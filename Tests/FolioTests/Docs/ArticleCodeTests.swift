@@ -1,3 +1,6 @@
+// The articles show this code line for line, with its comments aligned in columns: the
+// formatter leaves the file as it is written.
+// swift-format-ignore-file
 import Folio
 import FolioTestServer
 import Foundation

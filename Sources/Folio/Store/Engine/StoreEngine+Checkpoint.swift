@@ -58,7 +58,7 @@ extension StoreEngine {
             let partition: Partition
             do {
                 partition = try self.partition(address)
-            } catch where error.code == .corruptFile {
+            } catch let error where error.code == .corruptFile {
                 outcome.blocked.append(error)
                 continue
             }

@@ -47,7 +47,7 @@ extension StoreEngine {
     /// its entities announced (as updated, or inserted when the id index knows they are new).
     private func checkPartition(_ address: PartitionAddress) throws(FolioError) {
         if partitions.contains(address) || partitions.departed[address] != nil {
-            do { _ = try partition(address) } catch where error.code == .corruptFile {
+            do { _ = try partition(address) } catch let error where error.code == .corruptFile {
                 report(.error, "\(error.description); not read", path: address.path)
             }
             return
@@ -55,7 +55,7 @@ extension StoreEngine {
         let index = locator.locations(in: address.collection)
         let known = Set(index?.compactMap { $0.value == address.key ? $0.key : nil } ?? [])
         let loaded: Partition
-        do { loaded = try partition(address) } catch where error.code == .corruptFile {
+        do { loaded = try partition(address) } catch let error where error.code == .corruptFile {
             report(.error, "\(error.description); not read", path: address.path)
             return
         }

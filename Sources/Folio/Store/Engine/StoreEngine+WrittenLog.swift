@@ -24,7 +24,7 @@ extension StoreEngine {
             // The header tells the store from a copy; only a copy needs the whole log parsed.
             guard let read = try writtenLog.bytes() else { return .noLog }
             (bytes, header) = (read, try WrittenLog.contents(read, headerOnly: true))
-        } catch where error.code == .corruptFile {
+        } catch let error where error.code == .corruptFile {
             report(.warning, "\(error.message); it is made again from the files", path: WrittenLog.path)
             if !isReadOnly { try fileSystem.unlink(WrittenLog.path) }
             return .noLog

@@ -52,7 +52,7 @@ extension IdLocator {
             do {
                 let partition = try partition(address)
                 if partition.entities[id] == nil { forgetCopy(of: id, in: address) }
-            } catch where error.code == .corruptFile {
+            } catch let error where error.code == .corruptFile {
                 continue
             }
         }
