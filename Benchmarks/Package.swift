@@ -21,7 +21,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/FolioBench"
-        ),
+        )
     ]
 )
 

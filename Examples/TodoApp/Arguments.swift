@@ -83,8 +83,8 @@ enum Day {
         default:
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
             guard parts.count == 3, [4, 2, 2] == parts.map(\.count), parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-                  let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]), year >= 1,
-                  DateComponents(calendar: Calendar(identifier: .gregorian), year: year, month: month, day: day).isValidDate
+                let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]), year >= 1,
+                DateComponents(calendar: Calendar(identifier: .gregorian), year: year, month: month, day: day).isValidDate
             else { throw UsageError("\"\(text)\" is not a day (YYYY-MM-DD, today, tomorrow or yesterday)") }
             return text
         }

@@ -8,8 +8,9 @@ enum ExportCommand {
     /// the output can be compared with `diff` or with what the server holds.
     static func run(_ arguments: Arguments, _ store: Store) async throws {
         _ = try arguments.positional(0, "no arguments")
-        let export = Export(tags: try await store.fetch(Query<Tag>()).sorted { $0.id < $1.id },
-                            todos: try await store.fetch(Query<Todo>()).sorted { $0.id.uuidString < $1.id.uuidString })
+        let export = Export(
+            tags: try await store.fetch(Query<Tag>()).sorted { $0.id < $1.id },
+            todos: try await store.fetch(Query<Todo>()).sorted { $0.id.uuidString < $1.id.uuidString })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in

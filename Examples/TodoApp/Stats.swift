@@ -8,8 +8,9 @@ extension DailyStat {
     init(date: String, todos: [Todo]) {
         let done = todos.filter(\.done)
         let perTag = Dictionary(grouping: done.compactMap(\.tagID), by: { $0 }).sorted { $0.key < $1.key }
-        self.init(id: date, date: date, total: todos.count, completed: done.count,
-                  tagStats: perTag.map { TagStat(id: "\(date):\($0.key)", tagID: $0.key, count: $0.value.count) })
+        self.init(
+            id: date, date: date, total: todos.count, completed: done.count,
+            tagStats: perTag.map { TagStat(id: "\(date):\($0.key)", tagID: $0.key, count: $0.value.count) })
     }
 }
 

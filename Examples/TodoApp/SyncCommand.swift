@@ -20,10 +20,10 @@ enum SyncCommand {
         let attempts = try arguments.value("attempts").map(parseAttempts) ?? 3
 
         var configuration = SyncEngine.Configuration()
-        configuration.sync(Todo.self)        // conflicts: three-way merge, field by field
+        configuration.sync(Todo.self)   // conflicts: three-way merge, field by field
         configuration.sync(Tag.self)
         configuration.sync(DailyStat.self)   // pull-only: the server computes it
-        configuration.pollInterval = nil     // a one-shot run: nothing to poll for
+        configuration.pollInterval = nil   // a one-shot run: nothing to poll for
         // An app that keeps the engine running would also say
         // `configuration.refresh(DailyStat.self, after: Todo.self)`; this one-shot run pulls every
         // month it holds once at the end instead, which also covers pushes of a run that was killed.
@@ -47,8 +47,9 @@ enum SyncCommand {
             if let blocked = status.blockedReason { throw Failure("sync is blocked: \(blocked)") }
             if pass.remaining == 0 { break }
             if !status.isOnline || attempt == attempts {
-                throw Failure("sent \(sent) change\(plural(sent)); \(pass.remaining) still wait in the outbox: "
-                              + "\(status.lastError ?? pass.stoppedBecause ?? "the server did not take them"). Run `todo sync` again later.")
+                throw Failure(
+                    "sent \(sent) change\(plural(sent)); \(pass.remaining) still wait in the outbox: "
+                        + "\(status.lastError ?? pass.stoppedBecause ?? "the server did not take them"). Run `todo sync` again later.")
             }
             let wait = min(max((pass.nextAttempt ?? Date()).timeIntervalSinceNow, 0), 10)
             try await Task.sleep(for: .milliseconds(Int(wait * 1000) + 20))   // never wake before the time
@@ -62,9 +63,10 @@ enum SyncCommand {
             stats += try await engine.pull(DailyStat.self, partition: month)
         }
 
-        print("sent \(sent) change\(plural(sent))"
-              + (conflicts > 0 ? " (\(conflicts) conflict\(plural(conflicts)) settled)" : "")
-              + "; pulled \(tags) tag\(plural(tags)), \(todos) todo\(plural(todos)), \(stats) daily stat\(plural(stats)) changed")
+        print(
+            "sent \(sent) change\(plural(sent))"
+                + (conflicts > 0 ? " (\(conflicts) conflict\(plural(conflicts)) settled)" : "")
+                + "; pulled \(tags) tag\(plural(tags)), \(todos) todo\(plural(todos)), \(stats) daily stat\(plural(stats)) changed")
         let failed = try await store.failedCommands()
         if !failed.isEmpty {
             for command in failed.suffix(10) {

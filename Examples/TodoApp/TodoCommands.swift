@@ -105,8 +105,10 @@ enum TodoCommands {
     }
 
     /// Changes one todo in one transaction, and recomputes the stats of the days it was and is on.
-    private static func change(_ prefix: String, in store: Store,
-                               _ body: @escaping @Sendable (inout Todo, Transaction) throws -> Void) async throws -> Todo {
+    private static func change(
+        _ prefix: String, in store: Store,
+        _ body: @escaping @Sendable (inout Todo, Transaction) throws -> Void
+    ) async throws -> Todo {
         try await store.write { tx in
             var todo = try tx.todo(matching: prefix)
             let oldDate = todo.date

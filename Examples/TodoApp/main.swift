@@ -68,7 +68,9 @@ do {
             let line = "\(ProcessInfo.processInfo.processIdentifier) \(message)\n"
             if target == "1" {
                 FileHandle.standardError.write(Data(line.utf8))
-            } else if let handle = FileHandle(forWritingAtPath: target) ?? (FileManager.default.createFile(atPath: target, contents: nil) ? FileHandle(forWritingAtPath: target) : nil) {
+            } else if let handle = FileHandle(forWritingAtPath: target)
+                ?? (FileManager.default.createFile(atPath: target, contents: nil) ? FileHandle(forWritingAtPath: target) : nil)
+            {
                 handle.seekToEndOfFile()
                 handle.write(Data(line.utf8))
                 try? handle.close()
@@ -78,7 +80,7 @@ do {
     let store = try await Store.open(at: folder, configuration: configuration)
     let outcome: Result<Void, any Error>
     do { outcome = .success(try await found.run(arguments, store)) } catch { outcome = .failure(error) }
-    try await store.close()      // even after a failure: brings the files up to date
+    try await store.close()   // even after a failure: brings the files up to date
     try outcome.get()
     exit(0)
 } catch let error as UsageError {

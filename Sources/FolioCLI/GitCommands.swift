@@ -17,7 +17,9 @@ enum GitCommands {
             let merged = try DataFileMerge.merge(base: try read(positionals[0]), ours: try read(positionals[1]), theirs: try read(positionals[2]), path: path)
             try write(merged.bytes, to: positionals[1])
             if !merged.conflicts.isEmpty {
-                Output.error("folio: \(path): \(merged.conflicts.count) entities changed on both sides, merged field by field with the incoming side's values first: \(merged.conflicts.prefix(10).joined(separator: ", "))")
+                Output.error(
+                    "folio: \(path): \(merged.conflicts.count) entities changed on both sides, merged field by field with the incoming side's values first: \(merged.conflicts.prefix(10).joined(separator: ", "))"
+                )
             }
             return CommandLineTool.success
         } catch let error as FolioError {
@@ -43,7 +45,10 @@ enum GitCommands {
                 try write(merged.bytes, to: file)
                 var line = "resolved \(file)"
                 line += merged.hadBase ? " against the merge base" : " from its conflict markers, without a merge base (nothing either side lacks is deleted)"
-                if !merged.conflicts.isEmpty { line += "; changed on both sides, merged field by field with the incoming side first: \(merged.conflicts.prefix(10).joined(separator: ", "))" }
+                if !merged.conflicts.isEmpty {
+                    line +=
+                        "; changed on both sides, merged field by field with the incoming side first: \(merged.conflicts.prefix(10).joined(separator: ", "))"
+                }
                 Output.line(line)
             } catch let error as FolioError {
                 Output.error("folio resolve: \(error.description)")

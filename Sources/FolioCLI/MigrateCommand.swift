@@ -31,8 +31,10 @@ enum MigrateCommand {
             "pending": report.pending,
             "schemaVersion": report.schemaVersion,
             "collections": report.collections.map { collection -> [String: Any] in
-                ["name": collection.name, "entitiesChanged": collection.entitiesChanged, "entitiesRemoved": collection.entitiesRemoved,
-                 "filesWritten": collection.filesWritten, "filesRemoved": collection.filesRemoved]
+                [
+                    "name": collection.name, "entitiesChanged": collection.entitiesChanged, "entitiesRemoved": collection.entitiesRemoved,
+                    "filesWritten": collection.filesWritten, "filesRemoved": collection.filesRemoved,
+                ]
             },
             "commandsRewritten": report.commandsRewritten,
             "commandsKept": report.commandsKept,

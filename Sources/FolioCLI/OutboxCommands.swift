@@ -13,14 +13,16 @@ enum OutboxCommands {
         case "show":
             let arguments = try Arguments(rest, flags: ["json"])
             let positionals = try arguments.positionals(min: 1, max: 2)
-            return try await show(try CommandLineTool.sequence(positionals[0]), in: CommandLineTool.folder(positionals.dropFirst().first),
-                                  json: arguments.flags.contains("json"))
+            return try await show(
+                try CommandLineTool.sequence(positionals[0]), in: CommandLineTool.folder(positionals.dropFirst().first),
+                json: arguments.flags.contains("json"))
         case "retry", "drop":
             let arguments = try Arguments(rest, flags: action == "drop" ? ["yes"] : [])
             let positionals = try arguments.positionals(min: 1, max: 2)
             let sequence = try CommandLineTool.sequence(positionals[0])
             let folder = CommandLineTool.folder(positionals.dropFirst().first)
-            return action == "retry" ? try await retry(sequence, in: folder)
+            return action == "retry"
+                ? try await retry(sequence, in: folder)
                 : try await drop(sequence, in: folder, confirmed: arguments.flags.contains("yes"))
         default:
             throw UsageError("unknown outbox action '\(action)': use list, show, retry or drop")
@@ -40,12 +42,13 @@ enum OutboxCommands {
         ]
         if case .custom(let name) = command.operation { result["name"] = name }
         if let attempts, attempts.count > 0 {
-            result["attempts"] = [
-                "count": attempts.count,
-                "serverErrors": attempts.serverErrors,
-                "lastError": jsonValue(attempts.lastError),
-                "nextAttempt": jsonValue(attempts.nextAttempt.map(Output.timestamp)),
-            ] as [String: Any]
+            result["attempts"] =
+                [
+                    "count": attempts.count,
+                    "serverErrors": attempts.serverErrors,
+                    "lastError": jsonValue(attempts.lastError),
+                    "nextAttempt": jsonValue(attempts.nextAttempt.map(Output.timestamp)),
+                ] as [String: Any]
         }
         return result
     }
@@ -97,10 +100,12 @@ enum OutboxCommands {
         }
         // Why the queue does not move: its head waits out a backoff (the rest wait behind it).
         if let head = status.pending.first, let attempts = status.attempts[head.sequence],
-           let next = attempts.nextAttempt, next > Date() {
-            Output.line("the queue waits: command \(head.sequence) is not sent again before \(Output.timestamp(next))"
-                        + (attempts.lastError.map { " (last error: \($0.prefix(200)))" } ?? "")
-                        + (status.pending.count > 1 ? "; \(status.pending.count - 1) command(s) wait behind it" : ""))
+            let next = attempts.nextAttempt, next > Date()
+        {
+            Output.line(
+                "the queue waits: command \(head.sequence) is not sent again before \(Output.timestamp(next))"
+                    + (attempts.lastError.map { " (last error: \($0.prefix(200)))" } ?? "")
+                    + (status.pending.count > 1 ? "; \(status.pending.count - 1) command(s) wait behind it" : ""))
         }
         Output.line("failed: \(status.failed.count)")
         for failed in status.failed {
@@ -125,18 +130,22 @@ enum OutboxCommands {
         if json {
             var document: [String: Any] = ["state": failed == nil ? "pending" : "failed", "command": try Output.embedded(text)]
             if let failed { document["reason"] = try JSONSerialization.jsonObject(with: failed.details) }
-            if let attempts { document["attempts"] = summary(failed?.command ?? status.pending.first { $0.sequence == sequence }!, attempts: attempts)["attempts"] ?? NSNull() }
+            if let attempts {
+                document["attempts"] = summary(failed?.command ?? status.pending.first { $0.sequence == sequence }!, attempts: attempts)["attempts"] ?? NSNull()
+            }
             try Output.json(document)
             return CommandLineTool.success
         }
         Output.line("command \(sequence): \(failed == nil ? "pending" : "failed")")
         if let failed {
-            Output.line("reason: " + (failed.status.map { "\($0) " } ?? "") + failed.reason
-                        + (failed.failedAt.map { " (at \(Output.timestamp($0)))" } ?? ""))
+            Output.line(
+                "reason: " + (failed.status.map { "\($0) " } ?? "") + failed.reason
+                    + (failed.failedAt.map { " (at \(Output.timestamp($0)))" } ?? ""))
         }
         if let attempts, attempts.count > 0 {
-            Output.line("attempts: \(attempts.count)" + (attempts.lastError.map { ", last error: \($0)" } ?? "")
-                        + (attempts.nextAttempt.map { ", next try \(Output.timestamp($0))" } ?? ""))
+            Output.line(
+                "attempts: \(attempts.count)" + (attempts.lastError.map { ", last error: \($0)" } ?? "")
+                    + (attempts.nextAttempt.map { ", next try \(Output.timestamp($0))" } ?? ""))
         }
         Output.line(text, terminator: "")
         return CommandLineTool.success
@@ -163,12 +172,14 @@ enum OutboxCommands {
         let status = try await Store.status(at: folder)
         guard let failed = status.failed.first(where: { $0.command.sequence == sequence }) else {
             let pending = status.pending.contains { $0.sequence == sequence }
-            Output.error("folio outbox drop: there is no failed command \(sequence)"
-                         + (pending ? " (it is pending: only failed commands can be dropped)" : ""))
+            Output.error(
+                "folio outbox drop: there is no failed command \(sequence)"
+                    + (pending ? " (it is pending: only failed commands can be dropped)" : ""))
             return CommandLineTool.problemsFound
         }
         if !confirmed {
-            Output.progress("Drop failed command \(describe(failed.command))?\nIts change never reaches the server: it is LOST for good. Type 'yes' to drop it: ")
+            Output.progress(
+                "Drop failed command \(describe(failed.command))?\nIts change never reaches the server: it is LOST for good. Type 'yes' to drop it: ")
             guard let answer = readLine(), answer.lowercased() == "yes" || answer.lowercased() == "y" else {
                 Output.error("not dropped")
                 return CommandLineTool.problemsFound

@@ -64,8 +64,9 @@ final class ProgressLine: @unchecked Sendable {
         return { [self] progress in
             let unit = progress.phase == .migrating ? "steps" : "files"
             let percent = progress.total > 0 ? " (\(progress.completed * 100 / progress.total)%)" : ""
-            show("folio \(command): \(progress.phase) \(progress.completed) of \(progress.total) \(unit)\(percent)",
-                 force: progress.completed == progress.total)
+            show(
+                "folio \(command): \(progress.phase) \(progress.completed) of \(progress.total) \(unit)\(percent)",
+                force: progress.completed == progress.total)
         }
     }
 

@@ -22,7 +22,9 @@ enum RestoreCommand {
                 return CommandLineTool.success
             }
             try await store.restore(path, to: positionals[1])
-            Output.line("restored \(path) to \(positionals[1]): the app adopts it as an edit (the entities it lacks are deleted, and sent as deletes for a collection that pushes)")
+            Output.line(
+                "restored \(path) to \(positionals[1]): the app adopts it as an edit (the entities it lacks are deleted, and sent as deletes for a collection that pushes)"
+            )
             return CommandLineTool.success
         }.get()
     }

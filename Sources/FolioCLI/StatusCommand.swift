@@ -15,9 +15,12 @@ enum StatusCommand {
         }
         if arguments.flags.contains("json") {
             var document = json(status)
-            document["schema"] = ["version": schema.version, "migrations": schema.migrations,
-                                  "interruptedMigration": schema.interruptedMigration?.rawValue ?? NSNull(),
-                                  "pendingMigrations": pending.map { $0 as Any } ?? NSNull()] as [String: Any]
+            document["schema"] =
+                [
+                    "version": schema.version, "migrations": schema.migrations,
+                    "interruptedMigration": schema.interruptedMigration?.rawValue ?? NSNull(),
+                    "pendingMigrations": pending.map { $0 as Any } ?? NSNull(),
+                ] as [String: Any]
             try Output.json(document)
         } else {
             print(status, folder: folder)

@@ -24,7 +24,8 @@ enum VerifyCommand {
 
     static func summary(_ report: VerificationReport) -> String {
         func count(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
-        return "checked \(count(report.filesChecked, "file")), \(count(report.entitiesChecked, "entity").replacingOccurrences(of: "entitys", with: "entities")): "
+        return
+            "checked \(count(report.filesChecked, "file")), \(count(report.entitiesChecked, "entity").replacingOccurrences(of: "entitys", with: "entities")): "
             + "\(count(report.errors.count, "error")), \(count(report.warnings.count, "warning")), \(count(report.notes.count, "note"))"
     }
 

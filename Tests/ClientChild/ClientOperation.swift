@@ -92,7 +92,7 @@ struct ClientOperation: Sendable {
             case "title": todo.title = try string(value, name)
             case "date": todo.date = try string(value, name)
             case "done":
-                guard case let .bool(done) = value else { throw Malformed(description: "done is not a boolean") }
+                guard case .bool(let done) = value else { throw Malformed(description: "done is not a boolean") }
                 todo.done = done
             case "tagID":
                 if case .null = value { todo.tagID = nil } else { todo.tagID = try string(value, name) }
@@ -113,7 +113,7 @@ struct ClientOperation: Sendable {
     }
 
     private func string(_ value: Value, _ name: String) throws -> String {
-        guard case let .string(text) = value else { throw Malformed(description: "\(name) is not a string") }
+        guard case .string(let text) = value else { throw Malformed(description: "\(name) is not a string") }
         return text
     }
 }

@@ -7,14 +7,18 @@ extension ConformanceSuite {
             guard context.options.hasBatches else { throw CheckSkip(reason: "--no-batch") }
             let collection = context.collection
             let (a, b, c) = (context.newID(), context.newID(), context.newID())
-            let answer = try sendBatch(context, [
-                item(context, "PUT", collection, a, precondition: "If-None-Match", "*", note: "a"),
-                item(context, "PUT", collection, b, precondition: "If-None-Match", "*", note: "b"),
-                item(context, "PUT", collection, a, precondition: "If-None-Match", "*", note: "a again"),
-                item(context, "PUT", collection, c, precondition: "If-None-Match", "*", note: "c"),
-            ])
+            let answer = try sendBatch(
+                context,
+                [
+                    item(context, "PUT", collection, a, precondition: "If-None-Match", "*", note: "a"),
+                    item(context, "PUT", collection, b, precondition: "If-None-Match", "*", note: "b"),
+                    item(context, "PUT", collection, a, precondition: "If-None-Match", "*", note: "a again"),
+                    item(context, "PUT", collection, c, precondition: "If-None-Match", "*", note: "c"),
+                ])
             let statuses = answer.map(\.status)
-            guard statuses == [201, 201, 412] else { throw CheckFailure("the batch answered statuses \(statuses), not [201, 201, 412] (the fourth not processed)") }
+            guard statuses == [201, 201, 412] else {
+                throw CheckFailure("the batch answered statuses \(statuses), not [201, 201, 412] (the fourth not processed)")
+            }
             guard let version = answer[0].etag else { throw CheckFailure("the batch's first response has no ETag header") }
             guard answer[2].body == context.entity(collection, id: a, note: "a"), answer[2].etag == version else {
                 throw CheckFailure("the 412 inside the batch is not the current entity with its ETag: \(answer[2])")
@@ -26,10 +30,12 @@ extension ConformanceSuite {
             guard context.options.hasBatches else { throw CheckSkip(reason: "--no-batch") }
             let collection = context.collection
             let (missing, d) = (context.newID(), context.newID())
-            let answer = try sendBatch(context, [
-                item(context, "DELETE", collection, missing, precondition: nil, "", note: ""),
-                item(context, "PUT", collection, d, precondition: "If-None-Match", "*", note: "d"),
-            ])
+            let answer = try sendBatch(
+                context,
+                [
+                    item(context, "DELETE", collection, missing, precondition: nil, "", note: ""),
+                    item(context, "PUT", collection, d, precondition: "If-None-Match", "*", note: "d"),
+                ])
             guard answer.count == 2, [404, 410].contains(answer[0].status), answer[1].status == 201 else {
                 throw CheckFailure("the batch answered \(answer.map(\.status)), not [404 or 410, 201]")
             }

@@ -44,9 +44,10 @@ extension ConformanceSuite {
                 // Dots are sent escaped, so no HTTP layer can take them for a relative path.
                 let segment = id == "." ? "%2E" : id == ".." ? "%2E%2E" : CheckContext.encodeSegment(id)
                 let body = context.entity(collection, id: id, note: "bad id").data
-                let answer = try context.send("PUT", CheckContext.encodeSegment(collection.name) + "/" + segment,
-                                              headers: [("Idempotency-Key", context.newKey()), ("If-None-Match", "*"), ("Folio-Partition", collection.partition)],
-                                              body: body)
+                let answer = try context.send(
+                    "PUT", CheckContext.encodeSegment(collection.name) + "/" + segment,
+                    headers: [("Idempotency-Key", context.newKey()), ("If-None-Match", "*"), ("Folio-Partition", collection.partition)],
+                    body: body)
                 try context.expect(answer, [400], "PUT of the id \(id.debugDescription.prefix(40))")
             }
         },
@@ -58,12 +59,16 @@ extension ConformanceSuite {
                 let created = try context.create(collection, id)
                 let pulled = try context.pullPartition(collection.name, collection.partition)
                 guard pulled[id]?.version == created.version else {
-                    throw CheckFailure("the partition does not list the id \(id.debugDescription) at \(created.version) (it lists \(pulled.keys.filter { $0.hasSuffix(suffix) }.sorted()))")
+                    throw CheckFailure(
+                        "the partition does not list the id \(id.debugDescription) at \(created.version) (it lists \(pulled.keys.filter { $0.hasSuffix(suffix) }.sorted()))"
+                    )
                 }
                 let edited = context.entity(collection, id: id, note: "edited")
                 let updated = try context.put(collection, id, body: edited.data, .version(created.version))
                 try context.expect(updated, [200, 201, 204], "the update of \(id.debugDescription)")
-                try context.expect(try context.delete(collection, id, .version(try context.version(of: updated, "the update"))), [200, 202, 204], "the delete of \(id.debugDescription)")
+                try context.expect(
+                    try context.delete(collection, id, .version(try context.version(of: updated, "the update"))), [200, 202, 204],
+                    "the delete of \(id.debugDescription)")
                 try context.expectStored(collection, id, nil, "after the delete of \(id.debugDescription)")
             }
         },

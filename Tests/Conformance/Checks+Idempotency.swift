@@ -43,7 +43,8 @@ extension ConformanceSuite {
             let created = try context.put(collection, id, body: entity.data, .create, key: key)
             try context.expect(created, [201], "the create")
             guard case .object(let members) = entity else { throw CheckFailure("the sample is not an object") }
-            let reordered = "{\n  " + members.sorted { $0.key > $1.key }.map { JSON.quote($0.key) + " : " + $0.value.description }.joined(separator: ",\n  ") + "\n}"
+            let reordered =
+                "{\n  " + members.sorted { $0.key > $1.key }.map { JSON.quote($0.key) + " : " + $0.value.description }.joined(separator: ",\n  ") + "\n}"
             let replay = try context.put(collection, id, body: Data(reordered.utf8), .create, key: key)
             guard replay.status == 201, replay.header("ETag") == created.header("ETag") else {
                 throw CheckFailure("the same JSON value with other bytes answered \(replay.summary), not the first answer \(created.summary)")
@@ -87,7 +88,9 @@ extension ConformanceSuite {
                     answers.withLock { $0.append(result) }
                 }
             }
-            guard group.wait(timeout: .now() + context.options.timeout * 2) == .success else { throw CheckFailure("no answers within \(context.options.timeout * 2) s") }
+            guard group.wait(timeout: .now() + context.options.timeout * 2) == .success else {
+                throw CheckFailure("no answers within \(context.options.timeout * 2) s")
+            }
             let responses = try answers.withLock { $0 }.map { try $0.get() }
             let applied = responses.filter { (200..<300).contains($0.status) }
             for response in responses where !(200..<300).contains(response.status) {

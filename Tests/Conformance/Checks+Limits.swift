@@ -25,6 +25,6 @@ extension ConformanceSuite {
                 throw CheckFailure("after its 413 the server kept the connection open, waiting for the body it refused")
             }
             guard end.extraBytes == 0 else { throw CheckFailure("after its 413 the server sent \(end.extraBytes) more bytes (another answer?)") }
-        },
+        }
     ]
 }

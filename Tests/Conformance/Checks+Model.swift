@@ -4,10 +4,13 @@ import Foundation
 /// rules: every answer and the final partition must be what the model predicts.
 extension ConformanceSuite {
     static let modelChecks: [Check] = [
-        Check("random-sequence", "120 random creates, updates, deletes, stale and unconditional pushes, replays and reused keys, alone and in batches, answer as a model of the rules predicts") { context in
+        Check(
+            "random-sequence",
+            "120 random creates, updates, deletes, stale and unconditional pushes, replays and reused keys, alone and in batches, answer as a model of the rules predicts"
+        ) { context in
             var run = ModelRun(context: context)
             try run.run(operations: 120)
-        },
+        }
     ]
 }
 
@@ -83,7 +86,8 @@ struct ModelRun {
             let batch = (0..<size).map { _ in nextOperation() }
             sent += batch.count
             if batch.count == 1 {
-                let answer = batch[0].method == "PUT"
+                let answer =
+                    batch[0].method == "PUT"
                     ? try context.put(collection, batch[0].id, body: body(batch[0]).data, batch[0].precondition, key: batch[0].key)
                     : try context.delete(collection, batch[0].id, batch[0].precondition, key: batch[0].key)
                 let version = answer.header("ETag").flatMap(CheckContext.version)
@@ -131,7 +135,7 @@ struct ModelRun {
             let signature = answer.operation
             let kind: ModelOperation.Kind = signature.method == "PUT" ? .put(note: signature.note ?? "") : .delete
             var operation = ModelOperation(kind: kind, id: signature.id, precondition: .none, key: key, reusing: answer)
-            if roll >= 92 { operation.kind = .put(note: note) } // another body (or method): 422
+            if roll >= 92 { operation.kind = .put(note: note) }   // another body (or method): 422
             return operation
         }
     }
@@ -148,7 +152,9 @@ struct ModelRun {
         case .create: headers["If-None-Match"] = .string("*")
         case .version(let version): headers["If-Match"] = .string("\"\(version)\"")
         }
-        var item: [String: JSON] = ["method": .string(operation.method), "path": .string(context.path(collection.name, operation.id)), "headers": .object(headers)]
+        var item: [String: JSON] = [
+            "method": .string(operation.method), "path": .string(context.path(collection.name, operation.id)), "headers": .object(headers),
+        ]
         if operation.method == "PUT" { item["body"] = body(operation) }
         return .object(item)
     }
@@ -159,10 +165,12 @@ struct ModelRun {
     /// goes on after it).
     mutating func check(_ operation: ModelOperation, status: Int, version: String?, body: JSON?) throws -> Bool {
         let what = "\(operation)"
-        let signature = ModelOperationSignature(method: operation.method, id: operation.id, note: {
-            if case .put(let note) = operation.kind { return note }
-            return nil
-        }())
+        let signature = ModelOperationSignature(
+            method: operation.method, id: operation.id,
+            note: {
+                if case .put(let note) = operation.kind { return note }
+                return nil
+            }())
         if let earlier = operation.reusing {
             if earlier.operation == signature {
                 guard status == earlier.status, version == earlier.version || operation.method == "DELETE" else {
@@ -223,7 +231,8 @@ struct ModelRun {
             case (let expected?, nil): throw failure("the partition lacks \(id) (the model has it at \(expected.version))")
             case (let expected?, let entity?):
                 guard entity.version == expected.version, entity.entity == context.entity(collection, id: id, note: expected.note) else {
-                    throw failure("the partition has \(id) at \(entity.version ?? "none") \(entity.entity), the model at \(expected.version) (\(expected.note))")
+                    throw failure(
+                        "the partition has \(id) at \(entity.version ?? "none") \(entity.entity), the model at \(expected.version) (\(expected.note))")
                 }
             }
         }

@@ -27,9 +27,10 @@ extension ConformanceSuite {
             for computed in context.options.serverComputed {
                 _ = try context.pullPartition(computed.name, computed.partition)
                 let id = context.newID()
-                let put = try context.send("PUT", context.path(computed.name, id),
-                                           headers: [("Idempotency-Key", context.newKey()), ("If-None-Match", "*"), ("Folio-Partition", computed.partition)],
-                                           body: Data("{\"id\":\(JSON.quote(id))}".utf8))
+                let put = try context.send(
+                    "PUT", context.path(computed.name, id),
+                    headers: [("Idempotency-Key", context.newKey()), ("If-None-Match", "*"), ("Folio-Partition", computed.partition)],
+                    body: Data("{\"id\":\(JSON.quote(id))}".utf8))
                 try context.expect(put, [405], "PUT to the server-computed \(computed.name)")
                 let delete = try context.send("DELETE", context.path(computed.name, id), headers: [("Idempotency-Key", context.newKey())])
                 try context.expect(delete, [405], "DELETE in the server-computed \(computed.name)")
@@ -38,7 +39,8 @@ extension ConformanceSuite {
         Check("feed", "?since= pages oldest first to the end, lists deletions as {\"id\", \"deleted\": true}, and resumes from its cursor") { context in
             let collection = context.collection
             guard context.options.hasChangeFeed else {
-                try context.expect(try context.send("GET", context.path(collection.name) + "?since="), [501], "GET \(collection.name)?since= on a server without a feed")
+                try context.expect(
+                    try context.send("GET", context.path(collection.name) + "?since="), [501], "GET \(collection.name)?since= on a server without a feed")
                 return
             }
             let live = context.newID(), gone = context.newID()
@@ -46,15 +48,21 @@ extension ConformanceSuite {
             let goneCreated = try context.create(collection, gone)
             try context.expect(try context.delete(collection, gone, .version(goneCreated.version)), [200, 202, 204], "DELETE")
             let (changes, cursor) = try readFeed(context, collection.name, from: nil)
-            guard let liveChange = changes[live], liveChange.deleted == false, liveChange.version == liveCreated.version, liveChange.entity == liveCreated.entity else {
+            guard let liveChange = changes[live], liveChange.deleted == false, liveChange.version == liveCreated.version,
+                liveChange.entity == liveCreated.entity
+            else {
                 throw CheckFailure("the feed does not end with \(live) at version \(liveCreated.version) (it has \(String(describing: changes[live])))")
             }
-            guard changes[gone]?.deleted == true else { throw CheckFailure("the feed does not list \(gone) as deleted (it has \(String(describing: changes[gone])))") }
+            guard changes[gone]?.deleted == true else {
+                throw CheckFailure("the feed does not list \(gone) as deleted (it has \(String(describing: changes[gone])))")
+            }
             // From the last cursor: only what changed since.
             let later = context.newID()
             let laterCreated = try context.create(collection, later)
             let (since, _) = try readFeed(context, collection.name, from: cursor)
-            guard since[later]?.version == laterCreated.version else { throw CheckFailure("the feed from the last cursor does not list the entity created since") }
+            guard since[later]?.version == laterCreated.version else {
+                throw CheckFailure("the feed from the last cursor does not list the entity created since")
+            }
             guard since[live] == nil, since[gone] == nil else { throw CheckFailure("the feed from the last cursor lists changes older than the cursor") }
         },
     ]
@@ -80,7 +88,9 @@ extension ConformanceSuite {
             }
             let answer = try context.send("GET", context.path(collection) + "?since=" + since)
             try context.expect(answer, [200], "GET \(collection)?since=\(since)")
-            guard let body = answer.json, let list = body["changes"]?.arrayValue else { throw CheckFailure("a feed page has no \"changes\" array: \(answer.summary)") }
+            guard let body = answer.json, let list = body["changes"]?.arrayValue else {
+                throw CheckFailure("a feed page has no \"changes\" array: \(answer.summary)")
+            }
             for (index, item) in list.enumerated() {
                 guard let id = item["id"]?.stringValue else { throw CheckFailure("changes[\(index)].id is not a string") }
                 if item["deleted"] == .bool(true) {

@@ -68,7 +68,9 @@ extension ConformanceSuite {
                 try context.expect(answer, [404, 410, 412], "PUT with If-Match of \(what)")
                 if answer.status == 412 {
                     guard answer.json == .null else { throw CheckFailure("PUT with If-Match of \(what): a 412 must have the body null, not \(answer.summary)") }
-                    guard answer.header("ETag") == nil else { throw CheckFailure("PUT with If-Match of \(what): a 412 for a deleted entity has no ETag (\(answer.summary))") }
+                    guard answer.header("ETag") == nil else {
+                        throw CheckFailure("PUT with If-Match of \(what): a 412 for a deleted entity has no ETag (\(answer.summary))")
+                    }
                 }
                 try context.expectStored(collection, target, nil, "after the refused PUT of \(what)")
             }
@@ -100,7 +102,9 @@ extension ConformanceSuite {
     /// Fails unless `answer` is 412 with `current` as its body and its version as `ETag`.
     static func expectConflict(_ answer: RawResponse, _ current: (entity: JSON, version: String), _ what: String, _ context: CheckContext) throws {
         try context.expect(answer, [412], what)
-        guard answer.json == current.entity else { throw CheckFailure("\(what): the 412's body is \(answer.summary), not the current entity \(current.entity)") }
+        guard answer.json == current.entity else {
+            throw CheckFailure("\(what): the 412's body is \(answer.summary), not the current entity \(current.entity)")
+        }
         let version = try context.version(of: answer, what)
         guard version == current.version else { throw CheckFailure("\(what): the 412's ETag is \(version), not the current version \(current.version)") }
     }

@@ -116,7 +116,9 @@ public struct ConformanceOptions: Sendable {
             switch argument {
             case "--collection":
                 let text = try value(argument)
-                guard let equals = text.firstIndex(of: "=") else { throw ConformanceUsageError(description: "--collection is NAME@PARTITION=JSON, not \(text)") }
+                guard let equals = text.firstIndex(of: "=") else {
+                    throw ConformanceUsageError(description: "--collection is NAME@PARTITION=JSON, not \(text)")
+                }
                 let (name, partition) = try namePartition(text[..<equals], argument)
                 let sample = String(text[text.index(after: equals)...])
                 guard (try? JSON.parse(sample.replacingOccurrences(of: "$ID", with: "x")))?.isObject == true else {

@@ -93,7 +93,8 @@ struct Arguments {
 
 /// One transaction: read the ledger, plan from (seed, n), stage everything, return n.
 func runTransaction<S: SlotRecord>(_ tx: Transaction, _ type: S.Type, seed: UInt64, writer: String, tear: Bool = false) throws -> Int {
-    var ledger = try tx.get(S.self, id: ledgerID(writer))
+    var ledger =
+        try tx.get(S.self, id: ledgerID(writer))
         ?? S(id: ledgerID(writer), day: days[0], transaction: 0, group: [], writer: writer, deletedAt: [:])
     let n = ledger.transaction + 1
     var random = SplitMix64(seed: seed ^ (UInt64(n) &* 0xD6E8_FEB8_6659_FD93))
@@ -155,7 +156,8 @@ func write(_ arguments: Arguments) async throws {
         }
         let tear = tearLast && index == count - 1
         let n = try await store.write { tx in
-            outbox ? try runTransaction(tx, PushedSlot.self, seed: seed, writer: writer, tear: tear)
+            outbox
+                ? try runTransaction(tx, PushedSlot.self, seed: seed, writer: writer, tear: tear)
                 : try runTransaction(tx, Slot.self, seed: seed, writer: writer, tear: tear)
         }
         say("ack \(n)")

@@ -6,7 +6,7 @@ import Foundation
 extension TestServer {
     func batch(_ request: Request) -> Reply {
         let bytes = [UInt8](request.body)
-        guard let document = try? RawJSON.parse(bytes), let list = document["requests"], case let .array(elements) = list.value else {
+        guard let document = try? RawJSON.parse(bytes), let list = document["requests"], case .array(let elements) = list.value else {
             return .respond(.error(400, "a batch is {\"requests\": [...]}"))
         }
         if let repeated = document.repeatedMember {
@@ -29,8 +29,8 @@ extension TestServer {
             case (.drop, _):
                 return .drop
             case (.respond, .garbage?), (.respond, .oversized?):
-                return reply // a corrupted answer replaces the whole batch's
-            case let (.respond(response), _):
+                return reply   // a corrupted answer replaces the whole batch's
+            case (.respond(let response), _):
                 responses.append(response)
             }
             // A DELETE of something already gone is applied (PROTOCOL.md): the batch goes on.
@@ -43,11 +43,11 @@ extension TestServer {
     /// One request of a batch: `{"method", "path", "headers"?, "body"?}`.
     private static func batchItem(_ element: RawJSON, in bytes: [UInt8]) -> Request? {
         guard let method = element["method"]?.stringValue?.uppercased(), let rawPath = element["path"]?.stringValue,
-              let target = Request.parseTarget(rawPath, relativeToBase: true)
+            let target = Request.parseTarget(rawPath, relativeToBase: true)
         else { return nil }
         var headers: [String: String] = [:]
         if let headerObject = element["headers"], !headerObject.isNull {
-            guard case let .object(members) = headerObject.value else { return nil }
+            guard case .object(let members) = headerObject.value else { return nil }
             for (name, value) in members {
                 guard let text = value.stringValue else { return nil }
                 headers[name.lowercased()] = text

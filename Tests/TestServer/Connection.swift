@@ -20,9 +20,11 @@ struct Connection {
         while !listener.isStopping {
             let message: HTTPRequestMessage
             do {
-                guard let next = try reader.readRequest(sendContinue: {
-                    Socket.sendAll(fd, Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-                }) else { return }
+                guard
+                    let next = try reader.readRequest(sendContinue: {
+                        Socket.sendAll(fd, Data("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                    })
+                else { return }
                 message = next
             } catch {
                 switch error {
@@ -30,7 +32,7 @@ struct Connection {
                     Socket.sendAll(fd, HTTPResponse.error(413, "request head over 64 KiB").serialized(keepAlive: false))
                 case .bodyTooLarge:
                     Socket.sendAll(fd, HTTPResponse.error(413, "request body over 64 MiB").serialized(keepAlive: false))
-                case let .malformed(reason):
+                case .malformed(let reason):
                     Socket.sendAll(fd, HTTPResponse.error(400, reason).serialized(keepAlive: false))
                 case .connectionClosed:
                     break
@@ -42,7 +44,7 @@ struct Connection {
             case .drop:
                 Socket.sendAll(fd, HTTPResponse.truncated)
                 return
-            case let .respond(response):
+            case .respond(let response):
                 let keepAlive = message.keepAlive && !listener.isStopping
                 var bytes = response.serialized(keepAlive: keepAlive)
                 if message.method == "HEAD" { bytes = bytes.prefix(bytes.count - response.body.count) }

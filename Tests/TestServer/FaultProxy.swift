@@ -189,7 +189,8 @@ public final class FaultProxy: @unchecked Sendable {
                 break
             }
             guard Socket.sendAll(upstream, request.bytes),
-                  let response = fromServer?.read(response: true, timeout: .seconds(30)) else { return }
+                let response = fromServer?.read(response: true, timeout: .seconds(30))
+            else { return }
             switch fault?.fault {
             case .lostAnswer:
                 if fault!.fraction < 0.5 {

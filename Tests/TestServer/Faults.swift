@@ -33,11 +33,11 @@ public enum Fault: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .dropBeforeApplying: return "dropBeforeApplying"
         case .dropAfterApplying: return "dropAfterApplying"
-        case let .status(status, retryAfter, body):
+        case .status(let status, let retryAfter, let body):
             return "status(\(status)\(retryAfter.map { ", retryAfter: \($0)" } ?? "")\(body.map { ", body: \($0)" } ?? ""))"
-        case let .delay(seconds): return "delay(\(seconds)s)"
+        case .delay(let seconds): return "delay(\(seconds)s)"
         case .garbage: return "garbage"
-        case let .oversized(bytes): return "oversized(\(bytes) bytes)"
+        case .oversized(let bytes): return "oversized(\(bytes) bytes)"
         }
     }
 }

@@ -143,7 +143,7 @@ final class HTTPReader {
             let sizeText = line.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             guard let size = Int(sizeText, radix: 16), size >= 0 else { throw .malformed("bad chunk size") }
             if size == 0 {
-                while try !readLine().isEmpty {} // trailers
+                while try !readLine().isEmpty {}   // trailers
                 return body
             }
             guard body.count + size <= limits.maxBody else { throw .bodyTooLarge }

@@ -54,7 +54,7 @@ final class Listener: @unchecked Sendable {
             let ready = Socket.waitReadable(listenFD, wake: wakePipe.read)
             if ready.woken || isStopping { return }
             guard ready.readable, let fd = Socket.accept(listenFD) else {
-                if !ready.readable { Thread.sleep(forTimeInterval: 0.001) } // poll failed (EINTR): try again
+                if !ready.readable { Thread.sleep(forTimeInterval: 0.001) }   // poll failed (EINTR): try again
                 continue
             }
             let accepted = condition.locked { () -> Bool in
@@ -79,7 +79,7 @@ final class Listener: @unchecked Sendable {
                 }
             }
             thread.name = "FolioTestServer connection :\(port)"
-            thread.stackSize = 4 << 20 // room for the nesting the batch parser allows
+            thread.stackSize = 4 << 20   // room for the nesting the batch parser allows
             thread.start()
         }
     }

@@ -105,7 +105,6 @@ package enum ProxySocket {
         _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
         close(fd)
     }
-
 }
 
 #if canImport(Glibc)

@@ -18,12 +18,12 @@ struct RawJSON {
 
     /// The value of a member of an object (the last one for a repeated key).
     subscript(key: String) -> RawJSON? {
-        guard case let .object(members) = value else { return nil }
+        guard case .object(let members) = value else { return nil }
         return members.last { $0.key == key }?.value
     }
 
     var stringValue: String? {
-        if case let .string(text) = value { return text }
+        if case .string(let text) = value { return text }
         return nil
     }
 
@@ -160,7 +160,7 @@ private struct RawJSONParser {
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     private mutating func parseString() throws(RawJSONError) -> String {
-        index += 1 // opening quote
+        index += 1   // opening quote
         var decoded: [UInt8] = []
         while true {
             guard let byte = current else { throw fail("unterminated string") }

@@ -32,22 +32,23 @@ extension TestServer {
         case .dropAfterApplying:
             _ = handle()
             return .drop
-        case let .status(status, retryAfter, body):
+        case .status(let status, let retryAfter, let body):
             return .respond(injectedStatus(status, retryAfter: retryAfter, body: body, for: request))
-        case let .delay(seconds):
+        case .delay(let seconds):
             guard sleep(seconds) else { return .drop }
             return handle()
         case .garbage:
-            guard case let .respond(real) = handle() else { return .drop }
+            guard case .respond(let real) = handle() else { return .drop }
             // A garbled body of a successful answer: a refusal stays a refusal (a 200 over a 400
             // would tell the client that a DELETE, whose body it ignores, was applied).
             guard real.isSuccess else { return .respond(real) }
-            return .respond(HTTPResponse(
-                status: 200,
-                headers: [HTTPHeader(name: "Content-Type", value: "text/html"), HTTPHeader(name: "ETag", value: real.header("ETag") ?? "\"0\"")],
-                body: Data("<html>oops</html>".utf8)))
-        case let .oversized(bytes):
-            guard case let .respond(real) = handle() else { return .drop }
+            return .respond(
+                HTTPResponse(
+                    status: 200,
+                    headers: [HTTPHeader(name: "Content-Type", value: "text/html"), HTTPHeader(name: "ETag", value: real.header("ETag") ?? "\"0\"")],
+                    body: Data("<html>oops</html>".utf8)))
+        case .oversized(let bytes):
+            guard case .respond(let real) = handle() else { return .drop }
             var body = Data("{\"x\":\"".utf8)
             body.append(Data(repeating: UInt8(ascii: "a"), count: max(0, bytes - 8)))
             body.append(contentsOf: "\"}".utf8)
@@ -189,7 +190,7 @@ extension TestServer {
                 _ = state.delete(collection, id)
                 return (HTTPResponse(status: 204), change(version: nil))
             }
-        default: // a custom command
+        default:   // a custom command
             return store.push(key: key, request: fingerprint) { _ in (.json(200, Data("{}".utf8)), change(version: nil)) }
         }
     }
@@ -215,7 +216,8 @@ extension TestServer {
         let partitionQuery = request.query["partition"], sinceQuery = request.query["since"]
         if partitionQuery != nil && sinceQuery != nil { return .error(400, "give partition= or since=, not both") }
         if partitionQuery == nil && sinceQuery == nil {
-            return .error(400, "a pull names a partition (?partition=KEY, empty for an unpartitioned collection) or a cursor (?since=, empty: from the beginning)")
+            return .error(
+                400, "a pull names a partition (?partition=KEY, empty for an unpartitioned collection) or a cursor (?since=, empty: from the beginning)")
         }
         if let partition = partitionQuery {
             let entities = store.read { $0.entities(in: collection, partition: partition) }

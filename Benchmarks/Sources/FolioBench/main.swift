@@ -38,9 +38,10 @@ say("Folio benchmarks (\(machine["build"] ?? "?") build\(options.quick ? ", quic
 say("machine:  \(machine["cpu"] ?? "?"), \(machine["cores"] ?? "?") cores, \(machine["memory"] ?? "?")")
 say("os:       \(machine["os"] ?? "?")")
 say("disk:     \(machine["disk"] ?? "?")")
-say("workload: \(options.todos) todos over 365 days (seed \(options.seed)), \(options.transactions) transactions, "
-    + "\(options.reads) warm reads, \(options.commands) drained commands per contender and round; "
-    + "\(options.rounds) rounds, contenders alternated A B / B A")
+say(
+    "workload: \(options.todos) todos over 365 days (seed \(options.seed)), \(options.transactions) transactions, "
+        + "\(options.reads) warm reads, \(options.commands) drained commands per contender and round; "
+        + "\(options.rounds) rounds, contenders alternated A B / B A")
 if options.groups.count < Options.Group.allCases.count {
     say("only:     " + Options.Group.allCases.filter(options.runs).map(\.rawValue).joined(separator: ", "))
 }
@@ -49,10 +50,14 @@ say("")
 do {
     let start = ContinuousClock.now
     try await runner.prepare()
-    say("seeded the templates" + (runner.tenYears == nil ? "" : " and the \(options.tenYearDays)-day store (\(runner.tenYearTodos) todos"
-        + (options.runs(.tenyear) ? "; the predicate matches \(runner.expectedScanMatches)" : "") + ")")
-        + (options.runs(.scanmatrix) ? " and the scan matrix's stores (each contender's counts checked once)" : "")
-        + " in \(Format.value((ContinuousClock.now - start).seconds)) s (not timed)")
+    say(
+        "seeded the templates"
+            + (runner.tenYears == nil
+                ? ""
+                : " and the \(options.tenYearDays)-day store (\(runner.tenYearTodos) todos"
+                    + (options.runs(.tenyear) ? "; the predicate matches \(runner.expectedScanMatches)" : "") + ")")
+            + (options.runs(.scanmatrix) ? " and the scan matrix's stores (each contender's counts checked once)" : "")
+            + " in \(Format.value((ContinuousClock.now - start).seconds)) s (not timed)")
     try await runner.runRounds(log: say)
     if options.runs(.costs) {
         runner.countSyncs()
@@ -73,8 +78,9 @@ say("ratio = contender ÷ peer, per round (rates: higher is better; times in ms/
 say("target: on the median ratio, or on the median value where it has a unit (syncs, switches, MiB).")
 say("cold reads: caches made cold with \(runner.coldMethod.rawValue).")
 if options.runs(.tenyear) {
-    say("10: each measure in a fresh child process on the \(options.tenYearDays)-day store; predicate: title contains "
-        + "\"\(Runner.scanWord)\" and not done (\(runner.expectedScanMatches) of \(runner.tenYearTodos) todos).")
+    say(
+        "10: each measure in a fresh child process on the \(options.tenYearDays)-day store; predicate: title contains "
+            + "\"\(Runner.scanWord)\" and not done (\(runner.expectedScanMatches) of \(runner.tenYearTodos) todos).")
 }
 say("")
 if options.runs(.costs) { CostReport.lines(runner).forEach(say) }

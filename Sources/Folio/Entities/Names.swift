@@ -13,7 +13,9 @@ enum Names {
         func isLetter(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
         func isAllowed(_ b: UInt8) -> Bool { isLetter(b) || (b >= 0x30 && b <= 0x39) || b == 0x5F || b == 0x2D }
         guard let first = bytes.first, isLetter(first), bytes.count <= 64, bytes.allSatisfy(isAllowed) else {
-            throw FolioError(.invalidName, "collection name \"\(String(name.prefix(80)))\" is not allowed: use 1–64 ASCII letters, digits, '_' or '-', starting with a letter")
+            throw FolioError(
+                .invalidName,
+                "collection name \"\(String(name.prefix(80)))\" is not allowed: use 1–64 ASCII letters, digits, '_' or '-', starting with a letter")
         }
         guard !reservedCollections.contains(name.lowercased()) else {
             throw FolioError(.invalidName, "collection name \"\(name)\" is reserved")
@@ -30,16 +32,21 @@ enum Names {
             throw FolioError(.invalidName, "entity id \"\(shown)…\" is \(bytes.count) bytes long; the limit is \(maximumIDBytes)")
         }
         guard id != ".", id != "..",
-              !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") })
+            !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") })
         else {
-            throw FolioError(.invalidName, "entity id \"\(shown)\" is not allowed: ids must not contain control characters, '/' or '\\', nor be '.' or '..'", entityID: shown)
+            throw FolioError(
+                .invalidName, "entity id \"\(shown)\" is not allowed: ids must not contain control characters, '/' or '\\', nor be '.' or '..'", entityID: shown
+            )
         }
         // Swift compares strings by canonical equivalence, so "café" precomposed and decomposed
         // would be one key in every dictionary and silently replace each other. Ids are kept as
         // exact bytes, and only the normalized (NFC) form of a text is a valid id: two distinct
         // valid ids are then never canonically equivalent.
         guard isNFC(id) else {
-            throw FolioError(.invalidName, "entity id \"\(shown)\" (UTF-8 \(hexBytes(id))) is not in Unicode NFC: ids are compared as exact bytes, and this one would collide with its NFC form \"\(id.precomposedStringWithCanonicalMapping)\"; normalize ids with `precomposedStringWithCanonicalMapping`", entityID: shown)
+            throw FolioError(
+                .invalidName,
+                "entity id \"\(shown)\" (UTF-8 \(hexBytes(id))) is not in Unicode NFC: ids are compared as exact bytes, and this one would collide with its NFC form \"\(id.precomposedStringWithCanonicalMapping)\"; normalize ids with `precomposedStringWithCanonicalMapping`",
+                entityID: shown)
         }
     }
 

@@ -46,7 +46,7 @@ struct PartitionKey: Hashable, Sendable, Comparable {
     static func month(parsing text: String) -> PartitionKey? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.utf8.count == 7, parts.count == 2, parts[0].count == 4, parts[1].count == 2,
-              let year = digits(parts[0]), let month = digits(parts[1]), year >= 1, (1...12).contains(month)
+            let year = digits(parts[0]), let month = digits(parts[1]), year >= 1, (1...12).contains(month)
         else { return nil }
         return PartitionKey(text: text)
     }

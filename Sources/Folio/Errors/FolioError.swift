@@ -129,8 +129,9 @@ public struct FolioError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The same error, located in `path` (used when a lower layer did not know the file).
     func located(in path: String) -> FolioError {
-        var error = FolioError(code, message, path: self.path ?? path, line: line, column: column,
-                               entityID: entityID, systemError: systemError)
+        var error = FolioError(
+            code, message, path: self.path ?? path, line: line, column: column,
+            entityID: entityID, systemError: systemError)
         error.fieldPath = fieldPath
         return error
     }

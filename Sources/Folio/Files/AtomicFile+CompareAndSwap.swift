@@ -147,7 +147,6 @@ extension AtomicFile {
     static func isStagedLeftover(_ name: String) -> Bool {
         name.hasSuffix("-staged")
     }
-
 }
 
 extension FileIdentity {

@@ -36,7 +36,9 @@ extension AtomicFile {
         private let lock = NSLockShim()
 
         func nextName(for base: String) -> String {
-            let number = lock.withLock { () -> Int in value += 1; return value }
+            let number = lock.withLock { () -> Int in
+                value += 1; return value
+            }
             return "\(Platform.processID)-\(number)-\(base)"
         }
     }

@@ -35,14 +35,29 @@ struct CopyCheck {
     ///   - firstTransaction: The copy's journal header's first transaction (nil: no header).
     ///   - end: The transaction after the copy's last valid journal record.
     func findings(_ log: WrittenLog.Contents, firstTransaction: UInt64?, end: UInt64) throws(FolioError)
-        -> (findings: [Finding], hashes: [String: ContentHash]) {
+        -> (findings: [Finding], hashes: [String: ContentHash])
+    {
         let written = log.history.values.contains { $0.contains { $0.hash != nil } }
         guard let b = firstTransaction else {
             guard written else { return ([], [:]) }
-            return ([Finding(path: StoreLayout.journal, message: "the copy's journal has no header, but its files were written by checkpoints: it was copied while being emptied")], [:])
+            return (
+                [
+                    Finding(
+                        path: StoreLayout.journal,
+                        message: "the copy's journal has no header, but its files were written by checkpoints: it was copied while being emptied")
+                ], [:]
+            )
         }
         if b < log.since || (b != log.since && !log.checkpoints.contains(b)) {
-            return ([Finding(path: WrittenLog.path, message: "the copy's journal was emptied by checkpoint \(b), which its log of written files does not record: the log was copied before that checkpoint, so no file of the copy can be matched to the journal")], [:])
+            return (
+                [
+                    Finding(
+                        path: WrittenLog.path,
+                        message:
+                            "the copy's journal was emptied by checkpoint \(b), which its log of written files does not record: the log was copied before that checkpoint, so no file of the copy can be matched to the journal"
+                    )
+                ], [:]
+            )
         }
         var findings: [Finding] = []
         var paths = Set(log.history.keys)
@@ -69,14 +84,17 @@ struct CopyCheck {
         return (findings, hashes)
     }
 
-    private func judge(_ path: String, current: ContentHash?, history: [WrittenLog.Entry], log: WrittenLog.Contents,
-                       b: UInt64, end: UInt64) -> String? {
+    private func judge(
+        _ path: String, current: ContentHash?, history: [WrittenLog.Entry], log: WrittenLog.Contents,
+        b: UInt64, end: UInt64
+    ) -> String? {
         if history.isEmpty {
             guard current != nil else { return nil }
             if let sequence = CommandFileName.sequence(ofPath: path), sequence < log.goneBelow {
                 return "a command file Folio removed (sent) before the copy's journal began: it was copied before the removal"
             }
-            return "a file no checkpoint recorded writing: written while the folder was copied (after the log was copied), or made by hand and never read by Folio"
+            return
+                "a file no checkpoint recorded writing: written while the folder was copied (after the log was copied), or made by hand and never read by Folio"
         }
         // The version current as of b, and every one written by a checkpoint up to the journal's end.
         let asOfB = history.lastIndex { $0.transaction <= b }
@@ -86,14 +104,18 @@ struct CopyCheck {
         let expected = asOfB.map { history[$0] }
         let want = expected.map { $0.hash.map { "the version with hash \($0)" } ?? "no file" } ?? "no file"
         guard let current else {
-            return "missing: the copy's journal (emptied at transaction \(b)) needs \(want) here; the file was copied before a checkpoint created it, or after one removed it"
+            return
+                "missing: the copy's journal (emptied at transaction \(b)) needs \(want) here; the file was copied before a checkpoint created it, or after one removed it"
         }
         if let other = history.last(where: { $0.hash == current }) {
-            let when = other.transaction > end ? "newer than the copy's journal (written by the checkpoint at transaction \(other.transaction), after the journal was copied)"
-                                                : "older than the copy's journal (written by the checkpoint at transaction \(other.transaction); the journal needs \(want))"
+            let when =
+                other.transaction > end
+                ? "newer than the copy's journal (written by the checkpoint at transaction \(other.transaction), after the journal was copied)"
+                : "older than the copy's journal (written by the checkpoint at transaction \(other.transaction); the journal needs \(want))"
             return "holds a version Folio wrote that is \(when)"
         }
-        return "holds bytes no checkpoint wrote (hash \(current)): written while the folder was copied, or edited by hand before any Folio process read the edit; the copy's journal needs \(want)"
+        return
+            "holds bytes no checkpoint wrote (hash \(current)): written while the folder was copied, or edited by hand before any Folio process read the edit; the copy's journal needs \(want)"
     }
 
     /// A data file that does not parse is damage, never a tear: Folio replaces data files whole
@@ -115,7 +137,8 @@ struct CopyCheck {
     /// "Command files cut short"). Not a tear.
     static func isCutShortCommand(_ path: String, _ bytes: [UInt8]?, history: [WrittenLog.Entry], b: UInt64, end: UInt64) -> Bool {
         guard let bytes, let sequence = CommandFileName.sequence(ofPath: path),
-              history.contains(where: { $0.hash != nil && $0.transaction > b && $0.transaction <= end }) else { return false }
+            history.contains(where: { $0.hash != nil && $0.transaction > b && $0.transaction <= end })
+        else { return false }
         do {
             return try OutboxCommand(json: try JSONParser.parse(bytes), path: path).sequence != sequence
         } catch {
@@ -143,7 +166,8 @@ struct CopyCheck {
                         found.append(entry.name + "/" + month.name)
                     } else if month.isDirectory, DataFileName.isMonthFolder(month.name) {
                         let folder = entry.name + "/" + month.name
-                        for day in try fileSystem.list(folder) where !day.isDirectory && DataFileName.day(fileName: day.name, inMonthFolder: month.name) != nil {
+                        for day in try fileSystem.list(folder) where !day.isDirectory && DataFileName.day(fileName: day.name, inMonthFolder: month.name) != nil
+                        {
                             found.append(folder + "/" + day.name)
                         }
                     }

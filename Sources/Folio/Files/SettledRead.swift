@@ -19,8 +19,10 @@ enum SettledRead {
     /// - Parameter parses: Whether bytes are a whole file (parsing them as the caller will); it is
     ///   called on the bytes returned, last.
     /// - Returns: The last bytes read and their identity, nil if the file does not exist.
-    static func read(_ path: String, fileSystem: FileSystem,
-                     parses: ([UInt8]) -> Bool) throws(FolioError) -> (bytes: [UInt8], identity: FileIdentity)? {
+    static func read(
+        _ path: String, fileSystem: FileSystem,
+        parses: ([UInt8]) -> Bool
+    ) throws(FolioError) -> (bytes: [UInt8], identity: FileIdentity)? {
         guard var read = try fileSystem.read(path) else { return nil }
         var waits = Self.waits[...]
         // `parses` always sees the bytes returned last.

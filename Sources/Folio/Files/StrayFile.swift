@@ -57,7 +57,8 @@ public struct StrayFile: Sendable, Hashable, CustomStringConvertible {
     static func kind(ofName name: String) -> Kind {
         if let original = conflictOriginal(name) { return .conflictCopy(original: original) }
         if name.hasSuffix("~") || name.hasSuffix(".swp") || name.hasSuffix(".swo") || name.hasSuffix(".swx")
-            || (name.hasPrefix("#") && name.hasSuffix("#")) || name.hasSuffix(".bak") || name.hasSuffix(".orig") {
+            || (name.hasPrefix("#") && name.hasSuffix("#")) || name.hasSuffix(".bak") || name.hasSuffix(".orig")
+        {
             return .editorBackup
         }
         if name.hasPrefix(".") || name.hasPrefix("~") || name.hasSuffix(".tmp") || name.hasSuffix(".partial") {
@@ -77,13 +78,15 @@ public struct StrayFile: Sendable, Hashable, CustomStringConvertible {
         // Dropbox: stem (Someone's conflicted copy YYYY-MM-DD); Nextcloud and ownCloud:
         // stem (conflicted copy YYYY-MM-DD HHMMSS); unison's -copyonconflict: stem (conflict_on_YYYY-MM-DD)
         if let open = stem.range(of: " (", options: .backwards), stem.hasSuffix(")"),
-           case let inside = stem[open.upperBound...],
-           inside.contains("conflicted copy") || inside.hasPrefix("Case Conflict") || inside.hasPrefix("conflict_on_") {
+            case let inside = stem[open.upperBound...],
+            inside.contains("conflicted copy") || inside.hasPrefix("Case Conflict") || inside.hasPrefix("conflict_on_")
+        {
             return String(stem[..<open.lowerBound]) + ".json"
         }
         // iCloud Drive, Finder: "stem 2", "stem 3"…
         if let space = stem.lastIndex(of: " "), case let digits = stem[stem.index(after: space)...],
-           !digits.isEmpty, digits.count <= 3, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) {
+            !digits.isEmpty, digits.count <= 3, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber)
+        {
             return String(stem[..<space]) + ".json"
         }
         return nil

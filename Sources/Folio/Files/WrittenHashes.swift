@@ -54,7 +54,8 @@ final class WrittenHashesCache {
             }
             if let cached, cached.identity == identity { return cached.hashes }
             guard worthReading, let (bytes, read) = try fileSystem.read(WrittenLog.path),
-                  let hashes = WrittenHashes(log: bytes) else { return nil }
+                let hashes = WrittenHashes(log: bytes)
+            else { return nil }
             cached = (read, hashes)
             return hashes
         } catch {

@@ -67,8 +67,9 @@ struct WrittenLog {
         guard let end = bytes.lastIndex(of: 0x0A), let firstEnd = bytes.firstIndex(of: 0x0A) else { return nil }
         let head = String(decoding: bytes[..<firstEnd], as: UTF8.self).split(separator: " ")
         guard head.count == 9, head[0] == "folio-written", head[1] == "1", head[2] == "origin", head[5] == "since",
-              head[7] == "gone-below", let device = UInt64(head[3]), let inode = UInt64(head[4]),
-              let since = UInt64(head[6]), let goneBelow = UInt64(head[8]) else { return nil }
+            head[7] == "gone-below", let device = UInt64(head[3]), let inode = UInt64(head[4]),
+            let since = UInt64(head[6]), let goneBelow = UInt64(head[8])
+        else { return nil }
         var contents = Contents(origin: (device, inode), since: since, goneBelow: goneBelow)
         if headerOnly { return contents }
         let lines = bytes[..<end].split(separator: 0x0A, omittingEmptySubsequences: false)

@@ -14,7 +14,8 @@ extension EntityCoder {
     /// Every entity that decodes, and why each other one does not: each entity decoded on its own,
     /// straight from its JSON where the direct decoder can vouch for it.
     func decodeEach<E: Entity>(_ type: E.Type, from entities: [String: JSONValue], path: String)
-        -> (values: [String: E], failures: [String: FolioError]) {
+        -> (values: [String: E], failures: [String: FolioError])
+    {
         var values = [String: E](minimumCapacity: entities.count)
         var failures: [String: FolioError] = [:]
         for (id, json) in entities {

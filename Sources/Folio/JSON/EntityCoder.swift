@@ -101,8 +101,9 @@ final class EntityCoder {
                 failure.fieldPath = culprit.path
                 throw failure
             }
-            throw FolioError(.decodingFailed, "entity \"\(id)\" does not decode as \(E.self): \(Self.describe(error))",
-                             path: path, entityID: id)
+            throw FolioError(
+                .decodingFailed, "entity \"\(id)\" does not decode as \(E.self): \(Self.describe(error))",
+                path: path, entityID: id)
         }
     }
 
@@ -146,7 +147,8 @@ enum UnknownFields {
     /// Nested objects are merged the same way.
     static func merge(stored: JSONValue, known: JSONValue, new: JSONValue) -> JSONValue {
         guard case .object(let storedMembers) = stored, case .object(let knownMembers) = known,
-              case .object(var result) = new else { return new }
+            case .object(var result) = new
+        else { return new }
         for (key, value) in storedMembers {
             if let knownValue = knownMembers[key] {
                 if let newValue = result[key], newValue.objectValue != nil, value.objectValue != nil {

@@ -13,8 +13,9 @@ enum ISO8601Date {
 
     private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         guard bytes.count == 20 || bytes.count == 24, bytes[bytes.count - 1] == UInt8(ascii: "Z"),
-              bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":") else { return nil }
+            bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
+        else { return nil }
         func number(_ start: Int, _ count: Int) -> Int? {
             var value = 0
             for index in start..<(start + count) {
@@ -25,9 +26,10 @@ enum ISO8601Date {
             return value
         }
         guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              year >= 1600, (1...12).contains(month), day >= 1, day <= daysIn(month, of: year),
-              hour < 24, minute < 60, second < 60 else { return nil }
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            year >= 1600, (1...12).contains(month), day >= 1, day <= daysIn(month, of: year),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
         var milliseconds = 0
         if bytes.count == 24 {
             guard bytes[19] == UInt8(ascii: "."), let fraction = number(20, 3) else { return nil }

@@ -137,7 +137,9 @@ struct JSONParser {
                 if Array(earlier.utf8) == Array(member.key.utf8) {
                     throw failure("duplicate key \"\(member.key)\"", at: member.offset)
                 }
-                throw failure("key \"\(member.key)\" (UTF-8 \(Names.hexBytes(member.key))) is canonically equivalent to the earlier key \"\(earlier)\" (UTF-8 \(Names.hexBytes(earlier))): the same text in two Unicode normalizations; Folio keeps keys as exact bytes and will not merge them", at: member.offset)
+                throw failure(
+                    "key \"\(member.key)\" (UTF-8 \(Names.hexBytes(member.key))) is canonically equivalent to the earlier key \"\(earlier)\" (UTF-8 \(Names.hexBytes(earlier))): the same text in two Unicode normalizations; Folio keeps keys as exact bytes and will not merge them",
+                    at: member.offset)
             }
         }
         pendingMembers.removeSubrange(first...)
@@ -216,7 +218,8 @@ struct JSONParser {
                     var scalar = try parseHex4()
                     if (0xD800...0xDBFF).contains(scalar) {
                         guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-                              bytes[position + 1] == UInt8(ascii: "u") else {
+                            bytes[position + 1] == UInt8(ascii: "u")
+                        else {
                             throw failure("unpaired surrogate in \\u escape")
                         }
                         position += 2

@@ -83,8 +83,8 @@ private enum Scalars {
     /// not fit (it refuses `1e400` and `1e-400` where `Double(_:)` gives infinity and zero).
     static func double(_ value: JSONValue) throws -> Double {
         guard case .number(let text) = value, !text.utf8.contains(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
-              let number = Double(text), number.isFinite,
-              number != 0 || !text.utf8.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") })
+            let number = Double(text), number.isFinite,
+            number != 0 || !text.utf8.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") })
         else { throw JSONValueDecoder.Unsure() }
         return number
     }
@@ -92,7 +92,7 @@ private enum Scalars {
     /// Plain digits only (with a leading minus): `1.0` or `1e2` are left to `JSONDecoder`.
     static func integer<I: FixedWidthInteger>(_ value: JSONValue, as type: I.Type) throws -> I {
         guard case .number(let text) = value,
-              text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }), let number = I(text)
+            text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") }), let number = I(text)
         else { throw JSONValueDecoder.Unsure() }
         return number
     }

@@ -27,8 +27,10 @@ enum Limits {
     /// Throws when a journal record's payload is larger than a reader accepts.
     static func checkTransaction(payloadBytes: Int) throws(FolioError) {
         guard payloadBytes <= transactionBytes else {
-            throw FolioError(.limitExceeded, "the transaction is \(payloadBytes) bytes of JSON; Folio's limit for one transaction is \(transactionBytes) bytes (\(transactionBytes >> 20) MiB): split it into several",
-                             path: StoreLayout.journal)
+            throw FolioError(
+                .limitExceeded,
+                "the transaction is \(payloadBytes) bytes of JSON; Folio's limit for one transaction is \(transactionBytes) bytes (\(transactionBytes >> 20) MiB): split it into several",
+                path: StoreLayout.journal)
         }
     }
 }

@@ -16,7 +16,8 @@ enum NumberCulprit {
         }
 
         var message: String {
-            let reach = Double(number).map { $0.isInfinite } ?? true
+            let reach =
+                Double(number).map { $0.isInfinite } ?? true
                 ? "it is beyond the range of every Swift number type (Double reaches about 1.8e308)"
                 : "its Swift type cannot hold it (an integer field takes whole numbers within its range; Float and Double have a range too)"
             return "the number \(number) in field \"\(field)\" does not fit the field's Swift type: \(reach)"

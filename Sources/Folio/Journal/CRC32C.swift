@@ -25,9 +25,12 @@ enum CRC32C {
         tables.withUnsafeBufferPointer { t in
             let t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3], t4 = t[4], t5 = t[5], t6 = t[6], t7 = t[7]
             while index + 8 <= count {
-                let low = crc ^ (UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8
-                    | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24)
-                crc = t7[Int(low & 0xFF)] ^ t6[Int((low >> 8) & 0xFF)] ^ t5[Int((low >> 16) & 0xFF)] ^ t4[Int(low >> 24)]
+                let low =
+                    crc
+                    ^ (UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8
+                        | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24)
+                crc =
+                    t7[Int(low & 0xFF)] ^ t6[Int((low >> 8) & 0xFF)] ^ t5[Int((low >> 16) & 0xFF)] ^ t4[Int(low >> 24)]
                     ^ t3[Int(bytes[index + 4])] ^ t2[Int(bytes[index + 5])] ^ t1[Int(bytes[index + 6])] ^ t0[Int(bytes[index + 7])]
                 index += 8
             }

@@ -112,11 +112,12 @@ final class Journal {
     /// The header at the start of `bytes`, or nil when they are too short or fail the checksum.
     static func decodeHeader(_ bytes: [UInt8]) -> Header? {
         guard bytes.count >= headerSize, Array(bytes[0..<8]) == magic,
-              CRC32C.checksum(Array(bytes[0..<32])) == bytes.loadLittleEndian(UInt32.self, at: 32)
+            CRC32C.checksum(Array(bytes[0..<32])) == bytes.loadLittleEndian(UInt32.self, at: 32)
         else { return nil }
-        return Header(generation: bytes.loadLittleEndian(UInt64.self, at: 8),
-                      firstTransaction: bytes.loadLittleEndian(UInt64.self, at: 16),
-                      nextSequence: bytes.loadLittleEndian(UInt64.self, at: 24))
+        return Header(
+            generation: bytes.loadLittleEndian(UInt64.self, at: 8),
+            firstTransaction: bytes.loadLittleEndian(UInt64.self, at: 16),
+            nextSequence: bytes.loadLittleEndian(UInt64.self, at: 24))
     }
 
     static func encode(_ header: Header) -> [UInt8] {
@@ -169,8 +170,9 @@ final class Journal {
             let bytes = try read(at: position, count: Int(window))
             guard !bytes.isEmpty else { return ReadResult(records: records, end: position, discardedBytes: 0) }
             let whole = toTheEnd || bytes.count < Int(window)
-            var part = try Self.parseRecords(bytes, baseOffset: position, generation: generation, expectedTransaction: expected,
-                                             classifyingTail: whole)
+            var part = try Self.parseRecords(
+                bytes, baseOffset: position, generation: generation, expectedTransaction: expected,
+                classifyingTail: whole)
             records += part.records
             expected += UInt64(part.records.count)
             let stop = Int(part.end - position)
@@ -208,8 +210,10 @@ final class Journal {
     /// - Parameter classifyingTail: Whether `bytes` run to the end of the file, so that what follows
     ///   the records is told apart: free space (zeros only: `discardedBytes` 0), a torn tail
     ///   (`discardedBytes` up to the last byte that is not zero), or damage.
-    static func parseRecords(_ bytes: [UInt8], baseOffset: Int64, generation: UInt64, expectedTransaction: UInt64,
-                             classifyingTail: Bool = true) throws(FolioError) -> ReadResult {
+    static func parseRecords(
+        _ bytes: [UInt8], baseOffset: Int64, generation: UInt64, expectedTransaction: UInt64,
+        classifyingTail: Bool = true
+    ) throws(FolioError) -> ReadResult {
         var records: [JournalRecord] = []
         var position = 0
         var expected = expectedTransaction
@@ -235,14 +239,21 @@ final class Journal {
             position += recordHeaderSize + length
         }
         // Zeros at the end are free space, not a torn tail.
-        let discarded = reason == nil ? 0 : bytes.withUnsafeBytes { raw in
-            Self.lengthWithoutTrailingZeros(UnsafeRawBufferPointer(rebasing: raw[position...]))
-        }
-        let damage = discarded == 0 || !classifyingTail ? nil : reason.flatMap { reason in
-            Self.damage(in: bytes, at: position, baseOffset: baseOffset, generation: generation, expected: expected, reason: reason)
-        }
-        return ReadResult(records: records, end: baseOffset + Int64(position),
-                          discardedBytes: Int64(discarded), discardedReason: reason, damage: damage)
+        let discarded =
+            reason == nil
+            ? 0
+            : bytes.withUnsafeBytes { raw in
+                Self.lengthWithoutTrailingZeros(UnsafeRawBufferPointer(rebasing: raw[position...]))
+            }
+        let damage =
+            discarded == 0 || !classifyingTail
+            ? nil
+            : reason.flatMap { reason in
+                Self.damage(in: bytes, at: position, baseOffset: baseOffset, generation: generation, expected: expected, reason: reason)
+            }
+        return ReadResult(
+            records: records, end: baseOffset + Int64(position),
+            discardedBytes: Int64(discarded), discardedReason: reason, damage: damage)
     }
 
     /// How many bytes of `bytes` come before its trailing zeros.
@@ -269,7 +280,7 @@ final class Journal {
             return
         }
         let newSize = (end + Int64(Self.freeSpace) + 4095) / 4096 * 4096
-        var extended = [UInt8]()
+        var extended: [UInt8] = []
         extended.reserveCapacity(Int(newSize - offset))
         extended.append(contentsOf: bytes)
         extended.append(contentsOf: repeatElement(0, count: Int(newSize - end)))
@@ -290,8 +301,9 @@ final class Journal {
     func tail(after offset: Int64, generation: UInt64, expectedTransaction: UInt64) throws(FolioError) -> Int64 {
         let available = try size - offset
         guard available > 0 else { return 0 }
-        let result = try Self.parseRecords(try read(at: offset, count: Int(available)), baseOffset: offset,
-                                           generation: generation, expectedTransaction: expectedTransaction)
+        let result = try Self.parseRecords(
+            try read(at: offset, count: Int(available)), baseOffset: offset,
+            generation: generation, expectedTransaction: expectedTransaction)
         if let damage = result.damage { throw damage.error() }
         return result.end - offset + result.discardedBytes
     }

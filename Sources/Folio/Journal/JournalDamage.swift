@@ -19,15 +19,17 @@ struct JournalDamage: Sendable, Equatable {
 
     var description: String {
         if let nextValidOffset {
-            return "damaged at byte \(offset) (\(reason)) and a valid record follows at byte \(nextValidOffset): this is not a torn tail left by a crash, so Folio cannot tell which transactions committed and will not guess"
+            return
+                "damaged at byte \(offset) (\(reason)) and a valid record follows at byte \(nextValidOffset): this is not a torn tail left by a crash, so Folio cannot tell which transactions committed and will not guess"
         }
         return "the header is damaged (\(reason)) and records follow it: Folio cannot tell which transactions committed and will not guess"
     }
 
     func error(copy: String? = nil) -> FolioError {
         let kept = copy.map { "; a copy is in \($0)" } ?? ""
-        return FolioError(.corruptJournal, "\(description). The journal is left as it is\(kept); run `folio recover` to apply the transactions that validate (docs/CLI.md)",
-                          path: StoreLayout.journal)
+        return FolioError(
+            .corruptJournal, "\(description). The journal is left as it is\(kept); run `folio recover` to apply the transactions that validate (docs/CLI.md)",
+            path: StoreLayout.journal)
     }
 }
 
@@ -72,10 +74,12 @@ extension Journal {
 
     /// Classifies the bytes from `position` on, where reading stopped: nil for a torn tail (no
     /// valid record after it, or a lost sector before the next one), else the damage.
-    static func damage(in bytes: [UInt8], at position: Int, baseOffset: Int64, generation: UInt64,
-                       expected: UInt64, reason: String) -> JournalDamage? {
+    static func damage(
+        in bytes: [UInt8], at position: Int, baseOffset: Int64, generation: UInt64,
+        expected: UInt64, reason: String
+    ) -> JournalDamage? {
         guard let next = nextValidRecord(in: bytes, from: position, seed: seed(generation), minimum: expected),
-              !containsLostSector(bytes, from: position, to: next, baseOffset: baseOffset)
+            !containsLostSector(bytes, from: position, to: next, baseOffset: baseOffset)
         else { return nil }
         return JournalDamage(offset: baseOffset + Int64(position), nextValidOffset: baseOffset + Int64(next), reason: reason)
     }
@@ -85,7 +89,8 @@ extension Journal {
     /// one sector before any record), else nil.
     static func headerDamage(in file: [UInt8]) -> JournalDamage? {
         guard file.count > headerSize, decodeHeader(file) == nil,
-              file[headerSize...].contains(where: { $0 != 0 }) else { return nil }
+            file[headerSize...].contains(where: { $0 != 0 })
+        else { return nil }
         let reason = file.starts(with: Array("FOLIOJ01".utf8)) ? "checksum mismatch" : "no FOLIOJ01 magic"
         return JournalDamage(offset: 0, nextValidOffset: nil, reason: reason)
     }
@@ -97,9 +102,12 @@ extension Journal {
     /// - Returns: The header to write a clean journal with, and the payloads of the records.
     static func salvage(_ file: [UInt8]) -> (header: Header, payloads: [[UInt8]])? {
         guard file.count >= headerSize else { return nil }
-        let header = decodeHeader(file) ?? Header(generation: file.loadLittleEndian(UInt64.self, at: 8),
-                                                  firstTransaction: file.loadLittleEndian(UInt64.self, at: 16),
-                                                  nextSequence: file.loadLittleEndian(UInt64.self, at: 24))
+        let header =
+            decodeHeader(file)
+            ?? Header(
+                generation: file.loadLittleEndian(UInt64.self, at: 8),
+                firstTransaction: file.loadLittleEndian(UInt64.self, at: 16),
+                nextSequence: file.loadLittleEndian(UInt64.self, at: 24))
         let bytes = Array(file[headerSize...])
         let seed = seed(header.generation)
         var payloads: [[UInt8]] = []

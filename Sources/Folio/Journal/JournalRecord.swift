@@ -136,10 +136,10 @@ struct JournalRecord: Sendable, Equatable {
         changes.reserveCapacity(items.count)
         for item in items {
             guard let collection = item["collection"]?.stringValue,
-                  let granularityText = item["granularity"]?.stringValue,
-                  let granularity = PartitionGranularity(rawValue: granularityText),
-                  let partition = item["partition"]?.stringValue,
-                  let id = item["id"]?.stringValue
+                let granularityText = item["granularity"]?.stringValue,
+                let granularity = PartitionGranularity(rawValue: granularityText),
+                let partition = item["partition"]?.stringValue,
+                let id = item["id"]?.stringValue
             else { throw bad("a change lacks collection, granularity, partition or id") }
             let address: PartitionAddress
             do {
@@ -149,8 +149,10 @@ struct JournalRecord: Sendable, Equatable {
             let entity = item["entity"]
             if entity == nil && item["deleted"] != .bool(true) { throw bad("change of \"\(id)\" has neither entity nor deleted") }
             if let entity, entity.objectValue == nil { throw bad("entity \"\(id)\" is not a JSON object") }
-            changes.append(Change(address: address, id: id, entity: entity, version: item["version"]?.stringValue,
-                                  forgetsVersion: item["version"] == .null))
+            changes.append(
+                Change(
+                    address: address, id: id, entity: entity, version: item["version"]?.stringValue,
+                    forgetsVersion: item["version"] == .null))
         }
         var outbox: [OutboxChange] = []
         if case .array(let items)? = value["outbox"] {

@@ -16,7 +16,10 @@ extension FolderScan {
         let end = (first ?? 0) + UInt64(records.count)
         let findings = try check.findings(log, firstTransaction: first, end: end).findings
         for finding in findings {
-            report(.error, .inconsistentCopy, finding.path, "\(finding.message): this folder is a copy taken while Folio was writing the store, and may hold part of a transaction; it will not open. Copy it again from a folder no process is writing, or use `folio snapshot`")
+            report(
+                .error, .inconsistentCopy, finding.path,
+                "\(finding.message): this folder is a copy taken while Folio was writing the store, and may hold part of a transaction; it will not open. Copy it again from a folder no process is writing, or use `folio snapshot`"
+            )
         }
     }
 }

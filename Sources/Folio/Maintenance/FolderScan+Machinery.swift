@@ -30,16 +30,21 @@ extension FolderScan {
                 for file in list(StoreLayout.tempFolder) {
                     let tempPath = StoreLayout.tempFolder + "/" + file.name
                     leftoverTempFiles.append(tempPath)
-                    report(.warning, .tempFile, tempPath,
-                           "a temp file of an atomic replace: left by a crash (or a write in progress); opening the store or `folio recover` removes it")
+                    report(
+                        .warning, .tempFile, tempPath,
+                        "a temp file of an atomic replace: left by a crash (or a write in progress); opening the store or `folio recover` removes it")
                 }
             case (MigrationCommit.folder, true):
                 let committed = Platform.identity(atPath: fileSystem.absolute(MigrationCommit.commitFile)).0 != nil
-                report(.warning, .tempFile, path, committed
-                       ? "a migration interrupted after its commit: the next open finishes it (the store is the migrated one)"
-                       : "a migration interrupted before its commit: the next open discards it (the store is the old one)")
+                report(
+                    .warning, .tempFile, path,
+                    committed
+                        ? "a migration interrupted after its commit: the next open finishes it (the store is the migrated one)"
+                        : "a migration interrupted before its commit: the next open discards it (the store is the old one)")
             case (Self.quarantineFolder, true):
-                checkQuarantine(Self.quarantineFolder, what: "moved aside by `folio recover` because it could not be read: repair it, then merge it back by hand (see docs/CLI.md)")
+                checkQuarantine(
+                    Self.quarantineFolder,
+                    what: "moved aside by `folio recover` because it could not be read: repair it, then merge it back by hand (see docs/CLI.md)")
             default:
                 report(.note, .strayFile, path, "not part of the format: Folio ignores it")
             }
@@ -62,8 +67,9 @@ extension FolderScan {
         let locator = JSONKeyLocator(bytes)
         for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
             guard let sequence = CommandFileName.sequence(fromFileName: key + ".json"), let parsed = CommandAttempts(json: entry) else {
-                report(.warning, .machinery, path, at: locator.position(of: [key]),
-                       "entry \"\(key)\" is not a 20-digit command number with an integer \"count\": Folio ignores it")
+                report(
+                    .warning, .machinery, path, at: locator.position(of: [key]),
+                    "entry \"\(key)\" is not a 20-digit command number with an integer \"count\": Folio ignores it")
                 continue
             }
             attempts[sequence] = parsed
@@ -95,8 +101,9 @@ extension FolderScan {
             return
         }
         if let lock = Platform.identity(atPath: fileSystem.absolute(StoreLayout.lockFile)).0, !record.names(lock) {
-            report(.note, .machinery, path, at: .init(line: 1, column: 1),
-                   "names the lock of another folder: this folder is a copy, and its next read-write open makes it a writer of its own")
+            report(
+                .note, .machinery, path, at: .init(line: 1, column: 1),
+                "names the lock of another folder: this folder is a copy, and its next read-write open makes it a writer of its own")
         }
     }
 
@@ -134,8 +141,9 @@ extension FolderScan {
         }
         guard readFile(path) != nil else { return }
         if !FieldIndexFile.isIntact(fileSystem, collection: collection) {
-            report(.warning, .machinery, path, at: .init(line: 1, column: 1),
-                   "a damaged field index (derived data): Folio ignores it and rebuilds it when needed; `folio recover` deletes it")
+            report(
+                .warning, .machinery, path, at: .init(line: 1, column: 1),
+                "a damaged field index (derived data): Folio ignores it and rebuilds it when needed; `folio recover` deletes it")
             damagedDerivedFiles.append(path)
         }
     }
@@ -159,8 +167,9 @@ extension FolderScan {
             let entries = IndexFile.read(fileSystem, collection: entry.name)
             let hasEntries = lines.dropFirst().contains { $0.first == UInt8(ascii: "P") }
             if lines.first.map({ String(decoding: $0, as: UTF8.self) }) != IndexFile.header || (entries.isEmpty && hasEntries) {
-                report(.warning, .machinery, path, at: .init(line: 1, column: 1),
-                       "a damaged index (derived data): Folio ignores it and rebuilds it when needed; `folio recover` deletes it")
+                report(
+                    .warning, .machinery, path, at: .init(line: 1, column: 1),
+                    "a damaged index (derived data): Folio ignores it and rebuilds it when needed; `folio recover` deletes it")
                 damagedDerivedFiles.append(path)
             }
         }

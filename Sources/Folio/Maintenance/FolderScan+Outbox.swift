@@ -11,7 +11,12 @@ extension FolderScan {
                 switch path {
                 case OutboxBook.failedFolder: checkFailedFolder(&places)
                 case OutboxBook.sentFolder: checkSentFolder(&places)
-                case OutboxBook.quarantineFolder: checkQuarantine(OutboxBook.quarantineFolder, what: "an unreadable command file: the sync engine sends nothing while it is here; repair it and move it back to outbox/, or delete it (its change is then lost)")
+                case OutboxBook.quarantineFolder:
+                    checkQuarantine(
+                        OutboxBook.quarantineFolder,
+                        what:
+                            "an unreadable command file: the sync engine sends nothing while it is here; repair it and move it back to outbox/, or delete it (its change is then lost)"
+                    )
                 default: report(.warning, .strayFile, path, "a folder that is not part of the outbox: Folio ignores it")
                 }
                 continue
@@ -26,10 +31,12 @@ extension FolderScan {
         let touchedByJournal = journalSequences
         for (sequence, paths) in places.sorted(by: { $0.key < $1.key }) where paths.count > 1 {
             let explained = touchedByJournal.contains(sequence)
-            report(explained ? .note : .error, .outboxNumbering, paths[0],
-                   "command \(sequence) is also in \(paths.dropFirst().joined(separator: ", "))"
-                   + (explained ? ": a checkpoint was cut short, and the journal settles it on the next open"
-                      : ": a command is in exactly one place; keep the one that is right (a copy in sent/ means it was sent)"))
+            report(
+                explained ? .note : .error, .outboxNumbering, paths[0],
+                "command \(sequence) is also in \(paths.dropFirst().joined(separator: ", "))"
+                    + (explained
+                        ? ": a checkpoint was cut short, and the journal settles it on the next open"
+                        : ": a command is in exactly one place; keep the one that is right (a copy in sent/ means it was sent)"))
         }
         checkGaps()
     }
@@ -39,8 +46,9 @@ extension FolderScan {
         if let sequence = CommandFileName.sequence(fromFileName: name) { return sequence }
         let stray = StrayFileProblem.classify(name)
         if stray.kind == .strayFile, name.hasSuffix(".json"), !name.hasPrefix(".") {
-            report(.error, .outboxNumbering, path,
-                   "not a command file name (20 digits, then .json, e.g. 00000000000000000042.json): Folio ignores it, so its change is never sent")
+            report(
+                .error, .outboxNumbering, path,
+                "not a command file name (20 digits, then .json, e.g. 00000000000000000042.json): Folio ignores it, so its change is never sent")
         } else {
             report(stray.severity, stray.kind, path, stray.message)
         }
@@ -59,11 +67,13 @@ extension FolderScan {
     func checkCommand(_ path: String, sequence: UInt64, severity: StoreProblem.Severity, heldByJournal: Bool = false) -> JSONValue? {
         guard let bytes = readFile(path) else { return nil }
         if heldByJournal && !Self.isWholeCommand(bytes, sequence: sequence, path: path) {
-            report(.note, .outboxCommand, path,
-                   "cut short by a checkpoint a crash interrupted: the journal holds command \(sequence), and the next open writes this file again")
+            report(
+                .note, .outboxCommand, path,
+                "cut short by a checkpoint a crash interrupted: the journal holds command \(sequence), and the next open writes this file again")
             return nil
         }
-        let quarantine = severity == .error
+        let quarantine =
+            severity == .error
             ? "; Folio moves it to outbox/quarantine/ and sends nothing until it is repaired" : ""
         guard let json = parseJSON(path, bytes, severity: severity, what: "not a command" + quarantine) else { return nil }
         let locator = JSONKeyLocator(bytes)
@@ -75,15 +85,17 @@ extension FolderScan {
             return nil
         }
         guard command.sequence == sequence else {
-            report(severity, .outboxNumbering, path, at: locator.position(of: ["sequence"]),
-                   "the file's name says command \(sequence) but its \"sequence\" is \(command.sequence)" + quarantine)
+            report(
+                severity, .outboxNumbering, path, at: locator.position(of: ["sequence"]),
+                "the file's name says command \(sequence) but its \"sequence\" is \(command.sequence)" + quarantine)
             return nil
         }
         // `<writer id>-<sequence>` (FORMAT.md): the writer is this folder instance's, or an earlier
         // one's (a copy keeps the ids of the commands it was copied with).
         if !command.id.hasSuffix("-" + CommandFileName.stem(sequence)) {
-            report(.warning, .outboxCommand, path, at: locator.position(of: ["id"]),
-                   "its id \"\(command.id)\" is not <writer id>-<its sequence>: copied from another command? The server takes the id as its idempotency key")
+            report(
+                .warning, .outboxCommand, path, at: locator.position(of: ["id"]),
+                "its id \"\(command.id)\" is not <writer id>-<its sequence>: copied from another command? The server takes the id as its idempotency key")
         }
         return json
     }
@@ -122,10 +134,13 @@ extension FolderScan {
             if let bytes = readFile(reasonPath) {
                 // A reason cut short with its command's "fail" still in the journal: a note.
                 let severity: StoreProblem.Severity = journalSequences.contains(sequence) ? .note : .warning
-                if let value = parseJSON(reasonPath, bytes, severity: severity, what: "the reason of command \(sequence) is lost (the command itself is intact)") {
+                if let value = parseJSON(
+                    reasonPath, bytes, severity: severity, what: "the reason of command \(sequence) is lost (the command itself is intact)")
+                {
                     if value["reason"]?.stringValue == nil {
-                        report(.warning, .outboxCommand, reasonPath, at: .init(line: 1, column: 1),
-                               "expected an object with a \"reason\" string: {\"reason\": \"…\", \"status\": 422, \"failedAt\": \"…\"}")
+                        report(
+                            .warning, .outboxCommand, reasonPath, at: .init(line: 1, column: 1),
+                            "expected an object with a \"reason\" string: {\"reason\": \"…\", \"status\": 422, \"failedAt\": \"…\"}")
                     } else {
                         reason = value
                     }
@@ -156,8 +171,10 @@ extension FolderScan {
             }
         }
         if sentArchive.count > OutboxBook.sentArchiveLimit {
-            report(.note, .outboxNumbering, folder,
-                   "\(sentArchive.count) sent commands kept; Folio keeps the newest \(OutboxBook.sentArchiveLimit) and trims the rest at its next checkpoint that sends")
+            report(
+                .note, .outboxNumbering, folder,
+                "\(sentArchive.count) sent commands kept; Folio keeps the newest \(OutboxBook.sentArchiveLimit) and trims the rest at its next checkpoint that sends"
+            )
         }
     }
 
@@ -184,8 +201,10 @@ extension FolderScan {
             let missing = (previous + 1)..<next
             guard !missing.allSatisfy(known.contains) else { continue }
             let range = missing.count == 1 ? "\(missing.lowerBound)" : "\(missing.lowerBound)–\(missing.upperBound - 1)"
-            report(.note, .outboxNumbering, commandFiles[next] ?? OutboxBook.folder,
-                   "command(s) \(range) are missing before \(next): sent, coalesced or dropped (normal), unless a file was deleted by hand (then that change is lost)")
+            report(
+                .note, .outboxNumbering, commandFiles[next] ?? OutboxBook.folder,
+                "command(s) \(range) are missing before \(next): sent, coalesced or dropped (normal), unless a file was deleted by hand (then that change is lost)"
+            )
         }
     }
 

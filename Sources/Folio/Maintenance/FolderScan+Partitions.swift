@@ -13,8 +13,9 @@ extension FolderScan {
                 } else if DataFileName.isMonthFolder(entry.name) {
                     dayFolders.append(entry.name)
                 } else {
-                    report(entry.name.hasPrefix(".") ? .note : .warning, .strayFile, path,
-                           "a folder that is not a month (YYYY-MM): Folio ignores it")
+                    report(
+                        entry.name.hasPrefix(".") ? .note : .warning, .strayFile, path,
+                        "a folder that is not a month (YYYY-MM): Folio ignores it")
                 }
                 continue
             }
@@ -22,19 +23,24 @@ extension FolderScan {
             if let key = DataFileName.month(fileName: entry.name) {
                 months.append(key)
             } else if let day = DataFileName.day(fileName: entry.name) {
-                report(.error, .wrongPartition, path,
-                       "a day file directly in the collection folder: day partitions live in \(collection)/\(day.month)/\(entry.name); Folio does not read it here")
+                report(
+                    .error, .wrongPartition, path,
+                    "a day file directly in the collection folder: day partitions live in \(collection)/\(day.month)/\(entry.name); Folio does not read it here"
+                )
             } else if let stem, looksLikeDate(stem) {
-                report(.error, .invalidName, path,
-                       "\"\(stem)\" is not a real month (YYYY-MM, year 0001–9999): Folio does not read this file")
+                report(
+                    .error, .invalidName, path,
+                    "\"\(stem)\" is not a real month (YYYY-MM, year 0001–9999): Folio does not read this file")
             } else {
                 let stray = StrayFileProblem.classify(entry.name)
                 report(stray.severity, stray.kind, path, stray.message)
             }
         }
         if !months.isEmpty && !dayFolders.isEmpty {
-            report(.error, .wrongPartition, collection,
-                   "collection \(collection) has both month files and day folders: a collection has one partitioning; Folio reads only the layout its entity type declares")
+            report(
+                .error, .wrongPartition, collection,
+                "collection \(collection) has both month files and day folders: a collection has one partitioning; Folio reads only the layout its entity type declares"
+            )
         }
         let granularity: PartitionGranularity = dayFolders.isEmpty ? .month : .day
         if collections[collection] == nil { collections[collection] = Collection(granularity: granularity) }
@@ -63,14 +69,17 @@ extension FolderScan {
                 if key.month == month {
                     checkPartitionFile(path, collection: collection, key: key)
                 } else {
-                    report(.error, .wrongPartition, path,
-                           "the day \(key.text) is in the folder of month \(month): move it to \(collection)/\(key.month)/\(entry.name); Folio does not read it here")
+                    report(
+                        .error, .wrongPartition, path,
+                        "the day \(key.text) is in the folder of month \(month): move it to \(collection)/\(key.month)/\(entry.name); Folio does not read it here"
+                    )
                 }
             } else if DataFileName.month(fileName: entry.name) != nil {
                 report(.error, .wrongPartition, path, "a month file inside a month folder: Folio does not read it here")
             } else if let stem, looksLikeDate(stem) {
-                report(.error, .invalidName, path,
-                       "\"\(stem)\" is not a real day (YYYY-MM-DD, a calendar date): Folio does not read this file")
+                report(
+                    .error, .invalidName, path,
+                    "\"\(stem)\" is not a real day (YYYY-MM-DD, a calendar date): Folio does not read this file")
             } else {
                 let stray = StrayFileProblem.classify(entry.name)
                 report(stray.severity, stray.kind, path, stray.message)
@@ -88,7 +97,8 @@ extension FolderScan {
     /// whose own `id` (if it has one) matches the key it is stored under.
     func checkPartitionFile(_ path: String, collection: String, key: PartitionKey) {
         guard let bytes = readFile(path) else { return }
-        let what = "Folio does not read or overwrite this file until it is fixed (its entities are missing from the store meanwhile); `folio recover` moves it to .folio/quarantine/"
+        let what =
+            "Folio does not read or overwrite this file until it is fixed (its entities are missing from the store meanwhile); `folio recover` moves it to .folio/quarantine/"
         guard let value = parseJSON(path, bytes, what: what) else {
             unreadableFiles.append(path)
             return
@@ -96,9 +106,10 @@ extension FolderScan {
         // The schema is the store's own (PartitionFile), so verify passes exactly what Folio reads.
         let problems = PartitionFile.problems(in: value, bytes: bytes, path: path)
         for problem in problems {
-            report(.error, problem.kind == .badID ? .invalidName : .badShape, path,
-                   at: .init(line: problem.error.line ?? 1, column: problem.error.column ?? 1),
-                   "\(problem.error.message); Folio does not read this file until it is fixed")
+            report(
+                .error, problem.kind == .badID ? .invalidName : .badShape, path,
+                at: .init(line: problem.error.line ?? 1, column: problem.error.column ?? 1),
+                "\(problem.error.message); Folio does not read this file until it is fixed")
         }
         guard problems.isEmpty, case .object(let entities)? = value["entities"] else {
             unreadableFiles.append(path)
@@ -118,12 +129,14 @@ extension FolderScan {
             default: ownID = nil
             }
             for number in NumberCulprit.outOfRange(in: entity) {
-                report(.error, .badShape, path, at: locator.position(of: ["entities", id] + number.path.prefix(1)) ?? position,
-                       "entity \"\(id)\": \(number.message); the app cannot read this entity until it is fixed")
+                report(
+                    .error, .badShape, path, at: locator.position(of: ["entities", id] + number.path.prefix(1)) ?? position,
+                    "entity \"\(id)\": \(number.message); the app cannot read this entity until it is fixed")
             }
             if let ownID, ownID != id {
-                report(.error, .badShape, path, at: locator.position(of: ["entities", id, "id"]) ?? position,
-                       "entity stored under \"\(id)\" says its id is \"\(ownID)\": an entity is stored under its own id; rename the key or fix the field")
+                report(
+                    .error, .badShape, path, at: locator.position(of: ["entities", id, "id"]) ?? position,
+                    "entity stored under \"\(id)\" says its id is \"\(ownID)\": an entity is stored under its own id; rename the key or fix the field")
             }
         }
         if entities.isEmpty {
@@ -158,8 +171,9 @@ extension FolderScan {
                     guard let position = collection.positions[key]?[id] else { continue }
                     let path = StoreLayout.path(collection: name, granularity: collection.granularity, key: key)
                     let others = paths.filter { $0 != path }.joined(separator: ", ")
-                    report(.error, .duplicateID, path, at: position,
-                           "entity \"\(id)\" is also in \(others): an entity lives in exactly one partition file; delete the copy that is wrong")
+                    report(
+                        .error, .duplicateID, path, at: position,
+                        "entity \"\(id)\" is also in \(others): an entity lives in exactly one partition file; delete the copy that is wrong")
                 }
             }
         }
@@ -190,8 +204,10 @@ extension FolderScan {
         let named = members["revision"] != nil || members["ancestors"] != nil
         let revision = Revision.take(from: &members)
         if named && revision == nil {
-            report(.warning, .unknownBase, path, at: JSONKeyLocator(bytes).position(of: ["revision"]) ?? .init(line: 1, column: 1),
-                   "\"revision\" is not \"<writer>:<number>:<hash>\" (or \"ancestors\" not writer → number): Folio reads this file with an unknown base, adding and updating its entities but deleting none")
+            report(
+                .warning, .unknownBase, path, at: JSONKeyLocator(bytes).position(of: ["revision"]) ?? .init(line: 1, column: 1),
+                "\"revision\" is not \"<writer>:<number>:<hash>\" (or \"ancestors\" not writer → number): Folio reads this file with an unknown base, adding and updating its entities but deleting none"
+            )
             return
         }
         guard revision == nil else { return }
@@ -199,6 +215,9 @@ extension FolderScan {
         do { versions = try KeptVersions(fileSystem: fileSystem).versions(of: path) } catch { return }
         let hash = ContentHash(bytes)
         guard versions.contains(where: { $0.writer != nil }), !versions.contains(where: { $0.hash == hash }) else { return }
-        report(.warning, .unknownBase, path, "names no revision (it was written afresh, or its \"revision\" was removed): Folio reads it with an unknown base, adding and updating its entities but deleting none")
+        report(
+            .warning, .unknownBase, path,
+            "names no revision (it was written afresh, or its \"revision\" was removed): Folio reads it with an unknown base, adding and updating its entities but deleting none"
+        )
     }
 }

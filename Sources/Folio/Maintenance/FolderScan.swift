@@ -48,8 +48,10 @@ final class FolderScan {
         progressPhase = phase
     }
 
-    func report(_ severity: StoreProblem.Severity, _ kind: StoreProblem.Kind, _ path: String,
-                at position: JSONKeyLocator.Position? = nil, _ message: String) {
+    func report(
+        _ severity: StoreProblem.Severity, _ kind: StoreProblem.Kind, _ path: String,
+        at position: JSONKeyLocator.Position? = nil, _ message: String
+    ) {
         problems.append(StoreProblem(severity, kind, path: path, line: position?.line, column: position?.column, message: message))
     }
 
@@ -107,7 +109,9 @@ final class FolderScan {
             do { try await Task.sleep(for: .milliseconds(10)) } catch { break }
         }
         _ = Platform.close(fd)
-        report(.note, .unreadable, StoreLayout.lockFile, "a writer held the lock for seconds; checked without it, so a checkpoint running meanwhile may show as a passing problem")
+        report(
+            .note, .unreadable, StoreLayout.lockFile,
+            "a writer held the lock for seconds; checked without it, so a checkpoint running meanwhile may show as a passing problem")
         return nil
     }
 
@@ -129,8 +133,9 @@ final class FolderScan {
         do {
             return try JSONParser.parse(bytes)
         } catch {
-            report(severity, .invalidJSON, path, at: .init(line: error.line, column: error.column),
-                   "invalid JSON: \(error.message); \(what)")
+            report(
+                severity, .invalidJSON, path, at: .init(line: error.line, column: error.column),
+                "invalid JSON: \(error.message); \(what)")
             return nil
         }
     }
@@ -152,8 +157,11 @@ final class FolderScan {
         let path = StoreLayout.marker
         guard try fileSystem.identity(path) != nil else {
             let empty = try fileSystem.list("").isEmpty
-            report(.error, .marker, ".", empty ? "an empty folder, not a Folio store (no folio.json)"
-                   : "not a Folio store: there is no folio.json (Folio will not open or write this folder)")
+            report(
+                .error, .marker, ".",
+                empty
+                    ? "an empty folder, not a Folio store (no folio.json)"
+                    : "not a Folio store: there is no folio.json (Folio will not open or write this folder)")
             return false
         }
         guard let bytes = readFile(path) else { return false }
@@ -168,24 +176,28 @@ final class FolderScan {
         if let format = value["format"]?.integerValue {
             self.format = format
             if format > StoreLayout.formatVersion {
-                report(.error, .marker, path, at: locator.position(of: ["format"]),
-                       "format \(format) is newer than this Folio reads (\(StoreLayout.formatVersion)): use a newer folio tool")
+                report(
+                    .error, .marker, path, at: locator.position(of: ["format"]),
+                    "format \(format) is newer than this Folio reads (\(StoreLayout.formatVersion)): use a newer folio tool")
             } else if format < 1 {
                 report(.error, .marker, path, at: locator.position(of: ["format"]), "format must be a positive integer, not \(format)")
             }
         } else {
-            report(.error, .marker, path, at: locator.position(of: ["format"]) ?? .init(line: 1, column: 1),
-                   "no integer \"format\": Folio cannot open the store")
+            report(
+                .error, .marker, path, at: locator.position(of: ["format"]) ?? .init(line: 1, column: 1),
+                "no integer \"format\": Folio cannot open the store")
         }
         if let store = value["store"]?.stringValue, !store.isEmpty, store.utf8.count <= 128 {
             storeID = store
             if UUID(uuidString: store) == nil || store != store.uppercased() {
-                report(.warning, .marker, path, at: locator.position(of: ["store"]),
-                       "the store id \"\(store)\" is not an uppercase UUID, as FORMAT.md specifies (Folio accepts it)")
+                report(
+                    .warning, .marker, path, at: locator.position(of: ["store"]),
+                    "the store id \"\(store)\" is not an uppercase UUID, as FORMAT.md specifies (Folio accepts it)")
             }
         } else {
-            report(.error, .marker, path, at: locator.position(of: ["store"]) ?? .init(line: 1, column: 1),
-                   "no \"store\" id string (1–128 bytes): Folio cannot open the store")
+            report(
+                .error, .marker, path, at: locator.position(of: ["store"]) ?? .init(line: 1, column: 1),
+                "no \"store\" id string (1–128 bytes): Folio cannot open the store")
         }
         return true
     }
@@ -213,8 +225,9 @@ final class FolderScan {
                     partitionedFolders.insert(name)
                     checkCollectionFolder(name)
                 } catch {
-                    report(name.hasPrefix(".") ? .note : .warning, .strayFile, name,
-                           "a folder that is not a collection (\(error.message)): Folio ignores it")
+                    report(
+                        name.hasPrefix(".") ? .note : .warning, .strayFile, name,
+                        "a folder that is not a collection (\(error.message)): Folio ignores it")
                 }
                 continue
             }
@@ -235,8 +248,10 @@ final class FolderScan {
             }
         }
         for name in partitionedFolders.intersection(unpartitionedFiles).sorted() {
-            report(.error, .wrongPartition, name + ".json",
-                   "collection \(name) has both an unpartitioned file and a partitioned folder \(name)/: Folio refuses to open it with either layout; merge them into one")
+            report(
+                .error, .wrongPartition, name + ".json",
+                "collection \(name) has both an unpartitioned file and a partitioned folder \(name)/: Folio refuses to open it with either layout; merge them into one"
+            )
         }
     }
 }

@@ -81,19 +81,27 @@ extension Store {
         }
 
         if !scan.records.isEmpty {
-            actions.append(.init(kind: .replayedJournal, path: StoreLayout.journal,
-                                 message: "wrote \(scan.records.count) committed transaction(s) from the journal to the files"))
+            actions.append(
+                .init(
+                    kind: .replayedJournal, path: StoreLayout.journal,
+                    message: "wrote \(scan.records.count) committed transaction(s) from the journal to the files"))
         }
         if scan.journal.tornBytes > 0 && scan.journal.damage == nil {
-            actions.append(.init(kind: .droppedTornTail, path: StoreLayout.journal,
-                                 message: "dropped \(scan.journal.tornBytes) bytes of a transaction that never committed (cut by a crash)"))
+            actions.append(
+                .init(
+                    kind: .droppedTornTail, path: StoreLayout.journal,
+                    message: "dropped \(scan.journal.tornBytes) bytes of a transaction that never committed (cut by a crash)"))
         }
         for path in scan.leftoverTempFiles.sorted() {
             actions.append(.init(kind: .removedTempFile, path: path, message: "removed a temp file left by a crash (the file it was replacing is intact)"))
         }
         for name in try fileSystem.list(OutboxBook.quarantineFolder).map(\.name).sorted() where !commandQuarantineBefore.contains(name) {
-            actions.append(.init(kind: .quarantined, path: OutboxBook.folder + "/" + name,
-                                 message: "moved an unreadable command file to \(OutboxBook.quarantineFolder)/\(name): the sync engine sends nothing until it is repaired and moved back, or deleted"))
+            actions.append(
+                .init(
+                    kind: .quarantined, path: OutboxBook.folder + "/" + name,
+                    message:
+                        "moved an unreadable command file to \(OutboxBook.quarantineFolder)/\(name): the sync engine sends nothing until it is repaired and moved back, or deleted"
+                ))
         }
         return RecoveryReport(actions: actions, remaining: try await verify(at: url, progress: progress, phase: .verifying))
     }
@@ -117,13 +125,15 @@ extension Store {
     }
 
     private static func quarantineMessage(_ path: String, target: String, scan: FolderScan) -> String {
-        let why = scan.problems.first { $0.path == path && $0.severity <= .warning }.map { problem in
-            (problem.line.map { "line \($0)" + (problem.column.map { ", column \($0)" } ?? "") + ": " } ?? "")
-                + String(problem.message.prefix { $0 != ";" })
-        } ?? "unreadable"
+        let why =
+            scan.problems.first { $0.path == path && $0.severity <= .warning }.map { problem in
+                (problem.line.map { "line \($0)" + (problem.column.map { ", column \($0)" } ?? "") + ": " } ?? "")
+                    + String(problem.message.prefix { $0 != ";" })
+            } ?? "unreadable"
         switch path {
         case StoreLayout.journal:
-            return "moved to \(target) (\(why)); its transactions that were not in the files yet are NOT applied: they are lost unless someone extracts them from that file"
+            return
+                "moved to \(target) (\(why)); its transactions that were not in the files yet are NOT applied: they are lost unless someone extracts them from that file"
         case Store.attemptsFile:
             return "moved to \(target) (\(why)); retry counts start again"
         case Store.syncFile:

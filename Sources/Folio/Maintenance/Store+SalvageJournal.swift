@@ -31,7 +31,10 @@ extension Store {
 
         let damage = Journal.decodeHeader(bytes) == nil ? "its header is damaged" : "it is damaged"
         let skipped = undecodable == 0 ? "" : "; \(undecodable) record(s) validated but could not be applied and were left out"
-        return .init(kind: .salvagedJournal, path: StoreLayout.journal,
-                     message: "\(damage): kept the \(records.count) transaction(s) that validate (written to the files next)\(skipped); transactions in the damaged bytes are lost; the damaged journal is in \(target)")
+        return .init(
+            kind: .salvagedJournal, path: StoreLayout.journal,
+            message:
+                "\(damage): kept the \(records.count) transaction(s) that validate (written to the files next)\(skipped); transactions in the damaged bytes are lost; the damaged journal is in \(target)"
+        )
     }
 }

@@ -116,8 +116,10 @@ extension Store {
                 commandJSON[sequence] = json
                 return command
             } catch {
-                problems.append(StoreProblem(.error, .outboxCommand, path: error.path ?? StoreLayout.journal,
-                                             message: "command \(sequence): \(error.message)"))
+                problems.append(
+                    StoreProblem(
+                        .error, .outboxCommand, path: error.path ?? StoreLayout.journal,
+                        message: "command \(sequence): \(error.message)"))
                 return nil
             }
         }
@@ -133,8 +135,9 @@ extension Store {
             storeID: scan.storeID, format: scan.format.map { Int($0) }, collections: collections,
             pending: pending, failed: failed, quarantined: scan.quarantinedFiles.sorted(),
             attempts: scan.attempts.filter { pendingSet.contains($0.key) },
-            journal: StoreStatus.Journal(bytes: scan.journal.size, pendingTransactions: scan.journal.pendingTransactions,
-                                         tornBytes: scan.journal.tornBytes, generation: scan.journal.generation),
+            journal: StoreStatus.Journal(
+                bytes: scan.journal.size, pendingTransactions: scan.journal.pendingTransactions,
+                tornBytes: scan.journal.tornBytes, generation: scan.journal.generation),
             lastSent: newestSent.map { StoreStatus.LastSent(sequence: $0.sequence, archivedAt: Date(timeIntervalSince1970: Double($0.modified) / 1e9)) },
             pullCursors: scan.cursors,
             verification: VerificationReport(problems: problems, filesChecked: scan.filesChecked, entitiesChecked: scan.entitiesChecked),

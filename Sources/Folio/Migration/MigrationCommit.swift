@@ -54,7 +54,10 @@ enum MigrationCommit {
     static func finish(_ fileSystem: FileSystem, log: LogHandler?) throws(FolioError) {
         guard try fileSystem.identity(folder) != nil else { return }
         guard let (bytes, _) = try fileSystem.read(commitFile) else {
-            log?(LogMessage(level: .warning, text: "discarding a migration that was interrupted before it committed; the store keeps its previous schema", path: folder))
+            log?(
+                LogMessage(
+                    level: .warning, text: "discarding a migration that was interrupted before it committed; the store keeps its previous schema", path: folder)
+            )
             try fileSystem.removeTree(folder)
             return
         }
@@ -122,7 +125,8 @@ enum MigrationCommit {
         while let deepest = candidates.max(by: { $0.count < $1.count }), !deepest.isEmpty {
             candidates.remove(deepest)
             guard !deepest.hasPrefix("."), try fileSystem.identity(deepest)?.isDirectory == true,
-                  try fileSystem.list(deepest).isEmpty else { continue }
+                try fileSystem.list(deepest).isEmpty
+            else { continue }
             let code = Platform.removeDirectory(fileSystem.absolute(deepest))
             if code != 0 && !Platform.isNotFound(code) { throw .system("rmdir", path: deepest, errno: code) }
             let parent = FileSystem.parent(of: deepest)

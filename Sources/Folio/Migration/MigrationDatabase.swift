@@ -133,8 +133,10 @@ public final class MigrationDatabase {
                         throw FolioError(.corruptFile, "entity \"\(id)\" is not a JSON object", path: address.path, entityID: id)
                     }
                     guard entities[id] == nil else {
-                        throw FolioError(.corruptFile, "entity \"\(id)\" is in two partitions (\(entities[id]!.partition) and \(address.key.text)); fix the store before migrating",
-                                         path: address.path, entityID: id)
+                        throw FolioError(
+                            .corruptFile,
+                            "entity \"\(id)\" is in two partitions (\(entities[id]!.partition) and \(address.key.text)); fix the store before migrating",
+                            path: address.path, entityID: id)
                     }
                     entities[id] = Stored(partition: address.key.text, fields: fields, version: partition.versions[id])
                 }

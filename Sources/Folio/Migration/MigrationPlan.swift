@@ -16,8 +16,10 @@ struct MigrationPlan {
     ///   - applied: The names recorded before them.
     ///   - state: The store (its journal applied; the caller holds the writers' lock).
     ///   - marker: The store's `folio.json` as it is.
-    static func make(_ migrations: [Migrator.Migration], applied: [String], engine: StoreEngine,
-                     marker: [String: JSONValue]) throws(FolioError) -> MigrationPlan {
+    static func make(
+        _ migrations: [Migrator.Migration], applied: [String], engine: StoreEngine,
+        marker: [String: JSONValue]
+    ) throws(FolioError) -> MigrationPlan {
         let database = MigrationDatabase(engine: engine)
         for migration in migrations {
             for step in migration.steps { try database.apply(step) }
@@ -42,7 +44,10 @@ struct MigrationPlan {
             for (id, stored) in entities {
                 let kind = Self.granularity(ofKey: stored.partition)
                 guard let kind, granularity == nil || granularity == kind else {
-                    throw FolioError(.migrationFailed, "after migrating, collection \(collection) would mix partition keys (\"\(stored.partition)\" of entity \"\(id)\"): every entity needs a key of the same kind", entityID: id)
+                    throw FolioError(
+                        .migrationFailed,
+                        "after migrating, collection \(collection) would mix partition keys (\"\(stored.partition)\" of entity \"\(id)\"): every entity needs a key of the same kind",
+                        entityID: id)
                 }
                 granularity = kind
                 let address = try PartitionAddress(collection: collection, granularity: kind, partitionText: stored.partition)
@@ -57,11 +62,14 @@ struct MigrationPlan {
                 let kind = granularity ?? Self.granularity(ofKey: tombstone.partition)
                 var key = tombstone.partition
                 switch (Self.granularity(ofKey: key), kind) {
-                case let (from, to) where from == to: break
+                case (let from, let to) where from == to: break
                 case (.day?, .month?): key = String(key.prefix(7))
                 case (_, PartitionGranularity.none?): key = ""
                 default:
-                    throw FolioError(.migrationFailed, "collection \(collection) has a delete of \"\(id)\" waiting for the server (its version is kept in \(tombstone.partition)); sync before repartitioning it by day", entityID: id)
+                    throw FolioError(
+                        .migrationFailed,
+                        "collection \(collection) has a delete of \"\(id)\" waiting for the server (its version is kept in \(tombstone.partition)); sync before repartitioning it by day",
+                        entityID: id)
                 }
                 let address = try PartitionAddress(collection: collection, granularity: kind ?? .none, partitionText: key)
                 var contents = partitions[address] ?? PartitionFile.Contents(entities: [:], extra: original[address]?.extra ?? [:])
@@ -80,13 +88,16 @@ struct MigrationPlan {
             let removed = before.keys.filter { entities[$0] == nil }.count
             if changed > 0 || removed > 0 || partitions.keys.contains(where: { original[$0] == nil }) {
                 collections.insert(collection)
-                report.collections.append(MigrationReport.Collection(
-                    name: collection, entitiesChanged: changed, entitiesRemoved: removed,
-                    filesWritten: writes.filter { $0.path.hasPrefix(collection + "/") || $0.path == collection + ".json" }.count,
-                    filesRemoved: removes.filter { $0.hasPrefix(collection + "/") || $0 == collection + ".json" }.count))
+                report.collections.append(
+                    MigrationReport.Collection(
+                        name: collection, entitiesChanged: changed, entitiesRemoved: removed,
+                        filesWritten: writes.filter { $0.path.hasPrefix(collection + "/") || $0.path == collection + ".json" }.count,
+                        filesRemoved: removes.filter { $0.hasPrefix(collection + "/") || $0 == collection + ".json" }.count))
             }
         }
-        if !removes.isEmpty { collections.formUnion(removes.compactMap { $0.split(separator: "/").first.map { String($0.hasSuffix(".json") ? $0.dropLast(5) : $0) } }) }
+        if !removes.isEmpty {
+            collections.formUnion(removes.compactMap { $0.split(separator: "/").first.map { String($0.hasSuffix(".json") ? $0.dropLast(5) : $0) } })
+        }
     }
 
     private static func same(_ a: PartitionFile.Contents, _ b: PartitionFile.Contents) -> Bool {
@@ -101,12 +112,15 @@ struct MigrationPlan {
     }
 
     /// Pending and failed commands rewritten by the steps, and the commands the app asked for.
-    private mutating func addCommands(migrating steps: [MigrationStep], engine: StoreEngine, enqueueFor: Set<String>,
-                                      database: MigrationDatabase) throws(FolioError) {
+    private mutating func addCommands(
+        migrating steps: [MigrationStep], engine: StoreEngine, enqueueFor: Set<String>,
+        database: MigrationDatabase
+    ) throws(FolioError) {
         let mayHaveBeenSent = try OutboxMigration.mayHaveBeenSent(engine)
         for path in try OutboxMigration.commandFiles(in: engine.fileSystem) {
             if path.hasPrefix(OutboxBook.folder + "/"), !path.hasPrefix(OutboxBook.failedFolder + "/"),
-               let sequence = CommandFileName.sequence(fromFileName: FileSystem.name(of: path)), mayHaveBeenSent(sequence) {
+                let sequence = CommandFileName.sequence(fromFileName: FileSystem.name(of: path)), mayHaveBeenSent(sequence)
+            {
                 // Its request may have been applied with its answer lost: the retry must be the
                 // same request, or the server would refuse the reused key (PROTOCOL.md).
                 report.commandsKept += 1
@@ -117,8 +131,10 @@ struct MigrationPlan {
             // and said, so the migration's report does not look as if it had been migrated.
             let json: JSONValue
             do { json = try JSONParser.parse(bytes) } catch {
-                engine.report(.warning, "not migrated: line \(error.line), column \(error.column): \(error.message); "
-                             + "the outbox quarantines it until it is repaired", path: path)
+                engine.report(
+                    .warning,
+                    "not migrated: line \(error.line), column \(error.column): \(error.message); "
+                        + "the outbox quarantines it until it is repaired", path: path)
                 report.commandsKept += 1
                 continue
             }

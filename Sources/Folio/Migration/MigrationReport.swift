@@ -38,7 +38,9 @@ public struct MigrationReport: Sendable, Equatable, CustomStringConvertible {
         if pending.isEmpty { return "schema version \(schemaVersion): no pending migration" }
         var lines = ["\(pending.count) pending migration(s) to schema version \(schemaVersion): \(pending.joined(separator: ", "))"]
         for collection in collections {
-            lines.append("  \(collection.name): \(collection.entitiesChanged) entit\(collection.entitiesChanged == 1 ? "y" : "ies") changed, \(collection.entitiesRemoved) removed; \(collection.filesWritten) file(s) written, \(collection.filesRemoved) removed")
+            lines.append(
+                "  \(collection.name): \(collection.entitiesChanged) entit\(collection.entitiesChanged == 1 ? "y" : "ies") changed, \(collection.entitiesRemoved) removed; \(collection.filesWritten) file(s) written, \(collection.filesRemoved) removed"
+            )
         }
         if collections.isEmpty { lines.append("  no data file changes") }
         lines.append("  outbox: \(commandsRewritten) pending command(s) rewritten, \(commandsKept) kept as sent, \(commandsEnqueued) enqueued")

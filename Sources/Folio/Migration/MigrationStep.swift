@@ -45,13 +45,14 @@ public struct MigrationStep: Sendable {
     ///   - collection: The collection.
     /// - Returns: The step.
     public static func renameField(_ field: String, to newName: String, in collection: String) -> MigrationStep {
-        MigrationStep(kind: .map(collection: collection) { entity, _ in
-            guard let value = entity.fields.removeValue(forKey: field) else { return }
-            guard entity.fields[newName] == nil else {
-                throw FolioError(.migrationFailed, "cannot rename \"\(field)\" to \"\(newName)\": the entity has both", entityID: entity.id)
-            }
-            entity.fields[newName] = value
-        }, summary: "rename field \(collection).\(field) to \(newName)")
+        MigrationStep(
+            kind: .map(collection: collection) { entity, _ in
+                guard let value = entity.fields.removeValue(forKey: field) else { return }
+                guard entity.fields[newName] == nil else {
+                    throw FolioError(.migrationFailed, "cannot rename \"\(field)\" to \"\(newName)\": the entity has both", entityID: entity.id)
+                }
+                entity.fields[newName] = value
+            }, summary: "rename field \(collection).\(field) to \(newName)")
     }
 
     /// Removes a field from every entity of a collection.
@@ -62,8 +63,9 @@ public struct MigrationStep: Sendable {
     ///   - collection: The collection.
     /// - Returns: The step.
     public static func removeField(_ field: String, in collection: String) -> MigrationStep {
-        MigrationStep(kind: .map(collection: collection) { entity, _ in entity.fields[field] = nil },
-                      summary: "remove field \(collection).\(field)")
+        MigrationStep(
+            kind: .map(collection: collection) { entity, _ in entity.fields[field] = nil },
+            summary: "remove field \(collection).\(field)")
     }
 
     /// Gives a field a value in every entity of a collection that lacks it (or has it `null`).
@@ -73,9 +75,10 @@ public struct MigrationStep: Sendable {
     ///   - collection: The collection.
     /// - Returns: The step.
     public static func setDefault(_ field: String, _ value: JSONValue, in collection: String) -> MigrationStep {
-        MigrationStep(kind: .map(collection: collection) { entity, _ in
-            if entity.fields[field] == nil || entity.fields[field] == .null { entity.fields[field] = value }
-        }, summary: "set default of \(collection).\(field)")
+        MigrationStep(
+            kind: .map(collection: collection) { entity, _ in
+                if entity.fields[field] == nil || entity.fields[field] == .null { entity.fields[field] = value }
+            }, summary: "set default of \(collection).\(field)")
     }
 
     /// Changes one field of every entity of a collection: a type change (`"3"` to `3`), a new
@@ -86,13 +89,16 @@ public struct MigrationStep: Sendable {
     ///   - collection: The collection.
     ///   - transform: The change.
     /// - Returns: The step.
-    public static func changeField(_ field: String, in collection: String,
-                                   _ transform: @escaping @Sendable (JSONValue?) throws -> JSONValue?) -> MigrationStep {
-        MigrationStep(kind: .map(collection: collection) { entity, _ in
-            do { entity.fields[field] = try transform(entity.fields[field]) } catch {
-                throw FolioError(.migrationFailed, "changing \(collection).\(field): \(error)", entityID: entity.id)
-            }
-        }, summary: "change field \(collection).\(field)")
+    public static func changeField(
+        _ field: String, in collection: String,
+        _ transform: @escaping @Sendable (JSONValue?) throws -> JSONValue?
+    ) -> MigrationStep {
+        MigrationStep(
+            kind: .map(collection: collection) { entity, _ in
+                do { entity.fields[field] = try transform(entity.fields[field]) } catch {
+                    throw FolioError(.migrationFailed, "changing \(collection).\(field): \(error)", entityID: entity.id)
+                }
+            }, summary: "change field \(collection).\(field)")
     }
 
     /// Changes every entity of a collection as a whole: its fields, its partition, or its
@@ -101,10 +107,13 @@ public struct MigrationStep: Sendable {
     ///   - collection: The collection.
     ///   - update: The change.
     /// - Returns: The step.
-    public static func updateEntities(in collection: String,
-                                      _ update: @escaping @Sendable (inout MigratingEntity) throws -> Void) -> MigrationStep {
-        MigrationStep(kind: .map(collection: collection) { entity, _ in try update(&entity) },
-                      summary: "update entities of \(collection)")
+    public static func updateEntities(
+        in collection: String,
+        _ update: @escaping @Sendable (inout MigratingEntity) throws -> Void
+    ) -> MigrationStep {
+        MigrationStep(
+            kind: .map(collection: collection) { entity, _ in try update(&entity) },
+            summary: "update entities of \(collection)")
     }
 
     /// Renames a collection: its files move (`todos/…` to `tasks/…`), pending commands name the
@@ -125,20 +134,25 @@ public struct MigrationStep: Sendable {
     ///     anything to day needs one (say, from the entity's date field). A key that does not fit
     ///     the new granularity fails the migration.
     /// - Returns: The step.
-    public static func repartition(_ collection: String, by granularity: PartitionGranularity,
-                                   key: (@Sendable (MigratingEntity) throws -> String)? = nil) -> MigrationStep {
-        MigrationStep(kind: .map(collection: collection) { entity, _ in
-            if let key {
-                entity.partition = try key(entity)
-            } else {
-                switch granularity {
-                case .none: entity.partition = ""
-                case .month where entity.partition.count >= 7: entity.partition = String(entity.partition.prefix(7))
-                default:
-                    throw FolioError(.migrationFailed, "repartitioning \(collection) by \(granularity) needs a key for partition \"\(entity.partition)\"", entityID: entity.id)
+    public static func repartition(
+        _ collection: String, by granularity: PartitionGranularity,
+        key: (@Sendable (MigratingEntity) throws -> String)? = nil
+    ) -> MigrationStep {
+        MigrationStep(
+            kind: .map(collection: collection) { entity, _ in
+                if let key {
+                    entity.partition = try key(entity)
+                } else {
+                    switch granularity {
+                    case .none: entity.partition = ""
+                    case .month where entity.partition.count >= 7: entity.partition = String(entity.partition.prefix(7))
+                    default:
+                        throw FolioError(
+                            .migrationFailed, "repartitioning \(collection) by \(granularity) needs a key for partition \"\(entity.partition)\"",
+                            entityID: entity.id)
+                    }
                 }
-            }
-        }, summary: "repartition \(collection) by \(granularity)")
+            }, summary: "repartition \(collection) by \(granularity)")
     }
 
     /// Moves entities of a collection to other partitions (same granularity).
@@ -147,8 +161,9 @@ public struct MigrationStep: Sendable {
     ///   - key: The partition key each entity must be in.
     /// - Returns: The step.
     public static func moveEntities(in collection: String, to key: @escaping @Sendable (MigratingEntity) throws -> String) -> MigrationStep {
-        MigrationStep(kind: .map(collection: collection) { entity, _ in entity.partition = try key(entity) },
-                      summary: "move entities of \(collection)")
+        MigrationStep(
+            kind: .map(collection: collection) { entity, _ in entity.partition = try key(entity) },
+            summary: "move entities of \(collection)")
     }
 
     /// Decodes every entity of a collection as the old Swift type and writes the new one: the
@@ -164,26 +179,30 @@ public struct MigrationStep: Sendable {
     public static func convert<Old: Codable & Sendable, New: Entity>(
         _ old: Old.Type, from collection: String, to new: New.Type, _ convert: @escaping @Sendable (Old) throws -> New
     ) -> MigrationStep {
-        MigrationStep(kind: .map(collection: collection) { entity, coder in
-            let stored = JSONValue.object(entity.fields)
-            let value: Old
-            do { value = try coder.decoder.decode(Old.self, from: Data(JSONWriter.compact(stored))) } catch {
-                throw FolioError(.migrationFailed, "entity \"\(entity.id)\" of \(collection) does not decode as \(Old.self): \(EntityCoder.describe(error))", entityID: entity.id)
-            }
-            let converted: New
-            do { converted = try convert(value) } catch {
-                throw FolioError(.migrationFailed, "converting \"\(entity.id)\" to \(New.self): \(error)", entityID: entity.id)
-            }
-            // Fields neither type knows survive: what `Old` did not read is carried over.
-            let known = try coder.encodeValue(value)
-            let json = UnknownFields.merge(stored: stored, known: known, new: try coder.encode(converted))
-            guard converted.id.storageKey == entity.id else {
-                throw FolioError(.migrationFailed, "converting \"\(entity.id)\" to \(New.self) changed its id to \"\(converted.id.storageKey)\"", entityID: entity.id)
-            }
-            entity.collection = New.collection
-            entity.partition = try New.partitioning.key(converted)
-            entity.fields = json.objectValue ?? [:]
-        }, summary: "convert \(collection) from \(Old.self) to \(New.self)")
+        MigrationStep(
+            kind: .map(collection: collection) { entity, coder in
+                let stored = JSONValue.object(entity.fields)
+                let value: Old
+                do { value = try coder.decoder.decode(Old.self, from: Data(JSONWriter.compact(stored))) } catch {
+                    throw FolioError(
+                        .migrationFailed, "entity \"\(entity.id)\" of \(collection) does not decode as \(Old.self): \(EntityCoder.describe(error))",
+                        entityID: entity.id)
+                }
+                let converted: New
+                do { converted = try convert(value) } catch {
+                    throw FolioError(.migrationFailed, "converting \"\(entity.id)\" to \(New.self): \(error)", entityID: entity.id)
+                }
+                // Fields neither type knows survive: what `Old` did not read is carried over.
+                let known = try coder.encodeValue(value)
+                let json = UnknownFields.merge(stored: stored, known: known, new: try coder.encode(converted))
+                guard converted.id.storageKey == entity.id else {
+                    throw FolioError(
+                        .migrationFailed, "converting \"\(entity.id)\" to \(New.self) changed its id to \"\(converted.id.storageKey)\"", entityID: entity.id)
+                }
+                entity.collection = New.collection
+                entity.partition = try New.partitioning.key(converted)
+                entity.fields = json.objectValue ?? [:]
+            }, summary: "convert \(collection) from \(Old.self) to \(New.self)")
     }
 
     /// Anything else: split entities, merge them, move them between collections, through a
@@ -193,8 +212,10 @@ public struct MigrationStep: Sendable {
     ///     of an entity that stays); without it, pending commands are sent as they were queued.
     ///   - body: The change.
     /// - Returns: The step.
-    public static func custom(commands: (collection: String, update: @Sendable (inout MigratingEntity) throws -> Void)? = nil,
-                              _ body: @escaping @Sendable (MigrationDatabase) throws -> Void) -> MigrationStep {
+    public static func custom(
+        commands: (collection: String, update: @Sendable (inout MigratingEntity) throws -> Void)? = nil,
+        _ body: @escaping @Sendable (MigrationDatabase) throws -> Void
+    ) -> MigrationStep {
         let map: (collection: String, map: EntityMap)? = commands.map { commands in
             (commands.collection, { entity, _ in try commands.update(&entity) })
         }

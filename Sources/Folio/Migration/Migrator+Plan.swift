@@ -44,7 +44,9 @@ extension Migrator {
     private static func step(_ json: JSONValue, in migration: String) throws(FolioError) -> MigrationStep {
         func text(_ key: String) throws(FolioError) -> String {
             guard let value = json[key]?.stringValue, !value.isEmpty else {
-                throw FolioError(.invalidQuery, "a step of migration \"\(migration)\" needs a string \"\(key)\": \(String(decoding: JSONWriter.compact(json), as: UTF8.self))")
+                throw FolioError(
+                    .invalidQuery,
+                    "a step of migration \"\(migration)\" needs a string \"\(key)\": \(String(decoding: JSONWriter.compact(json), as: UTF8.self))")
             }
             return value
         }
@@ -57,7 +59,8 @@ extension Migrator {
         if json["renameCollection"] != nil { return .renameCollection(try text("renameCollection"), to: try text("to")) }
         if json["repartition"] != nil {
             guard let granularity = PartitionGranularity(rawValue: try text("by")), granularity != .day else {
-                throw FolioError(.invalidQuery, "repartition in migration \"\(migration)\": \"by\" must be month or none in a plan (by day needs a key: write it in Swift)")
+                throw FolioError(
+                    .invalidQuery, "repartition in migration \"\(migration)\": \"by\" must be month or none in a plan (by day needs a key: write it in Swift)")
             }
             return .repartition(try text("repartition"), by: granularity)
         }
@@ -84,6 +87,9 @@ extension Migrator {
                 }
             }
         }
-        throw FolioError(.invalidQuery, "unknown step in migration \"\(migration)\": \(String(decoding: JSONWriter.compact(json), as: UTF8.self)) (known: renameField, removeField, setDefault, convertField, renameCollection, repartition)")
+        throw FolioError(
+            .invalidQuery,
+            "unknown step in migration \"\(migration)\": \(String(decoding: JSONWriter.compact(json), as: UTF8.self)) (known: renameField, removeField, setDefault, convertField, renameCollection, repartition)"
+        )
     }
 }

@@ -81,8 +81,10 @@ public struct Migrator: Sendable {
     ///   - collections: The push collections whose changes enqueue commands (see
     ///     ``registerMigration(_:enqueuingCommandsFor:_:)``).
     ///   - migrate: The change.
-    public mutating func registerMigration(_ name: String, enqueuingCommandsFor collections: Set<String> = [],
-                                           migrate: @escaping @Sendable (MigrationDatabase) throws -> Void) {
+    public mutating func registerMigration(
+        _ name: String, enqueuingCommandsFor collections: Set<String> = [],
+        migrate: @escaping @Sendable (MigrationDatabase) throws -> Void
+    ) {
         registerMigration(name, enqueuingCommandsFor: collections, [.custom(migrate)])
     }
 
@@ -91,10 +93,16 @@ public struct Migrator: Sendable {
         if let mistake { throw FolioError(.migrationFailed, "invalid migrator: \(mistake)") }
         for (index, name) in applied.enumerated() {
             guard index < migrations.count else {
-                throw FolioError(.newerSchema, "this store is at schema version \(applied.count) (its last migration is \"\(applied.last!)\"), written by a newer version of the app; this version knows \(migrations.count) migration(s). Update the app: Folio will not open or rewrite the store", path: StoreLayout.marker)
+                throw FolioError(
+                    .newerSchema,
+                    "this store is at schema version \(applied.count) (its last migration is \"\(applied.last!)\"), written by a newer version of the app; this version knows \(migrations.count) migration(s). Update the app: Folio will not open or rewrite the store",
+                    path: StoreLayout.marker)
             }
             guard migrations[index].name == name else {
-                throw FolioError(.newerSchema, "this store's migration \(index + 1) is \"\(name)\", but this app's is \"\(migrations[index].name)\": the store was migrated by another version of the app; Folio will not open or rewrite it", path: StoreLayout.marker)
+                throw FolioError(
+                    .newerSchema,
+                    "this store's migration \(index + 1) is \"\(name)\", but this app's is \"\(migrations[index].name)\": the store was migrated by another version of the app; Folio will not open or rewrite it",
+                    path: StoreLayout.marker)
             }
         }
         return Array(migrations[applied.count...])

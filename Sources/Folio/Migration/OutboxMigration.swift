@@ -35,8 +35,9 @@ enum OutboxMigration {
     /// The command after the steps, or nil if it is not an entity command.
     static func migrate(_ command: JSONValue, steps: [MigrationStep], coder: EntityCoder) throws(FolioError) -> JSONValue? {
         guard case .object(var members) = command, let operation = members["operation"]?.stringValue,
-              operation == "upsert" || operation == "delete",
-              var collection = members["collection"]?.stringValue, let id = members["entityID"]?.stringValue else { return nil }
+            operation == "upsert" || operation == "delete",
+            var collection = members["collection"]?.stringValue, let id = members["entityID"]?.stringValue
+        else { return nil }
         var partition = members["partition"]?.stringValue ?? ""
         var entity = members["entity"]?.objectValue
         var base = members["base"]?.objectValue
@@ -67,7 +68,10 @@ enum OutboxMigration {
                     (entity, collection, partition) = (value.fields, value.collection, value.partition)
                 }
             } catch {
-                throw FolioError(.migrationFailed, "\(step.summary): pending command \(members["sequence"].map { JSONWriter.compact($0) }.map { String(decoding: $0, as: UTF8.self) } ?? "?") of \"\(id)\": \(MigrationDatabase.failure(error, step: step, collection: before, id: id).message)", entityID: id)
+                throw FolioError(
+                    .migrationFailed,
+                    "\(step.summary): pending command \(members["sequence"].map { JSONWriter.compact($0) }.map { String(decoding: $0, as: UTF8.self) } ?? "?") of \"\(id)\": \(MigrationDatabase.failure(error, step: step, collection: before, id: id).message)",
+                    entityID: id)
             }
         }
         members["collection"] = .string(collection)

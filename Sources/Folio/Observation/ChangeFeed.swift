@@ -116,7 +116,8 @@ final class ChangeFeed {
         var merged: [ChangeSet] = []
         for changeSet in recorded {
             if let index = merged.lastIndex(where: { $0.collection == changeSet.collection && $0.origin == changeSet.origin }),
-               !merged[(index + 1)...].contains(where: { $0.collection == changeSet.collection }) {
+                !merged[(index + 1)...].contains(where: { $0.collection == changeSet.collection })
+            {
                 merged[index].merge(changeSet)
             } else {
                 merged.append(changeSet)
@@ -204,8 +205,10 @@ final class ChangeFeed {
     ///   - onChange: Called with the paths that changed (nil: anywhere).
     ///   - onProblem: Called when the watcher cannot watch part of the folder.
     ///   - poll: Looks everywhere; one poll ends before the next interval starts.
-    func watch(root: String, interval: Duration, onChange: @escaping @Sendable (Set<String>?) -> Void,
-               onProblem: @escaping @Sendable (String) -> Void, poll: @escaping @Sendable () async -> Void) {
+    func watch(
+        root: String, interval: Duration, onChange: @escaping @Sendable (Set<String>?) -> Void,
+        onProblem: @escaping @Sendable (String) -> Void, poll: @escaping @Sendable () async -> Void
+    ) {
         watcher = FolderWatcher(root: root, onChange: onChange, onProblem: onProblem)
         if watcher?.isComplete != true {
             pollTask = Task {

@@ -37,8 +37,10 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
     public var origin: Origin
 
     /// Creates a change set (for tests and custom transports; Folio makes them itself).
-    public init(collection: String, inserted: Set<String> = [], updated: Set<String> = [], deleted: Set<String> = [],
-                syncStatusChanged: Set<String> = [], partitions: Set<String> = [], origin: Origin) {
+    public init(
+        collection: String, inserted: Set<String> = [], updated: Set<String> = [], deleted: Set<String> = [],
+        syncStatusChanged: Set<String> = [], partitions: Set<String> = [], origin: Origin
+    ) {
         self.collection = collection
         self.inserted = inserted
         self.updated = updated

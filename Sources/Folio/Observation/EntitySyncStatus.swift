@@ -39,8 +39,9 @@ extension OutboxState {
         var failedByID: [String: EntitySyncStatus] = [:]
         for (sequence, command, reason) in failed where command["collection"]?.stringValue == collection {
             guard let id = command["entityID"]?.stringValue, failedByID[id] == nil else { continue }
-            failedByID[id] = .failed(sequence: sequence, reason: reason["reason"]?.stringValue ?? "unknown",
-                                     status: reason["status"]?.integerValue.map { Int($0) })
+            failedByID[id] = .failed(
+                sequence: sequence, reason: reason["reason"]?.stringValue ?? "unknown",
+                status: reason["status"]?.integerValue.map { Int($0) })
         }
         var result: [String: EntitySyncStatus] = [:]
         for id in ids {

@@ -39,7 +39,8 @@ extension FolderWatcher {
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard name != "." && name != "..", entry.pointee.d_type == UInt8(DT_DIR), name != ".folio",
-                  Self.isWatched(name, atDepth: depth + 1) else { continue }
+                Self.isWatched(name, atDepth: depth + 1)
+            else { continue }
             addFolder(Self.join(folder, name), depth: depth + 1)
         }
     }

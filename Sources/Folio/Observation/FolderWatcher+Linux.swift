@@ -20,8 +20,9 @@ extension FolderWatcher {
 
     static var reportsEveryChange: Bool { true }
 
-    private static let folderMask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY
-                                           | IN_DELETE_SELF | IN_ONLYDIR)
+    private static let folderMask = UInt32(
+        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY
+            | IN_DELETE_SELF | IN_ONLYDIR)
 
     /// Starts inotify and watches the folders; false (told to `onProblem`) when inotify cannot start.
     func startWatching() -> Bool {
@@ -83,9 +84,11 @@ extension FolderWatcher {
             var offset = 0
             while offset + 16 <= count {
                 let (wd, mask, length) = buffer.withUnsafeBytes { bytes in
-                    (bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self),
-                     bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
-                     Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)))
+                    (
+                        bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self),
+                        bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self),
+                        Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                    )
                 }
                 let nameBytes = buffer[(offset + 16)..<min(count, offset + 16 + length)]
                 let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)

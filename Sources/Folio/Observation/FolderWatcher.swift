@@ -39,8 +39,10 @@ final class FolderWatcher: @unchecked Sendable {
     ///     are then noticed only by polling), or when no watcher can start at all (the per-user
     ///     limit of inotify instances, `fs.inotify.max_user_instances`, for example).
     /// - Returns: nil when the watcher cannot start; the store then only polls.
-    init?(root: String, onChange: @escaping @Sendable (Set<String>?) -> Void,
-          onProblem: @escaping @Sendable (String) -> Void) {
+    init?(
+        root: String, onChange: @escaping @Sendable (Set<String>?) -> Void,
+        onProblem: @escaping @Sendable (String) -> Void
+    ) {
         self.root = root
         self.onChange = onChange
         self.onProblem = onProblem

@@ -54,8 +54,8 @@ extension Store {
                     continuation.yield(last.result)
                     for await change in changes {
                         guard change.collection == E.collection,
-                              change.changesEntities || (includingSyncStatus && !change.syncStatusChanged.isEmpty),
-                              change.partitions.isEmpty || change.partitions.contains(where: query.selection.contains(partitionKey:))
+                            change.changesEntities || (includingSyncStatus && !change.syncStatusChanged.isEmpty),
+                            change.partitions.isEmpty || change.partitions.contains(where: query.selection.contains(partitionKey:))
                         else { continue }
                         let next = try await self.evaluate(evaluate)
                         guard next.fingerprint != last.fingerprint else { continue }
@@ -64,7 +64,7 @@ extension Store {
                     }
                     continuation.finish()
                 } catch let error as FolioError where error.code == .storeClosed {
-                    continuation.finish()          // the store closed meanwhile: a normal end
+                    continuation.finish()   // the store closed meanwhile: a normal end
                 } catch {
                     continuation.finish(throwing: error)
                 }
@@ -76,7 +76,8 @@ extension Store {
     /// Runs `evaluate` as a read: the result, and a fingerprint of it (its entities' JSON, and
     /// their statuses) to tell a new result from a repeat for types that need not be Equatable.
     private func evaluate<Result>(_ evaluate: (StoreEngine) throws(FolioError) -> (Result, [JSONValue])) async throws
-        -> (result: Result, fingerprint: [JSONValue]) {
+        -> (result: Result, fingerprint: [JSONValue])
+    {
         try await read { engine throws(FolioError) in try evaluate(engine) }
     }
 }

@@ -14,11 +14,13 @@ extension OutboxBook {
     ///   - committed: An entity's committed state before this commit, and the version the server
     ///     last gave it, in one partition.
     /// - Returns: The outbox changes to commit with the transaction's record.
-    func changes(for changes: [JournalRecord.Change], order staging: [(collection: String, id: String)],
-                 custom: [Transaction.CustomCommand],
-                 priors: [String: [String: (entity: JSONValue?, version: String?)]] = [:],
-                 writer: String,
-                 committed: (PartitionAddress, String) throws(FolioError) -> (entity: JSONValue?, version: String?)) throws(FolioError) -> [JournalRecord.OutboxChange] {
+    func changes(
+        for changes: [JournalRecord.Change], order staging: [(collection: String, id: String)],
+        custom: [Transaction.CustomCommand],
+        priors: [String: [String: (entity: JSONValue?, version: String?)]] = [:],
+        writer: String,
+        committed: (PartitionAddress, String) throws(FolioError) -> (entity: JSONValue?, version: String?)
+    ) throws(FolioError) -> [JournalRecord.OutboxChange] {
         struct Final { var address: PartitionAddress; var entity: JSONValue?; var touched: [PartitionAddress] }
         var finals: [String: [String: Final]] = [:]
         for change in changes where queue.pushes(change.address.collection) {
@@ -53,8 +55,9 @@ extension OutboxBook {
             if let prior = priors[collection]?[id] { (base, baseVersion) = prior }
             let operation: OutboxCommand.Operation = final.entity == nil ? .delete : .upsert
             if queue.coalesces(collection) {
-                let (removals, keepNothing) = try coalesce(outbox, collection: collection, id: id, operation: operation,
-                                                           knownToServer: baseVersion != nil)
+                let (removals, keepNothing) = try coalesce(
+                    outbox, collection: collection, id: id, operation: operation,
+                    knownToServer: baseVersion != nil)
                 result.append(contentsOf: removals.map { .remove(sequence: $0, archive: false) })
                 if keepNothing { continue }
                 // The replaced command never reaches the server: its base is this one's.
@@ -67,9 +70,12 @@ extension OutboxBook {
             sequence += 1
         }
         for command in custom {
-            result.append(.enqueue(sequence: sequence, command: OutboxCommand.make(
-                sequence: sequence, writer: writer, operation: .custom(command.name), collection: command.collection,
-                entityID: command.entityID, partition: nil, baseVersion: nil, body: command.payload, timestamp: now)))
+            result.append(
+                .enqueue(
+                    sequence: sequence,
+                    command: OutboxCommand.make(
+                        sequence: sequence, writer: writer, operation: .custom(command.name), collection: command.collection,
+                        entityID: command.entityID, partition: nil, baseVersion: nil, body: command.payload, timestamp: now)))
             sequence += 1
         }
         return result
@@ -79,19 +85,26 @@ extension OutboxBook {
     /// must be dropped too (an entity created and deleted before the server saw it).
     /// - Parameter knownToServer: Whether the entity has a server version now: an earlier command
     ///   of it was acknowledged (its pending commands, made before that, carry no version).
-    private func coalesce(_ outbox: OutboxState, collection: String, id: String,
-                          operation: OutboxCommand.Operation, knownToServer: Bool) throws(FolioError) -> ([UInt64], Bool) {
+    private func coalesce(
+        _ outbox: OutboxState, collection: String, id: String,
+        operation: OutboxCommand.Operation, knownToServer: Bool
+    ) throws(FolioError) -> ([UInt64], Bool) {
         let mine = outbox.pending(collection: collection, id: id)
         // What any process may have sent, durably known: never coalesce that away.
         let sentThrough = try sentThrough()
         guard let last = mine.last, last.sequence > sentThrough,
-              last.command["operation"]?.stringValue == "upsert" else { return ([], false) }
+            last.command["operation"]?.stringValue == "upsert"
+        else { return ([], false) }
         if operation == .upsert { return ([last.sequence], false) }
         // A delete: if the entity has no server version and every pending command of it is an
         // unsent upsert made without one, the server never saw it, and nothing needs sending at
         // all. (A command acknowledged since leaves the queue: its version is what says so.)
-        let neverSeen = !knownToServer && mine.allSatisfy { $0.sequence > sentThrough && $0.command["operation"]?.stringValue == "upsert"
-            && $0.command["baseVersion"] == .null }
+        let neverSeen =
+            !knownToServer
+            && mine.allSatisfy {
+                $0.sequence > sentThrough && $0.command["operation"]?.stringValue == "upsert"
+                    && $0.command["baseVersion"] == .null
+            }
         if neverSeen { return (mine.map(\.sequence), true) }
         return ([last.sequence], false)
     }

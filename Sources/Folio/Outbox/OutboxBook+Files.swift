@@ -16,8 +16,10 @@ extension OutboxBook {
     ///   - barrier: What makes the files durable.
     ///   - noteWrite: Notes in the checkpoint's written log what a file will hold (nil: no file).
     /// - Returns: How many files were written or removed.
-    func writeFiles(folders: inout Set<String>, barrier: DurabilityBarrier,
-                    noteWrite: (String, ContentHash?) throws(FolioError) -> Void) throws(FolioError) -> Int {
+    func writeFiles(
+        folders: inout Set<String>, barrier: DurabilityBarrier,
+        noteWrite: (String, ContentHash?) throws(FolioError) -> Void
+    ) throws(FolioError) -> Int {
         let needed = journal.records.contains { !$0.outbox.isEmpty } || needsQuarantineMove
         guard needed else { return 0 }
         let outbox = try loaded()

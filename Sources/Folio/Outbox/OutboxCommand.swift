@@ -72,7 +72,8 @@ public struct OutboxCommand: Sendable, Equatable, Identifiable {
         guard let sequence = json["sequence"]?.sequenceValue else { throw bad("no positive integer \"sequence\"") }
         guard let id = json["id"]?.stringValue, !id.isEmpty else { throw bad("no \"id\"") }
         guard let timestampText = json["timestamp"]?.stringValue,
-              let timestamp = Self.parseDate(timestampText) else { throw bad("no ISO 8601 \"timestamp\"") }
+            let timestamp = Self.parseDate(timestampText)
+        else { throw bad("no ISO 8601 \"timestamp\"") }
         let operation: Operation
         switch json["operation"]?.stringValue {
         case "upsert": operation = .upsert

@@ -23,8 +23,9 @@ public struct CommandAttempts: Sendable, Equatable {
     /// One entry of `.folio/attempts.json` (FORMAT.md); nil without an integer `count`.
     init?(json entry: JSONValue) {
         guard let count = entry["count"]?.integerValue else { return nil }
-        self.init(count: Int(count), serverErrors: Int(entry["serverErrors"]?.integerValue ?? 0), lastError: entry["lastError"]?.stringValue,
-                  nextAttempt: entry["nextAttempt"]?.stringValue.flatMap(OutboxCommand.parseDate))
+        self.init(
+            count: Int(count), serverErrors: Int(entry["serverErrors"]?.integerValue ?? 0), lastError: entry["lastError"]?.stringValue,
+            nextAttempt: entry["nextAttempt"]?.stringValue.flatMap(OutboxCommand.parseDate))
         serverAnsweredLast = entry["serverAnsweredLast"] == .bool(true)
     }
 
@@ -49,8 +50,10 @@ extension Store {
     ///     unreachable; only answered failures count toward ``CommandAttempts/serverErrors``.
     /// - Returns: The command's attempts, this one included.
     @discardableResult
-    public func recordFailedAttempt(_ sequence: UInt64, error: String, nextAttempt: Date,
-                                    serverAnswered: Bool = true) async throws -> CommandAttempts {
+    public func recordFailedAttempt(
+        _ sequence: UInt64, error: String, nextAttempt: Date,
+        serverAnswered: Bool = true
+    ) async throws -> CommandAttempts {
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }
@@ -98,8 +101,10 @@ extension Store {
     private func writeAttempts(_ attempts: [UInt64: CommandAttempts]) throws(FolioError) {
         var members: [String: JSONValue] = [:]
         for (sequence, entry) in attempts {
-            var fields: [String: JSONValue] = ["count": .number(String(entry.count)), "serverErrors": .number(String(entry.serverErrors)),
-                                               "serverAnsweredLast": .bool(entry.serverAnsweredLast)]
+            var fields: [String: JSONValue] = [
+                "count": .number(String(entry.count)), "serverErrors": .number(String(entry.serverErrors)),
+                "serverAnsweredLast": .bool(entry.serverAnsweredLast),
+            ]
             if let lastError = entry.lastError { fields["lastError"] = .string(lastError) }
             if let next = entry.nextAttempt {
                 fields["nextAttempt"] = .string(next.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))

@@ -102,10 +102,13 @@ extension Store {
     /// against `collection`, and no later local change of the entity is pending. Shared by
     /// ``acknowledgeCommand(_:serverVersion:)`` and the sync engine.
     /// - Returns: False if the command was not pending (nothing changed).
-    func acknowledge(_ sequence: UInt64, version: String?, serverEntity: JSONValue?, collection: SyncedCollection?,
-                     durability: Durability?, advancingVersion: Bool = true) async throws -> Bool {
-        let acknowledgement = Acknowledgement(sequence: sequence, version: version, serverEntity: serverEntity,
-                                              collection: collection, advancingVersion: advancingVersion)
+    func acknowledge(
+        _ sequence: UInt64, version: String?, serverEntity: JSONValue?, collection: SyncedCollection?,
+        durability: Durability?, advancingVersion: Bool = true
+    ) async throws -> Bool {
+        let acknowledgement = Acknowledgement(
+            sequence: sequence, version: version, serverEntity: serverEntity,
+            collection: collection, advancingVersion: advancingVersion)
         return try await acknowledge([acknowledgement], durability: durability).first ?? false
     }
 
@@ -145,11 +148,13 @@ extension Store {
                 removed.insert(sequence)
                 transaction.outboxChanges.append(.remove(sequence: sequence, archive: true))
                 guard acknowledgement.advancingVersion else { continue }
-                if let warning = try Self.stageAcknowledged(command, sequence: sequence, version: acknowledgement.version,
-                                                            serverEntity: acknowledgement.serverEntity,
-                                                            serverBytes: acknowledgement.serverEntityBytes,
-                                                            collection: acknowledgement.collection, in: transaction,
-                                                            outbox: outbox, acknowledgedWith: removed) {
+                if let warning = try Self.stageAcknowledged(
+                    command, sequence: sequence, version: acknowledgement.version,
+                    serverEntity: acknowledgement.serverEntity,
+                    serverBytes: acknowledgement.serverEntityBytes,
+                    collection: acknowledgement.collection, in: transaction,
+                    outbox: outbox, acknowledgedWith: removed)
+                {
                     warnings.append(warning)
                 }
             }
@@ -160,14 +165,17 @@ extension Store {
         return found
     }
 
-    private static func stageAcknowledged(_ command: JSONValue, sequence: UInt64, version: String?, serverEntity: JSONValue?,
-                                          serverBytes: Data?, collection: SyncedCollection?, in tx: Transaction, outbox: OutboxState,
-                                          acknowledgedWith removed: Set<UInt64>) throws -> String? {
+    private static func stageAcknowledged(
+        _ command: JSONValue, sequence: UInt64, version: String?, serverEntity: JSONValue?,
+        serverBytes: Data?, collection: SyncedCollection?, in tx: Transaction, outbox: OutboxState,
+        acknowledgedWith removed: Set<UInt64>
+    ) throws -> String? {
         let operation = command["operation"]?.stringValue
         guard operation == "upsert" || operation == "delete", let name = command["collection"]?.stringValue,
-              let id = command["entityID"]?.stringValue,
-              let granularity = collection?.granularity ?? tx.registeredGranularity(of: name)
-                ?? PartitionGranularity.of(partition: command["partition"]?.stringValue) else { return nil }
+            let id = command["entityID"]?.stringValue,
+            let granularity = collection?.granularity ?? tx.registeredGranularity(of: name)
+                ?? PartitionGranularity.of(partition: command["partition"]?.stringValue)
+        else { return nil }
         try collection?.register(tx)
         if operation == "delete" {
             // The server no longer has it: its tombstone version goes.
@@ -204,8 +212,9 @@ extension Store {
             }
             do {
                 let key = try collection.admit(serverEntity, id, tx.coder)
-                try tx.stageServerValue(serverEntity, at: PartitionAddress(collection: name, granularity: granularity, key: key),
-                                        collection: name, granularity: granularity, id: id, version: version ?? "")
+                try tx.stageServerValue(
+                    serverEntity, at: PartitionAddress(collection: name, granularity: granularity, key: key),
+                    collection: name, granularity: granularity, id: id, version: version ?? "")
                 return nil
             } catch {
                 warning = "kept the local \(name)/\(id): the server's answer to command \(sequence) is unusable: \(error)"
@@ -251,8 +260,10 @@ extension Store {
         return Array(commands.prefix(sendable))
     }
 
-    private func changeOutbox(origin: ChangeSet.Origin = .thisProcess,
-                              _ changes: (OutboxState) throws(FolioError) -> [JournalRecord.OutboxChange]) async throws {
+    private func changeOutbox(
+        origin: ChangeSet.Origin = .thisProcess,
+        _ changes: (OutboxState) throws(FolioError) -> [JournalRecord.OutboxChange]
+    ) async throws {
         try await commitWrite { engine in
             let outbox = try engine.loadedOutbox()
             let record = JournalRecord(transaction: engine.nextTransaction, changes: [], outbox: try changes(outbox))

@@ -31,4 +31,3 @@ extension Entity {
     /// send its changes.
     public static var syncMode: SyncMode { .localOnly }
 }
-

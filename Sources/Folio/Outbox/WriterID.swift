@@ -26,7 +26,10 @@ enum WriterID {
             do {
                 if let record = Record(try JSONParser.parse(bytes)) {
                     if record.names(lock) { return record.writer }
-                    report(.info, "this folder is a copy of another (its lock is another file): it becomes a writer of its own, and the commands it enqueues from now on get idempotency keys of their own")
+                    report(
+                        .info,
+                        "this folder is a copy of another (its lock is another file): it becomes a writer of its own, and the commands it enqueues from now on get idempotency keys of their own"
+                    )
                 } else {
                     report(.warning, Record.expected + "; a new writer id is made")
                 }
@@ -61,8 +64,9 @@ enum WriterID {
         /// The record a parsed file holds, or nil when it is not one.
         init?(_ value: JSONValue) {
             guard let writer = value["writer"]?.stringValue, WriterID.isValid(writer),
-                  case .number(let device)? = value["lockDevice"], let lockDevice = UInt64(device),
-                  case .number(let inode)? = value["lockInode"], let lockInode = UInt64(inode) else { return nil }
+                case .number(let device)? = value["lockDevice"], let lockDevice = UInt64(device),
+                case .number(let inode)? = value["lockInode"], let lockInode = UInt64(inode)
+            else { return nil }
             (self.writer, self.lockDevice, self.lockInode) = (writer, lockDevice, lockInode)
         }
 

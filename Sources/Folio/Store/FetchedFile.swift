@@ -24,18 +24,23 @@ struct FetchedFile: Sendable {
             return false
         }
         guard let (bytes, identity) = read else { return nil }
-        return parse(bytes, identity: identity, path: path, fileSystem: fileSystem, checkingKeptVersions: checkingKeptVersions,
-                     parsed: contents)
+        return parse(
+            bytes, identity: identity, path: path, fileSystem: fileSystem, checkingKeptVersions: checkingKeptVersions,
+            parsed: contents)
     }
 
     /// Parses a partition file's bytes as just read.
     /// - Parameter kept: The bytes' kept-version check when the caller made it already.
     /// - Parameter parsed: The bytes already parsed, when the caller did.
-    static func parse(_ bytes: [UInt8], identity: FileIdentity, path: String, fileSystem: FileSystem,
-                      checkingKeptVersions: Bool = false, kept: KeptCheck? = nil,
-                      parsed: Result<PartitionFile.Contents, FolioError>? = nil) -> FetchedFile {
+    static func parse(
+        _ bytes: [UInt8], identity: FileIdentity, path: String, fileSystem: FileSystem,
+        checkingKeptVersions: Bool = false, kept: KeptCheck? = nil,
+        parsed: Result<PartitionFile.Contents, FolioError>? = nil
+    ) -> FetchedFile {
         let contents: Result<PartitionFile.Contents, FolioError>
-        if let parsed { contents = parsed } else {
+        if let parsed {
+            contents = parsed
+        } else {
             do throws(FolioError) { contents = .success(try PartitionFile.decode(bytes, path: path)) } catch { contents = .failure(error) }
         }
         var file = FetchedFile(bytes: bytes, identity: identity, contents: contents)

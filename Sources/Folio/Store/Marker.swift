@@ -28,7 +28,9 @@ enum Marker {
                 throw FolioError(.unsupportedFormat, "no integer \"format\" in the format marker", path: StoreLayout.marker)
             }
             guard format <= StoreLayout.formatVersion else {
-                throw FolioError(.unsupportedFormat, "this store has format \(format); this version of Folio reads format \(StoreLayout.formatVersion) and older", path: StoreLayout.marker)
+                throw FolioError(
+                    .unsupportedFormat, "this store has format \(format); this version of Folio reads format \(StoreLayout.formatVersion) and older",
+                    path: StoreLayout.marker)
             }
             guard let store = value["store"]?.stringValue, !store.isEmpty, store.utf8.count <= 128 else {
                 throw FolioError(.corruptFile, "no \"store\" id string in the format marker", path: StoreLayout.marker)
@@ -36,12 +38,15 @@ enum Marker {
             return store
         }
         guard create else {
-            throw FolioError(.unsupportedFormat, "there is no \(StoreLayout.marker): not a Folio store (opened read-only, so Folio does not create one)", path: ".")
+            throw FolioError(
+                .unsupportedFormat, "there is no \(StoreLayout.marker): not a Folio store (opened read-only, so Folio does not create one)", path: ".")
         }
         // Version-control metadata (a `git init` made first) is no one's data.
         let others = try fileSystem.list("").filter { $0.name != StoreLayout.machinery && !Self.versionControl.contains($0.name) }
         guard others.isEmpty else {
-            throw FolioError(.unsupportedFormat, "the folder is not empty and has no \(StoreLayout.marker): it is not a Folio store (Folio will not write into it)", path: ".")
+            throw FolioError(
+                .unsupportedFormat, "the folder is not empty and has no \(StoreLayout.marker): it is not a Folio store (Folio will not write into it)",
+                path: ".")
         }
         let store = UUID().uuidString
         let marker: JSONValue = .object([

@@ -72,7 +72,8 @@ final class Partition {
     }
 
     func apply(_ change: JournalRecord.Change) {
-        entityBytes += (change.entity.map { Self.estimatedSize(of: $0, id: change.id) } ?? 0)
+        entityBytes +=
+            (change.entity.map { Self.estimatedSize(of: $0, id: change.id) } ?? 0)
             - (entities[change.id].map { Self.estimatedSize(of: $0, id: change.id) } ?? 0)
         entities[change.id] = change.entity
         decoded?.forget(change.id)
@@ -210,8 +211,9 @@ final class Partition {
         default: return nil
         }
         guard ownID != id else { return nil }
-        var error = FolioError(.decodingFailed, "entity stored under \"\(id)\" says its id is \"\(ownID)\": an entity is stored under its own id; rename the key or fix the field",
-                               path: path, entityID: id)
+        var error = FolioError(
+            .decodingFailed, "entity stored under \"\(id)\" says its id is \"\(ownID)\": an entity is stored under its own id; rename the key or fix the field",
+            path: path, entityID: id)
         error.fieldPath = ["id"]
         return error
     }

@@ -98,7 +98,9 @@ enum PartitionFile {
             if entity.objectValue == nil {
                 found.append(problem(.badShape, "entity \"\(id)\" is not a JSON object", at: ["entities", id], id: id))
             } else if entity.depth > Limits.entityDepth {
-                found.append(problem(.badShape, "entity \"\(id)\" nests \(entity.depth) levels deep; Folio's limit is \(Limits.entityDepth)", at: ["entities", id], id: id))
+                found.append(
+                    problem(
+                        .badShape, "entity \"\(id)\" nests \(entity.depth) levels deep; Folio's limit is \(Limits.entityDepth)", at: ["entities", id], id: id))
             }
         }
         if let stored = members["versions"] {

@@ -40,7 +40,10 @@ extension Store {
         // The journal's records would be applied again on top of the migrated files: migrate
         // only once recovery emptied it (it cannot when the disk is full).
         guard engine.journalRecordCount == 0 else {
-            throw FolioError(.migrationFailed, "the journal still holds \(engine.journalRecordCount) transaction(s) that could not be written to the files (a full disk?); nothing was migrated: free space and open the store again", path: StoreLayout.journal)
+            throw FolioError(
+                .migrationFailed,
+                "the journal still holds \(engine.journalRecordCount) transaction(s) that could not be written to the files (a full disk?); nothing was migrated: free space and open the store again",
+                path: StoreLayout.journal)
         }
         let plan = try MigrationPlan.make(pending, applied: applied, engine: engine, marker: marker)
         log?(LogMessage(level: .info, text: plan.report.description, path: StoreLayout.marker))
@@ -52,7 +55,9 @@ extension Store {
     /// nor accept a store migrated by a newer app: it refuses both, and never writes.
     static func checkSchemaReadOnly(_ fileSystem: FileSystem, configuration: Configuration) throws(FolioError) {
         if try fileSystem.identity(MigrationCommit.commitFile) != nil {
-            throw FolioError(.readOnly, "a migration was interrupted after its commit and must be finished by a read-write open (the app) before the store can be read", path: MigrationCommit.folder)
+            throw FolioError(
+                .readOnly, "a migration was interrupted after its commit and must be finished by a read-write open (the app) before the store can be read",
+                path: MigrationCommit.folder)
         }
         if let migrator = configuration.migrator {
             _ = try migrator.pending(applied: try SchemaMarker.read(fileSystem).migrations)
@@ -95,8 +100,9 @@ extension Store {
         let migrations = try SchemaMarker.read(fileSystem).migrations
         let interrupted = try fileSystem.identity(MigrationCommit.commitFile) != nil
         let staged = try fileSystem.identity(MigrationCommit.folder) != nil
-        return StoreSchema(version: migrations.count, migrations: migrations,
-                           interruptedMigration: interrupted ? .committed : staged ? .uncommitted : nil)
+        return StoreSchema(
+            version: migrations.count, migrations: migrations,
+            interruptedMigration: interrupted ? .committed : staged ? .uncommitted : nil)
     }
 }
 

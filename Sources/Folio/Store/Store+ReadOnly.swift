@@ -6,8 +6,10 @@ extension Store {
     /// checkpoint, no journal header); the journal's committed transactions are applied in memory,
     /// so reads see everything committed. While the store is open, other processes may write:
     /// reads take the readers' shared lock when the lock file exists, as any reader does.
-    static func openReadOnly(_ url: URL, configuration: Configuration, fileSystem: FileSystem,
-                             because reason: String) async throws -> Store {
+    static func openReadOnly(
+        _ url: URL, configuration: Configuration, fileSystem: FileSystem,
+        because reason: String
+    ) async throws -> Store {
         let lock = FileLock(readingOnly: fileSystem)
         try await lock.acquire(exclusive: false)
         let engine: StoreEngine

@@ -55,8 +55,10 @@ extension Store {
         return report
     }
 
-    private func linkTree(_ folder: String, to target: FileSystem, folders: inout Set<String>,
-                          report: inout SnapshotReport, progress: ProgressCounter?) throws(FolioError) {
+    private func linkTree(
+        _ folder: String, to target: FileSystem, folders: inout Set<String>,
+        report: inout SnapshotReport, progress: ProgressCounter?
+    ) throws(FolioError) {
         for entry in try fileSystem.list(folder).sorted(by: { $0.name < $1.name }) {
             let path = folder.isEmpty ? entry.name : folder + "/" + entry.name
             if path == StoreLayout.lockFile || path == StoreLayout.tempFolder { continue }

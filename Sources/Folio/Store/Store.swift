@@ -58,8 +58,10 @@ public actor Store {
     /// Why the store is read-only, or nil when it can write (see Store+ReadOnly.swift).
     let readOnlyReason: String?
 
-    init(url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, engine: StoreEngine,
-         readOnlyReason: String? = nil) {
+    init(
+        url: URL, configuration: Configuration, fileSystem: FileSystem, lock: FileLock, engine: StoreEngine,
+        readOnlyReason: String? = nil
+    ) {
         self.url = url
         self.configuration = configuration
         self.fileSystem = fileSystem
@@ -115,12 +117,14 @@ public actor Store {
         if let header = engine.journalHeader {
             let tail = try engine.journalBytesPastRecords()
             if tail > 0 {
-                engine.report(.warning, "discarding \(tail) bytes of incomplete journal tail (transactions that never committed)",
-                             path: StoreLayout.journal)
+                engine.report(
+                    .warning, "discarding \(tail) bytes of incomplete journal tail (transactions that never committed)",
+                    path: StoreLayout.journal)
             }
             if engine.journalRecordCount > 0 {
-                engine.report(.info, "replaying \(engine.journalRecordCount) committed transaction(s) from generation \(header.generation)",
-                             path: StoreLayout.journal)
+                engine.report(
+                    .info, "replaying \(engine.journalRecordCount) committed transaction(s) from generation \(header.generation)",
+                    path: StoreLayout.journal)
             }
         }
         do {
@@ -128,8 +132,10 @@ public actor Store {
         } catch let error where error.code == .diskFull {
             // The journal keeps the committed changes and every read applies them: a full disk
             // must not stop the app from reading its data. The next open tries again.
-            engine.report(.warning, "could not bring the files up to date (\(error.message)); the journal keeps the changes and they are served from it until there is space",
-                         path: error.path)
+            engine.report(
+                .warning,
+                "could not bring the files up to date (\(error.message)); the journal keeps the changes and they are served from it until there is space",
+                path: error.path)
         }
         try engine.ensureJournalHeader()
     }
@@ -161,8 +167,9 @@ public actor Store {
         do {
             try await checkpoint()
         } catch {
-            engine.report(.error, "the checkpoint at close failed; the journal keeps every committed change and the next open applies them: \(error)",
-                         path: (error as? FolioError)?.path)
+            engine.report(
+                .error, "the checkpoint at close failed; the journal keeps every committed change and the next open applies them: \(error)",
+                path: (error as? FolioError)?.path)
         }
     }
 
@@ -258,8 +265,9 @@ public actor Store {
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         engine.close()
-        let fresh = try StoreEngine(fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget,
-                                   feed: feed)
+        let fresh = try StoreEngine(
+            fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget,
+            feed: feed)
         fresh.takeSettings(of: engine)
         // The old state announced what it took in: the new one takes it in again unannounced, then
         // announces what differs from what observers were told (commits the old one never read).

@@ -112,7 +112,8 @@ public final class Transaction {
         let key = id.storageKey
         try Names.validateID(key)
         guard let address = try location(of: key, collection: E.collection, granularity: granularity, verifyingAbsence: true),
-              let json = try currentJSON(at: address, id: key) else { return nil }
+            let json = try currentJSON(at: address, id: key)
+        else { return nil }
         return try engine.coder.decode(E.self, from: json, id: key, path: address.path)
     }
 
@@ -160,8 +161,10 @@ public final class Transaction {
 
     /// Stages the server's value of an entity (nil: deleted) with its version, wherever it lives
     /// now and wherever it must go. For the sync engine.
-    func stageServerValue(_ entity: JSONValue?, at target: PartitionAddress?, collection: String,
-                          granularity: PartitionGranularity, id: String, version: String?) throws(FolioError) {
+    func stageServerValue(
+        _ entity: JSONValue?, at target: PartitionAddress?, collection: String,
+        granularity: PartitionGranularity, id: String, version: String?
+    ) throws(FolioError) {
         let current = try location(of: id, collection: collection, granularity: granularity)
         if let current, current != target { stage(current, id: id, entity: nil) }
         if let target, let entity {
@@ -225,8 +228,10 @@ public final class Transaction {
         if previous == nil { stagingOrder.append((address.collection, id)) }
     }
 
-    private func location(of id: String, collection: String, granularity: PartitionGranularity,
-                          verifyingAbsence: Bool = false) throws(FolioError) -> PartitionAddress? {
+    private func location(
+        of id: String, collection: String, granularity: PartitionGranularity,
+        verifyingAbsence: Bool = false
+    ) throws(FolioError) -> PartitionAddress? {
         if let staged = locations[collection]?[id] {
             return staged.map { PartitionAddress(collection: collection, granularity: granularity, key: $0) }
         }

@@ -19,8 +19,9 @@ extension Store {
                 guard case .pending(let json)? = outbox.commands[sequence] else { continue }
                 commands.append(try OutboxCommand(json: json, path: OutboxBook.folder + "/" + CommandFileName.name(sequence)))
             }
-            return QueueHead(commands: commands, pendingCount: outbox.pendingSequences.count,
-                             quarantined: outbox.quarantined.sorted { $0.key < $1.key }.map(\.value))
+            return QueueHead(
+                commands: commands, pendingCount: outbox.pendingSequences.count,
+                quarantined: outbox.quarantined.sorted { $0.key < $1.key }.map(\.value))
         }
     }
 

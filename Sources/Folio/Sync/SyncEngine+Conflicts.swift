@@ -3,27 +3,33 @@ internal import Foundation
 /// Settling a conflict (409/412, or 404 on a PUT): by the collection's policy, PROTOCOL.md
 /// "Conflict policies".
 extension SyncEngine {
-    func settleConflict(_ request: PushRequest, serverVersion: String?, serverEntity: Data?, round: Int,
-                        report: inout DrainReport, changedPartitions: inout [String: Set<String>]) async throws -> Step {
+    func settleConflict(
+        _ request: PushRequest, serverVersion: String?, serverEntity: Data?, round: Int,
+        report: inout DrainReport, changedPartitions: inout [String: Set<String>]
+    ) async throws -> Step {
         let command = request.command
         guard let name = command.collection, let id = command.entityID,
-              command.operation == .upsert || command.operation == .delete else {
+            command.operation == .upsert || command.operation == .delete
+        else {
             // A custom command has no version to conflict on: the server refuses it.
             try await deadLetter(command, reason: FailureReason("the server reported a conflict for a custom command"), report: &report)
             return .next
         }
         guard round <= configuration.maxConflictRounds else {
-            return try await handle(.retryLater(reason: "the server reported \(round - 1) conflicts in a row", status: 409, after: nil),
-                                    of: request, round: round, report: &report, changedPartitions: &changedPartitions)
+            return try await handle(
+                .retryLater(reason: "the server reported \(round - 1) conflicts in a row", status: 409, after: nil),
+                of: request, round: round, report: &report, changedPartitions: &changedPartitions)
         }
         let collection = configuration.collections[name]
         let base = Self.json(command.base)
         let local = command.operation == .upsert ? Self.json(command.body) : nil
         let server = Self.json(serverEntity)
-        let decision = decide(collection?.policy ?? .threeWayMerge,
-                              SyncedCollection.ErasedConflict(base: base, local: local, server: server, serverVersion: serverVersion, id: id))
+        let decision = decide(
+            collection?.policy ?? .threeWayMerge,
+            SyncedCollection.ErasedConflict(base: base, local: local, server: server, serverVersion: serverVersion, id: id))
         if case .useServer = decision.resolution, server == nil, local != nil,
-           try await store.hasLaterPendingCommand(after: command.sequence, collection: name, id: id) {
+            try await store.hasLaterPendingCommand(after: command.sequence, collection: name, id: id)
+        {
             // This change made nothing the server must keep; a later change of the entity meets
             // the deletion in turn, and recreates it if it changed something.
             try await store.dropCommand(command.sequence)
@@ -53,8 +59,9 @@ extension SyncEngine {
         case .send(let entity) where entity == server:
             // The server already holds exactly what would be sent (an earlier resend whose answer
             // was lost): applied.
-            try await acknowledge(command, version: serverVersion, entity: nil,
-                                  advancingVersion: try await advancesVersion(command, sent: Data(JSONWriter.compact(entity))))
+            try await acknowledge(
+                command, version: serverVersion, entity: nil,
+                advancingVersion: try await advancesVersion(command, sent: Data(JSONWriter.compact(entity))))
             report.sent += 1
             report.remaining = max(0, report.remaining - 1)
             emit(.conflict(command.sequence, resolution: decision.label))
@@ -90,7 +97,8 @@ extension SyncEngine {
 
     /// A policy's decision, with a label for events and a note for the reason file.
     private func decide(_ policy: SyncedCollection.ErasedPolicy, _ conflict: SyncedCollection.ErasedConflict)
-        -> (resolution: SyncedCollection.ErasedResolution, label: String, note: String?) {
+        -> (resolution: SyncedCollection.ErasedResolution, label: String, note: String?)
+    {
         switch policy {
         case .serverWins: return (.useServer, "server", nil)
         case .clientWins: return (conflict.local.map { .send($0) } ?? .delete, "client", nil)
@@ -177,8 +185,9 @@ extension SyncEngine {
             try collection.register(tx)
             if outbox.pending(collection: name, id: id).contains(where: { $0.sequence > command.sequence }) { return }
             let key = try collection.admit(entity, id, tx.coder)
-            try tx.stageServerValue(entity, at: PartitionAddress(collection: name, granularity: collection.granularity, key: key),
-                                    collection: name, granularity: collection.granularity, id: id, version: nil)
+            try tx.stageServerValue(
+                entity, at: PartitionAddress(collection: name, granularity: collection.granularity, key: key),
+                collection: name, granularity: collection.granularity, id: id, version: nil)
         }
     }
 }
@@ -202,9 +211,10 @@ extension SyncEngine {
     public func resolveFailedConflict(_ sequence: UInt64, keeping side: ConflictSide) async throws {
         try await exclusive {
             guard let failed = try await store.failedCommands().first(where: { $0.id == sequence }),
-                  let name = failed.command.collection, let id = failed.command.entityID,
-                  failed.command.operation == .upsert || failed.command.operation == .delete,
-                  failed.serverVersion != nil || failed.serverEntity != nil else {
+                let name = failed.command.collection, let id = failed.command.entityID,
+                failed.command.operation == .upsert || failed.command.operation == .delete,
+                failed.serverVersion != nil || failed.serverEntity != nil
+            else {
                 throw FolioError(.invalidQuery, "there is no failed conflict with number \(sequence)")
             }
             let collection = configuration.collections[name]
@@ -232,8 +242,11 @@ extension SyncEngine {
                         try tx.stageVersion(version, at: address, id: id)
                     } else if let version, failed.command.operation == .delete, let partition = failed.command.partition {
                         // The delete goes again over the server's version: keep it as the tombstone's.
-                        tx.stageServerVersion(version, at: try PartitionAddress(collection: name, granularity: granularity,
-                                                                                  partitionText: partition), id: id)
+                        tx.stageServerVersion(
+                            version,
+                            at: try PartitionAddress(
+                                collection: name, granularity: granularity,
+                                partitionText: partition), id: id)
                     }
                 }
             }

@@ -51,7 +51,8 @@ extension SyncEngine {
                 if let next = attempts.nextAttempt, next > Date(), !(networkCameBack && !attempts.serverAnsweredLast) {
                     status.nextAttempt = next
                     report.nextAttempt = next
-                    report.stoppedBecause = "command \(first.sequence) waits until \(next.formatted(.iso8601)) to be sent again"
+                    report.stoppedBecause =
+                        "command \(first.sequence) waits until \(next.formatted(.iso8601)) to be sent again"
                         + (attempts.lastError.map { " (after \(attempts.count) failed attempt\(attempts.count == 1 ? "" : "s"); the last: \($0))" } ?? "")
                     break
                 }
@@ -60,7 +61,8 @@ extension SyncEngine {
             var applied = AppliedPushes()
             let step: Step
             do {
-                step = batchSize > 1
+                step =
+                    batchSize > 1
                     ? try await sendBatch(head.commands, applied: &applied, report: &report, changedPartitions: &changedPartitions)
                     : try await sendOneByOne(head.commands, applied: &applied, report: &report, changedPartitions: &changedPartitions)
             } catch {
@@ -119,7 +121,8 @@ extension SyncEngine {
     /// The request for a command as the queue holds it.
     func request(for command: OutboxCommand) async throws -> PushRequest {
         guard let collection = command.collection, let id = command.entityID,
-              command.operation == .upsert || command.operation == .delete else {
+            command.operation == .upsert || command.operation == .delete
+        else {
             return PushRequest(command: command, body: command.body, precondition: .none, idempotencyKey: command.id)
         }
         if command.operation == .upsert && command.base == nil {
@@ -131,8 +134,9 @@ extension SyncEngine {
         // acknowledgement or a pull stored (with the entity, or left behind by a local delete).
         var version: String?
         if let granularity = await granularity(of: collection, partition: command.partition) {
-            version = try await store.storedVersion(collection: collection, granularity: granularity, id: id,
-                                                    deletedFrom: command.operation == .delete ? command.partition : nil)
+            version = try await store.storedVersion(
+                collection: collection, granularity: granularity, id: id,
+                deletedFrom: command.operation == .delete ? command.partition : nil)
         }
         version = version ?? command.baseVersion
         let precondition: PushRequest.Precondition
@@ -150,16 +154,19 @@ extension SyncEngine {
     }
 
     /// Records one outcome; says whether the pass goes on.
-    func handle(_ outcome: PushOutcome, of request: PushRequest, round: Int, report: inout DrainReport,
-                changedPartitions: inout [String: Set<String>]) async throws -> Step {
+    func handle(
+        _ outcome: PushOutcome, of request: PushRequest, round: Int, report: inout DrainReport,
+        changedPartitions: inout [String: Set<String>]
+    ) async throws -> Step {
         let command = request.command
         switch outcome {
         case .applied(let version, let entity):
             // A merged resend put on the server what none of this entity's later commands was made
             // on: they keep the version before it, so they meet the merge and are merged in turn
             // (a later command sent over it as it is would undo the other side's fields).
-            try await acknowledge(command, version: version, entity: entity,
-                                  advancingVersion: try await advancesVersion(command, sent: request.body))
+            try await acknowledge(
+                command, version: version, entity: entity,
+                advancingVersion: try await advancesVersion(command, sent: request.body))
             report.sent += 1
             report.remaining = max(0, report.remaining - 1)
             if let collection = command.collection, let partition = command.partition {
@@ -173,23 +180,27 @@ extension SyncEngine {
         case .conflict(let version, let entity):
             markReachable()
             report.conflicts += 1
-            return try await settleConflict(request, serverVersion: version, serverEntity: entity, round: round,
-                                            report: &report, changedPartitions: &changedPartitions)
+            return try await settleConflict(
+                request, serverVersion: version, serverEntity: entity, round: round,
+                report: &report, changedPartitions: &changedPartitions)
         case .retryLater(let reason, let httpStatus, let after):
             markReachable()
-            return try await recordFailure(command, reason: reason, httpStatus: httpStatus, serverAnswered: true,
-                                           retryAfter: after, report: &report)
+            return try await recordFailure(
+                command, reason: reason, httpStatus: httpStatus, serverAnswered: true,
+                retryAfter: after, report: &report)
         case .unreachable(let reason):
             if status.isOnline {
                 status.isOnline = false
                 emit(.offline(reason: reason))
             }
-            return try await recordFailure(command, reason: reason, httpStatus: nil, serverAnswered: false,
-                                           retryAfter: nil, report: &report)
+            return try await recordFailure(
+                command, reason: reason, httpStatus: nil, serverAnswered: false,
+                retryAfter: nil, report: &report)
         case .unauthorized(let reason):
             markReachable()
-            return try await recordFailure(command, reason: reason, httpStatus: 401, serverAnswered: false,
-                                           retryAfter: nil, report: &report)
+            return try await recordFailure(
+                command, reason: reason, httpStatus: 401, serverAnswered: false,
+                retryAfter: nil, report: &report)
         case .rejected(let reason):
             markReachable()
             try await deadLetter(command, reason: reason, report: &report)
@@ -206,16 +217,19 @@ extension SyncEngine {
 
     /// Counts a failed attempt and says when to try again; past the limit of answered failures,
     /// the command is dead-lettered and the pass goes on.
-    private func recordFailure(_ command: OutboxCommand, reason: String, httpStatus: Int?, serverAnswered: Bool,
-                               retryAfter: Duration?, report: inout DrainReport) async throws -> Step {
+    private func recordFailure(
+        _ command: OutboxCommand, reason: String, httpStatus: Int?, serverAnswered: Bool,
+        retryAfter: Duration?, report: inout DrainReport
+    ) async throws -> Step {
         let previous = try await store.attempts(for: command.sequence)
         if serverAnswered && previous.serverErrors + 1 >= configuration.maxAttempts {
             let why = "gave up on command \(command.sequence) after \(previous.serverErrors + 1) failed attempts; the last: \(reason)"
             try await deadLetter(command, reason: FailureReason(why, status: httpStatus), report: &report)
             return .next
         }
-        let backoff = Backoff(initial: configuration.initialBackoff, maximum: configuration.maxBackoff,
-                              maxRetryAfter: configuration.maxRetryAfter)
+        let backoff = Backoff(
+            initial: configuration.initialBackoff, maximum: configuration.maxBackoff,
+            maxRetryAfter: configuration.maxRetryAfter)
         let delay = backoff.delay(attempt: previous.count + 1, retryAfter: retryAfter, using: &generator)
         let next = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18)
         try await store.recordFailedAttempt(command.sequence, error: reason, nextAttempt: next, serverAnswered: serverAnswered)
@@ -248,8 +262,9 @@ extension SyncEngine {
     /// entity is pending), in one transaction.
     func acknowledge(_ command: OutboxCommand, version: String?, entity: Data?, advancingVersion: Bool = true) async throws {
         // Relaxed: everything here can be had from the server again (see `Store.syncWrite`).
-        _ = try await store.acknowledge(command.sequence, version: version, serverEntity: Self.json(entity),
-                                        collection: command.collection.flatMap { configuration.collections[$0] },
-                                        durability: .relaxed, advancingVersion: advancingVersion)
+        _ = try await store.acknowledge(
+            command.sequence, version: version, serverEntity: Self.json(entity),
+            collection: command.collection.flatMap { configuration.collections[$0] },
+            durability: .relaxed, advancingVersion: advancingVersion)
     }
 }

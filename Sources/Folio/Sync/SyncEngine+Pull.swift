@@ -119,14 +119,16 @@ extension SyncEngine {
                 if unacknowledged.contains(item.id) {
                     // The local change stays on top of the server's value.
                     guard let server = item.json, let address = try tx.address(of: item.id, collection: name, granularity: granularity),
-                          let local = try tx.json(at: address, id: item.id) else { continue }
+                        let local = try tx.json(at: address, id: item.id)
+                    else { continue }
                     let base = outbox.firstUnacknowledged(collection: name, id: item.id)?["base"]
                     let merged = ThreeWayMerge.merge(base: base, local: local, server: server)
                     guard merged != local else { continue }
                     do {
                         let key = try collection.admit(merged, item.id, tx.coder)
-                        try tx.stageServerValue(merged, at: PartitionAddress(collection: name, granularity: granularity, key: key),
-                                                collection: name, granularity: granularity, id: item.id, version: nil)
+                        try tx.stageServerValue(
+                            merged, at: PartitionAddress(collection: name, granularity: granularity, key: key),
+                            collection: name, granularity: granularity, id: item.id, version: nil)
                         count += 1
                     } catch {
                         warnings.append("kept the local \(name)/\(item.id) unmerged: the merge with the server's does not decode: \(error)")
@@ -134,8 +136,9 @@ extension SyncEngine {
                     continue
                 }
                 let target = item.key.map { PartitionAddress(collection: name, granularity: granularity, key: $0) }
-                try tx.stageServerValue(item.json, at: target, collection: name, granularity: granularity, id: item.id,
-                                        version: item.version ?? "")
+                try tx.stageServerValue(
+                    item.json, at: target, collection: name, granularity: granularity, id: item.id,
+                    version: item.version ?? "")
                 count += 1
             }
             if let wholePartition {

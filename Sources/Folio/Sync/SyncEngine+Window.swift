@@ -48,8 +48,10 @@ extension SyncEngine {
 
     /// Sends the window as one batch request (PROTOCOL.md, "Batches"), then records the outcomes
     /// in order: the applied ones together, then the first that was not applied.
-    func sendBatch(_ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
-                   changedPartitions: inout [String: Set<String>]) async throws -> Step {
+    func sendBatch(
+        _ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
+        changedPartitions: inout [String: Set<String>]
+    ) async throws -> Step {
         // From here the commands may reach the server: coalescing must leave them alone. Only
         // those still pending go (another transaction may have coalesced one away since the
         // queue was read); the queue is read again for the rest.
@@ -64,8 +66,10 @@ extension SyncEngine {
         if outcomes.isEmpty { outcomes = [.retryLater(reason: "the server handled no command of the batch", status: nil, after: nil)] }
         for (request, outcome) in zip(requests, outcomes) {
             if case .applied(let version, let entity) = outcome {
-                applied.append(.init(request: request, version: version, entity: entity,
-                                     advancingVersion: try await advancesVersion(request.command, sent: request.body)))
+                applied.append(
+                    .init(
+                        request: request, version: version, entity: entity,
+                        advancingVersion: try await advancesVersion(request.command, sent: request.body)))
                 continue
             }
             try await record(&applied, report: &report, changedPartitions: &changedPartitions)
@@ -78,8 +82,10 @@ extension SyncEngine {
     }
 
     /// Sends the window one request per command, each after the previous answer.
-    func sendOneByOne(_ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
-                      changedPartitions: inout [String: Set<String>]) async throws -> Step {
+    func sendOneByOne(
+        _ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
+        changedPartitions: inout [String: Set<String>]
+    ) async throws -> Step {
         // From here the commands may reach the server: coalescing must leave them alone. One
         // durable mark covers the window (it may cover commands a failure leaves unsent: the safe
         // side, they are only kept from coalescing). Only those still pending go (another
@@ -91,12 +97,15 @@ extension SyncEngine {
             let request = try await request(for: command)
             status.inFlight = command.sequence
             emit(.sending(command.sequence))
-            let outcome = await push([request], batch: false).first
+            let outcome =
+                await push([request], batch: false).first
                 ?? .retryLater(reason: "the transport gave no outcome", status: nil, after: nil)
             status.inFlight = nil
             if case .applied(let version, let entity) = outcome {
-                applied.append(.init(request: request, version: version, entity: entity,
-                                     advancingVersion: try await advancesVersion(command, sent: request.body)))
+                applied.append(
+                    .init(
+                        request: request, version: version, entity: entity,
+                        advancingVersion: try await advancesVersion(command, sent: request.body)))
                 continue
             }
             try await record(&applied, report: &report, changedPartitions: &changedPartitions)
@@ -114,7 +123,8 @@ extension SyncEngine {
     static func serverEntity(of item: AppliedPushes.Item) -> JSONValue? {
         let command = item.request.command
         if let entity = item.entity, entity == item.request.body, entity == command.body, command.operation == .upsert,
-           let parsed = command.json["entity"] {
+            let parsed = command.json["entity"]
+        {
             return parsed
         }
         return json(item.entity)
@@ -125,10 +135,11 @@ extension SyncEngine {
         guard !applied.isEmpty else { return }
         let items = applied.items
         let acknowledgements = items.map { item in
-            Store.Acknowledgement(sequence: item.request.command.sequence, version: item.version,
-                                  serverEntity: Self.serverEntity(of: item),
-                                  collection: item.request.command.collection.flatMap { configuration.collections[$0] },
-                                  advancingVersion: item.advancingVersion, serverEntityBytes: item.entity)
+            Store.Acknowledgement(
+                sequence: item.request.command.sequence, version: item.version,
+                serverEntity: Self.serverEntity(of: item),
+                collection: item.request.command.collection.flatMap { configuration.collections[$0] },
+                advancingVersion: item.advancingVersion, serverEntityBytes: item.entity)
         }
         // Relaxed: everything here can be had from the server again (see `Store.syncWrite`).
         _ = try await store.acknowledge(acknowledgements, durability: .relaxed)

@@ -49,8 +49,10 @@ struct SyncedCollection: Sendable {
                 func typed(_ json: JSONValue?) throws -> E? {
                     try json.map { try coder.decode(E.self, from: $0, id: conflict.id, path: "a conflict over \(E.collection)/\(conflict.id)") }
                 }
-                let decision = try resolve(Conflict(base: try typed(conflict.base), local: try typed(conflict.local),
-                                                    server: try typed(conflict.server), serverVersion: conflict.serverVersion))
+                let decision = try resolve(
+                    Conflict(
+                        base: try typed(conflict.base), local: try typed(conflict.local),
+                        server: try typed(conflict.server), serverVersion: conflict.serverVersion))
                 switch decision {
                 case .useServer: return .useServer
                 case .delete: return .delete

@@ -14,14 +14,16 @@ import Testing
         server.servedCollections = ["todos", "tags"]
         server.serverComputedCollections = ["dailyStats"]
         server.edit("dailyStats", "2026-11-22", json: Data(#"{"id":"2026-11-22","total":1}"#.utf8), partition: "2026-11")
-        server.changePageSize = 2 // so the feed check pages
+        server.changePageSize = 2   // so the feed check pages
         server.servesChangeFeed = withFeedAndToken
         server.requiredToken = withFeedAndToken ? "s3cret" : nil
 
-        var options = ConformanceOptions(baseURL: server.baseURL, collections: [
-            .init(name: "todos", partition: "2026-11-22", sample: #"{"id":"$ID","title":"Buy milk","done":false}"#),
-            .init(name: "tags", partition: "", sample: #"{"id":"$ID","name":"Home"}"#, acceptsAnyID: true),
-        ])
+        var options = ConformanceOptions(
+            baseURL: server.baseURL,
+            collections: [
+                .init(name: "todos", partition: "2026-11-22", sample: #"{"id":"$ID","title":"Buy milk","done":false}"#),
+                .init(name: "tags", partition: "", sample: #"{"id":"$ID","name":"Home"}"#, acceptsAnyID: true),
+            ])
         options.serverComputed = [.init(name: "dailyStats", partition: "2026-11")]
         options.token = server.requiredToken
         options.hasChangeFeed = withFeedAndToken
@@ -72,9 +74,11 @@ import Testing
                 return false
             }
         }
-        var options = ConformanceOptions(baseURL: server.baseURL, collections: [
-            .init(name: "todos", partition: "2026-11-22", sample: #"{"id":"$ID","title":"Buy milk","done":false}"#, acceptsAnyID: true),
-        ])
+        var options = ConformanceOptions(
+            baseURL: server.baseURL,
+            collections: [
+                .init(name: "todos", partition: "2026-11-22", sample: #"{"id":"$ID","title":"Buy milk","done":false}"#, acceptsAnyID: true)
+            ])
         options.seed = UInt64.random(in: 1...1_000_000)
         options.timeout = 5
         let summary = ConformanceSuite.run(options)

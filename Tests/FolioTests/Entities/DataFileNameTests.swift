@@ -66,7 +66,8 @@ import Testing
         let leapYears = Self.years.filter { $0 % 4 == 0 && ($0 % 100 != 0 || $0 % 400 == 0) }.count
         #expect(days == Self.years.count * 365 + leapYears)
         #expect(months == Self.years.count * 12)
-        print("data file names: \(days) days and \(months) months of \(Self.years.count) years read, every other of \(Self.years.count * 14 * 33) names refused")
+        print(
+            "data file names: \(days) days and \(months) months of \(Self.years.count) years read, every other of \(Self.years.count * 14 * 33) names refused")
     }
 
     /// Mutations of valid paths from a seed: whatever the mapping accepts maps back to the same
@@ -108,13 +109,15 @@ import Testing
         func isLetter(_ s: Unicode.Scalar) -> Bool { ("a"..."z").contains(s) || ("A"..."Z").contains(s) }
         func isDigit(_ s: Unicode.Scalar) -> Bool { ("0"..."9").contains(s) }
         guard let first = collection.first, isLetter(first), collection.count <= 64,
-              collection.allSatisfy({ isLetter($0) || isDigit($0) || $0 == "_" || $0 == "-" }),
-              !["folio", "outbox"].contains(parts[0].lowercased()) else { return false }
+            collection.allSatisfy({ isLetter($0) || isDigit($0) || $0 == "_" || $0 == "-" }),
+            !["folio", "outbox"].contains(parts[0].lowercased())
+        else { return false }
         func number(_ text: Substring) -> Int? { text.unicodeScalars.allSatisfy(isDigit) && !text.isEmpty ? Int(text) : nil }
         func month(_ text: String) -> (Int, Int)? {
             let pieces = text.split(separator: "-", omittingEmptySubsequences: false)
             guard pieces.count == 2, pieces[0].count == 4, pieces[1].count == 2,
-                  let y = number(pieces[0]), let m = number(pieces[1]), y >= 1, (1...12).contains(m) else { return nil }
+                let y = number(pieces[0]), let m = number(pieces[1]), y >= 1, (1...12).contains(m)
+            else { return nil }
             return (y, m)
         }
         switch parts.count {
@@ -123,7 +126,8 @@ import Testing
         case 3:
             let day = parts[2]
             guard day.count == 10, day.hasPrefix(parts[1] + "-"), let (y, m) = month(parts[1]),
-                  let d = number(day.suffix(2)[...]), day.dropLast(2).hasSuffix("-") else { return false }
+                let d = number(day.suffix(2)[...]), day.dropLast(2).hasSuffix("-")
+            else { return false }
             return d >= 1 && d <= daysIn(year: y, month: m)
         default: return false
         }
@@ -140,9 +144,11 @@ import Testing
             #expect(CommandFileName.sequence(ofPath: "outbox/failed/" + CommandFileName.reasonName(sequence)) == sequence)
             #expect(CommandFileName.sequence(fromFileName: CommandFileName.reasonName(sequence)) == nil)
         }
-        for refused in ["00000000000000000000.json", "0000000000000000042.json", "000000000000000000042.json",
-                        "0000000000000000004\u{0663}.json", "00000000000000000042.JSON", "+0000000000000000042.json",
-                        "18446744073709551616.json"] {
+        for refused in [
+            "00000000000000000000.json", "0000000000000000042.json", "000000000000000000042.json",
+            "0000000000000000004\u{0663}.json", "00000000000000000042.JSON", "+0000000000000000042.json",
+            "18446744073709551616.json",
+        ] {
             #expect(CommandFileName.sequence(fromFileName: refused) == nil, "\(refused)")
         }
         #expect(CommandFileName.sequence(ofPath: "todos/00000000000000000042.json") == nil)
@@ -159,8 +165,10 @@ import Testing
         }
         try await store.close()
         let look = try folder.text("slots/2026-02/2026-02-28.json")
-        for impostor in ["slots/2026-13/2026-13-01.json", "slots/2026-02/2026-02-30.json", "slots/2026-02/2026-03-01.json",
-                         "slots/2025-02/2025-02-29.json", "slots/2026-00/2026-00-10.json"] {
+        for impostor in [
+            "slots/2026-13/2026-13-01.json", "slots/2026-02/2026-02-30.json", "slots/2026-02/2026-03-01.json",
+            "slots/2025-02/2025-02-29.json", "slots/2026-00/2026-00-10.json",
+        ] {
             try folder.write(look.replacingOccurrences(of: "\"a\"", with: "\"x\""), to: impostor)
         }
         let copyCheck = try CopyCheck.dataAndCommandFiles(FileSystem(root: folder.url.path)).filter { $0.hasPrefix("slots/") }.sorted()
@@ -172,7 +180,10 @@ import Testing
         let report = try await Store.verify(at: folder.url)
         let flagged = Set(report.problems.map(\.path).filter { $0.hasPrefix("slots/") && !$0.hasSuffix("2026-02-28.json") && !$0.hasSuffix("2024-02-29.json") })
         // Each impostor by name: the folders that are no month, and the files in month folders.
-        #expect(flagged == ["slots/2026-13", "slots/2026-00", "slots/2026-02/2026-02-30.json", "slots/2026-02/2026-03-01.json",
-                            "slots/2025-02/2025-02-29.json"], "verify names \(flagged.sorted())")
+        #expect(
+            flagged == [
+                "slots/2026-13", "slots/2026-00", "slots/2026-02/2026-02-30.json", "slots/2026-02/2026-03-01.json",
+                "slots/2025-02/2025-02-29.json",
+            ], "verify names \(flagged.sorted())")
     }
 }

@@ -26,10 +26,13 @@ import Darwin
         let logs = root.url.deletingLastPathComponent()
         // Bursts of about ten transactions, then a pause longer than the delay: the idle
         // checkpoint runs in each pause.
-        let child = try CrashChild(["write", root.url.path, "5", "1000000", "full", "L",
-                                    "--delay-ms", "\(Self.checkpointDelay)", "--threshold-kib", "65536",
-                                    "--idle-ms", "\(Self.checkpointDelay + 50)", "--idle-every", "10"],
-                                   logs: logs, name: "live")
+        let child = try CrashChild(
+            [
+                "write", root.url.path, "5", "1000000", "full", "L",
+                "--delay-ms", "\(Self.checkpointDelay)", "--threshold-kib", "65536",
+                "--idle-ms", "\(Self.checkpointDelay + 50)", "--idle-every", "10",
+            ],
+            logs: logs, name: "live")
         defer { child.kill() }
         try await child.waitForFirstAck()
 
@@ -54,7 +57,8 @@ import Darwin
             if let keep { try? FileManager.default.copyItem(at: copy, to: URL(fileURLWithPath: keep + "/taken-\(copies)")) }
             let found = await StoreCheck.run(copy, acked: ["L": acked])
             if found.violations.count == 1, found.violations[0].hasPrefix("the store does not open"),
-               found.violations[0].contains("copy of a store taken while") {
+                found.violations[0].contains("copy of a store taken while")
+            {
                 refused += 1
                 // Refusing a copy no checkpoint overlapped is wrong: every version in place was
                 // logged before its rename, so such a copy always matches its journal.
@@ -72,8 +76,9 @@ import Darwin
         }
         // On a loaded machine the writer may reach --max-seconds; it must not have failed.
         #expect(child.process.isRunning || child.exitedCleanly, "the writer failed: \(child.errorText)")
-        print("live copy: \(copies) copies, \(checked) checked, \(straddled) during a checkpoint, "
-              + "\(refused) refused as inconsistent copies, \(violationCount) violations")
+        print(
+            "live copy: \(copies) copies, \(checked) checked, \(straddled) during a checkpoint, "
+                + "\(refused) refused as inconsistent copies, \(violationCount) violations")
         #expect(violations.isEmpty, "\(violations.prefix(20).joined(separator: "\n"))")
         #expect(checked > 0)
     }
@@ -81,9 +86,12 @@ import Darwin
     @Test func aBackupOfALiveFolderIsConsistent() async throws {
         let root = TemporaryFolder("source")
         let logs = root.url.deletingLastPathComponent()
-        let child = try CrashChild(["write", root.url.path, "6", "1000000", "full", "K",
-                                    "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25"],
-                                   logs: logs, name: "backup")
+        let child = try CrashChild(
+            [
+                "write", root.url.path, "6", "1000000", "full", "K",
+                "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25",
+            ],
+            logs: logs, name: "backup")
         defer { child.kill() }
         try await child.waitForFirstAck()
         let store = try await Store.open(at: root.url)

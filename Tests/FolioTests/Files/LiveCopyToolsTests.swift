@@ -33,9 +33,12 @@ import Testing
         let root = TemporaryFolder("live")
         let work = root.url.deletingLastPathComponent()
         let seed = UInt64.random(in: 1...UInt64(UInt32.max))
-        let child = try CrashChild(["write", root.url.path, "\(seed)", "1000000", "relaxed", "W", "--outbox",
-                                    "--reopen-every", "1", "--delay-ms", "20", "--max-seconds", "900"],
-                                   logs: work, name: "writer")
+        let child = try CrashChild(
+            [
+                "write", root.url.path, "\(seed)", "1000000", "relaxed", "W", "--outbox",
+                "--reopen-every", "1", "--delay-ms", "20", "--max-seconds", "900",
+            ],
+            logs: work, name: "writer")
         defer { child.kill() }
         try await child.waitForFirstAck()
         var readOnly = Store.Configuration()
@@ -81,7 +84,8 @@ import Testing
                     refused += 1
                     if openRefuses != verifyRefuses {
                         silent += 1
-                        silentNotes.append("\(label) copy \(round): refused by \(openRefuses ? "open" : "verify") only: \((problems.torn + problems.named).prefix(3))")
+                        silentNotes.append(
+                            "\(label) copy \(round): refused by \(openRefuses ? "open" : "verify") only: \((problems.torn + problems.named).prefix(3))")
                     }
                     continue
                 }
@@ -97,12 +101,14 @@ import Testing
         try await source.close()
         // On a loaded machine the writer may reach --max-seconds; it must not have failed.
         #expect(child.process.isRunning || child.exitedCleanly, "the writer failed: \(child.errorText)")
-        print("live copies: \(counts.rsync) rsync, \(counts.cp) cp, \(counts.shuffled) shuffled, \(counts.snapshots) snapshots, \(silent) silent partial "
-              + "(\(refused) plain copies refused by open and verify; \(child.acks.count) transactions, one process each; seed \(seed))")
+        print(
+            "live copies: \(counts.rsync) rsync, \(counts.cp) cp, \(counts.shuffled) shuffled, \(counts.snapshots) snapshots, \(silent) silent partial "
+                + "(\(refused) plain copies refused by open and verify; \(child.acks.count) transactions, one process each; seed \(seed))")
         #expect(silent == 0, "\(silentNotes.prefix(10).joined(separator: "\n"))")
         #expect(snapshotProblems.isEmpty, "\(snapshotProblems.prefix(20).joined(separator: "\n"))")
-        #expect(counts.snapshots == Self.copiesPerTool && counts.rsync == Self.copiesPerTool && counts.cp == Self.copiesPerTool,
-                "the writer stopped before every round was copied (\(ContinuousClock.now - start))")
+        #expect(
+            counts.snapshots == Self.copiesPerTool && counts.rsync == Self.copiesPerTool && counts.cp == Self.copiesPerTool,
+            "the writer stopped before every round was copied (\(ContinuousClock.now - start))")
     }
 
     /// What `folio verify` (before and after opening) or opening names (`named`), and what
@@ -132,23 +138,22 @@ import Testing
     /// Copies a folder's files in a seeded random order, pausing up to 2 ms between files, as a
     /// sync tool might. Arguments: source, destination, seed.
     static let shuffledCopy = """
-    import os, random, shutil, sys, time
-    source, target, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    files = []
-    for folder, _, names in os.walk(source):
-        files += [os.path.join(folder, name) for name in names]
-    random.Random(seed).shuffle(files)
-    pause = random.Random(seed + 1)
-    for path in files:
-        out = os.path.join(target, os.path.relpath(path, source))
-        os.makedirs(os.path.dirname(out), exist_ok=True)
-        try:
-            shutil.copy2(path, out)
-        except FileNotFoundError:
-            pass
-        time.sleep(pause.random() * 0.002)
-    """
-
+        import os, random, shutil, sys, time
+        source, target, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+        files = []
+        for folder, _, names in os.walk(source):
+            files += [os.path.join(folder, name) for name in names]
+        random.Random(seed).shuffle(files)
+        pause = random.Random(seed + 1)
+        for path in files:
+            out = os.path.join(target, os.path.relpath(path, source))
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            try:
+                shutil.copy2(path, out)
+            except FileNotFoundError:
+                pass
+            time.sleep(pause.random() * 0.002)
+        """
 
     /// Runs a tool to completion (bounded: it copies a small folder), failing on a bad exit.
     /// rsync's exit 24 ("some files vanished") is normal for a live folder.

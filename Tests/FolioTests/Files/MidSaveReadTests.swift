@@ -91,8 +91,9 @@ import Testing
         editor.waitUntilExit()
         #expect(editor.terminationStatus == 0, "the editor script failed")
         try await store.close()
-        print("mid-save reads: \(saves) in-place saves, \(reads) reads, \(opens) stores opened for a command, \(writes) writes beside them, \(failures) failures, "
-              + "\(wrong) wrong answers (seed 0x\(String(seed, radix: 16)))")
+        print(
+            "mid-save reads: \(saves) in-place saves, \(reads) reads, \(opens) stores opened for a command, \(writes) writes beside them, \(failures) failures, "
+                + "\(wrong) wrong answers (seed 0x\(String(seed, radix: 16)))")
         #expect(failures == 0 && wrong == 0, "seed 0x\(String(seed, radix: 16)):\n\(problems.prefix(8).joined(separator: "\n"))")
     }
 }

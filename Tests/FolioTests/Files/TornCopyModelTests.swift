@@ -17,12 +17,13 @@ import Testing
 @Suite struct TornCopyModelTests {
     struct Step {
         var files: [String: [UInt8]]
-        var todos: [String: String]      // id → "title@date"
+        var todos: [String: String]   // id → "title@date"
         var pending: Int
     }
 
     @Test func filesCopiedAtDifferentInstantsOpenWholeOrAreRefused() async throws {
-        let seed = ProcessInfo.processInfo.environment["FOLIO_TORN_COPY_SEED"].flatMap { UInt64($0) }
+        let seed =
+            ProcessInfo.processInfo.environment["FOLIO_TORN_COPY_SEED"].flatMap { UInt64($0) }
             ?? UInt64.random(in: 1...UInt64(UInt32.max))
         var random = SplitMix64(seed: seed)
         let root = TemporaryFolder("source")
@@ -117,7 +118,8 @@ import Testing
             try await reopened.close()
             let candidates = whole ? [steps[instant]] : Array(steps[first...last])
             if !candidates.contains(where: { $0.todos == todos && $0.pending == pending }) {
-                let nearest = candidates.map { step in step.todos.filter { todos[$0.key] != $0.value }.count + todos.filter { step.todos[$0.key] == nil }.count }
+                let nearest = candidates.map { step in step.todos.filter { todos[$0.key] != $0.value }.count + todos.filter { step.todos[$0.key] == nil }.count
+                }
                 silent.append("\(label) opened to a state no step had: \(todos.count) todos, \(pending) commands; differences from each step: \(nearest)")
                 continue
             }
@@ -129,8 +131,13 @@ import Testing
             let entity = String(decoding: JSONWriter.compact(try EntityCoder().encode(added)), as: UTF8.self)
             let bufferFile = work.appendingPathComponent("buffer-\(copyNumber).json")
             try Data(buffer.bytes).write(to: bufferFile)
-            if let failure = runTool("/usr/bin/python3", ["-c", Self.pythonSave, bufferFile.path, copy.appendingPathComponent(buffer.path).path,
-                                                          added.id.uuidString, entity]) {
+            if let failure = runTool(
+                "/usr/bin/python3",
+                [
+                    "-c", Self.pythonSave, bufferFile.path, copy.appendingPathComponent(buffer.path).path,
+                    added.id.uuidString, entity,
+                ])
+            {
                 Issue.record("\(label): \(failure)")
                 continue
             }
@@ -143,10 +150,14 @@ import Testing
             if merged != expected {
                 let lost = expected.keys.filter { merged[$0] == nil }, back = merged.keys.filter { expected[$0] == nil }
                 let changed = expected.filter { merged[$0.key] != nil && merged[$0.key] != $0.value }.count
-                silent.append("\(label): a save from an older version of \(buffer.path) (version \(buffer.version)) lost \(lost.count) todos, brought back \(back.count) deleted ones (\(back.sorted().prefix(3))) and changed \(changed)")
+                silent.append(
+                    "\(label): a save from an older version of \(buffer.path) (version \(buffer.version)) lost \(lost.count) todos, brought back \(back.count) deleted ones (\(back.sorted().prefix(3))) and changed \(changed)"
+                )
             }
         }
-        print("torn copies: \(steps.count) steps, 40 copies, \(opened) opened whole, \(refused) refused, \(sameStep) from one instant, \(staleSaves) saves from an older buffer in them, \(silent.count) silent partial or lost (seed \(seed))")
+        print(
+            "torn copies: \(steps.count) steps, 40 copies, \(opened) opened whole, \(refused) refused, \(sameStep) from one instant, \(staleSaves) saves from an older buffer in them, \(silent.count) silent partial or lost (seed \(seed))"
+        )
         #expect(silent.isEmpty, "\(silent.prefix(10).joined(separator: "\n"))")
         // Not vacuous the other way: a check that refused every copy mixed from several steps
         // would pass the lines above. Most mixed copies hold the same bytes as one step (few files
@@ -159,15 +170,17 @@ import Testing
     /// Folio wrote and is the file itself, FORMAT.md), older than the newest where there is one and
     /// not among the oldest that a checkpoint at open may drop past the limit of 16.
     static func olderBuffer(in copy: URL, random: inout SplitMix64) -> (path: String, day: String, version: String, bytes: [UInt8])? {
-        let files = FileManager.default.enumerator(atPath: copy.appendingPathComponent("todos").path)?
+        let files =
+            FileManager.default.enumerator(atPath: copy.appendingPathComponent("todos").path)?
             .compactMap { $0 as? String }.filter { $0.hasSuffix(".json") && $0.count == "YYYY-MM/YYYY-MM-DD.json".count }.sorted() ?? []
         for offset in 0..<files.count {
             let path = "todos/" + files[(offset + random.index(files.count)) % files.count]
             let folder = copy.appendingPathComponent(StoreLayout.machinery + "/versions/" + path)
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
             guard let newest = names.last, !newest.hasSuffix(".edit.json"),
-                  let file = FileManager.default.contents(atPath: copy.appendingPathComponent(path).path),
-                  KeptVersions.parse(newest)?.hash == ContentHash(Array(file)) else { continue }
+                let file = FileManager.default.contents(atPath: copy.appendingPathComponent(path).path),
+                KeptVersions.parse(newest)?.hash == ContentHash(Array(file))
+            else { continue }
             let choices = names.suffix(12).filter { !$0.hasSuffix(".edit.json") }
             let version = choices.count > 1 ? choices.dropLast()[random.index(choices.count - 1)] : newest
             guard let bytes = FileManager.default.contents(atPath: folder.appendingPathComponent(version).path) else { continue }

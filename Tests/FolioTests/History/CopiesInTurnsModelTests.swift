@@ -43,8 +43,12 @@ import Testing
             try await store.close()
         }
         func copy(_ from: TemporaryFolder, to: TemporaryFolder, _ context: String) async throws {
-            let result = Shell.run(rsync, ["-a", "--checksum", "--delete", "--exclude", ".folio", "--exclude", "outbox",
-                                           from.url.path + "/", to.url.path + "/"])
+            let result = Shell.run(
+                rsync,
+                [
+                    "-a", "--checksum", "--delete", "--exclude", ".folio", "--exclude", "outbox",
+                    from.url.path + "/", to.url.path + "/",
+                ])
             try #require(result.status == 0, "rsync: \(result.errors)")
             copies += 1
             let store = try await Store.open(at: to.url, configuration: .testing())
@@ -60,8 +64,9 @@ import Testing
             try await copy(b, to: a, "round \(round), B to A")
             try await work(in: a)
         }
-        print("copies in turns: \(Self.rounds) rounds, \(copies) rsync copies, \(emptied) emptied days, "
-              + "\(differences.count) differences (seed \(seed))")
+        print(
+            "copies in turns: \(Self.rounds) rounds, \(copies) rsync copies, \(emptied) emptied days, "
+                + "\(differences.count) differences (seed \(seed))")
         #expect(differences.isEmpty, "seed \(seed): \(differences.prefix(5).joined(separator: "; "))")
         #expect(emptied > 0, "seed \(seed): no day was emptied, so the case this test is for did not happen")
     }

@@ -27,13 +27,15 @@ import Testing
         let logs = root.url.deletingLastPathComponent()
         let stop = logs.appendingPathComponent("stop")
         let day = "slots/2026-01/2026-01-25.json"
-        let child = try CrashChild(["append", root.url.path, "100000", "--until-file", stop.path, "--max-seconds", "240"],
-                                   logs: logs, name: "writer")
+        let child = try CrashChild(
+            ["append", root.url.path, "100000", "--until-file", stop.path, "--max-seconds", "240"],
+            logs: logs, name: "writer")
         defer { child.kill() }
-        #expect(await (0..<1000).asyncContains { _ in
-            try? await Task.sleep(for: .milliseconds(10))
-            return root.exists(day) || !child.process.isRunning
-        }, "the writer wrote its first slot")
+        #expect(
+            await (0..<1000).asyncContains { _ in
+                try? await Task.sleep(for: .milliseconds(10))
+                return root.exists(day) || !child.process.isRunning
+            }, "the writer wrote its first slot")
         // The writer runs until the stop file (at most 240 s): on a loaded machine the test's own
         // tasks may wait a long time for a thread, and the race needs the writer writing.
         try #require(child.process.isRunning, "writer: \(child.errorText)")
@@ -75,12 +77,14 @@ import Testing
         // fewer than the 30 slots that prove something: it goes on until then (at most 120 s).
         let writing = ContinuousClock.now
         while child.lines.filter({ $0.hasPrefix("ack ") }).count < 30, child.process.isRunning,
-              ContinuousClock.now - writing < .seconds(120) {
+            ContinuousClock.now - writing < .seconds(120)
+        {
             try await Task.sleep(for: .milliseconds(50))
         }
         _ = FileManager.default.createFile(atPath: stop.path, contents: nil)
         let finished = await child.waitForExit(before: .now + .seconds(60))
-        try #require(finished && child.exitedCleanly, "writer: \(child.errorText)\n\(child.lines.filter { $0.hasPrefix("log") }.suffix(40).joined(separator: "\n"))")
+        try #require(
+            finished && child.exitedCleanly, "writer: \(child.errorText)\n\(child.lines.filter { $0.hasPrefix("log") }.suffix(40).joined(separator: "\n"))")
         let acked = Set(child.lines.compactMap { $0.hasPrefix("ack ") ? String($0.dropFirst(4)) : nil })
 
         let store = try await Store.open(at: root.url)
@@ -90,7 +94,9 @@ import Testing
         let inFile = Set((file?["entities"] as? [String: Any] ?? [:]).keys)
         let lostSaves = saves.keys.filter { !stored.contains($0) || !inFile.contains($0) }.sorted()
         let lostEntities = acked.filter { !stored.contains($0) || !inFile.contains($0) }.sorted()
-        print("editor race: \(saves.count) saves (rename and in place), \(lostSaves.count) lost saves, \(lostEntities.count) lost entities (\(acked.count) slots written; seed \(seed))")
+        print(
+            "editor race: \(saves.count) saves (rename and in place), \(lostSaves.count) lost saves, \(lostEntities.count) lost entities (\(acked.count) slots written; seed \(seed))"
+        )
         if let keep = ProcessInfo.processInfo.environment["FOLIO_EDITOR_KEEP"] { try? FileManager.default.copyItem(at: logs, to: URL(fileURLWithPath: keep)) }
         #expect(lostSaves.isEmpty, "lost saves: \(lostSaves.map { "\($0) (\(saves[$0]!))" })")
         #expect(lostEntities.isEmpty, "lost slots: \(lostEntities)")

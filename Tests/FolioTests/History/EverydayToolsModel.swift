@@ -59,7 +59,7 @@ enum EverydayModel {
             switch (old[id], new[id]) {
             case (nil, .some): changes[id] = [.added]
             case (.some, nil): changes[id] = [.deleted]
-            case let (.some(a), .some(b)):
+            case (.some(let a), .some(let b)):
                 var list: [Change] = []
                 if a.title != b.title { list.append(.retitled) }
                 if a.done != b.done { list.append(.toggled) }
@@ -127,9 +127,14 @@ enum EverydayModel {
         mutating func agree(_ one: State, _ other: State, _ context: String) {
             guard one != other else { return }
             let ids = Set(one.keys).union(other.keys).filter { one[$0] != other[$0] }.sorted()
-            divergence.append((context, "\(context): \(ids.count) todos differ, e.g. " + ids.prefix(3).map {
-                "\($0): \(one[$0]?.description ?? "none") vs \(other[$0]?.description ?? "none")"
-            }.joined(separator: "; ")))
+            divergence.append(
+                (
+                    context,
+                    "\(context): \(ids.count) todos differ, e.g. "
+                        + ids.prefix(3).map {
+                            "\($0): \(one[$0]?.description ?? "none") vs \(other[$0]?.description ?? "none")"
+                        }.joined(separator: "; ")
+                ))
         }
     }
 }

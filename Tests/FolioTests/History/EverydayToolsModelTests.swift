@@ -24,8 +24,10 @@ import Testing
 /// file and brought back the ones it deleted. With at most 9 app writes between load and save, the
 /// same code and the model agreed on 25 editor saves.
 @Suite struct EverydayToolsModelTests {
-    @Test(.enabled(if: Tools.runs("tmux", "vim", "nano", "emacs", "git", "unison", "rsync", "python3"),
-                   "needs tmux, vim, nano, emacs, git, unison, rsync and python3: apt-get install tmux vim nano emacs-nox git unison rsync python3"))
+    @Test(
+        .enabled(
+            if: Tools.runs("tmux", "vim", "nano", "emacs", "git", "unison", "rsync", "python3"),
+            "needs tmux, vim, nano, emacs, git, unison, rsync and python3: apt-get install tmux vim nano emacs-nox git unison rsync python3"))
     func everydayToolsLoseNothing() async throws {
         let seed = SplitMix64.seed(replaying: "FOLIO_EVERYDAY_SEED")
         var tools: [String: String] = [:]
@@ -34,8 +36,9 @@ import Testing
         }
         tools["sed"] = Tools.path("sed") ?? "/bin/sed"
         tools["bash"] = Tools.path("bash") ?? "/bin/bash"
-        let run = EverydayRun(seed: seed, tools: tools, todo: try CrashChild.executable("todo").path,
-                              folio: try CrashChild.executable("folio").path)
+        let run = EverydayRun(
+            seed: seed, tools: tools, todo: try CrashChild.executable("todo").path,
+            folio: try CrashChild.executable("folio").path)
         // The tools run on a thread of their own: every step waits for a process or a screen, and
         // the test pool must not be starved by it.
         let outcome: Result<Void, EverydayRun.Failure> = await withCheckedContinuation { continuation in
@@ -139,8 +142,10 @@ final class EverydayRun: @unchecked Sendable {
     /// and the first two cases.
     var breakdown: [String] {
         var lines: [String] = []
-        for (name, cases) in [("lost saves", tally.lostSaves), ("lost entities", tally.lostEntities),
-                              ("resurrected", tally.resurrected), ("silent divergence", tally.divergence)] where !cases.isEmpty {
+        for (name, cases) in [
+            ("lost saves", tally.lostSaves), ("lost entities", tally.lostEntities),
+            ("resurrected", tally.resurrected), ("silent divergence", tally.divergence),
+        ] where !cases.isEmpty {
             var phases: [String] = []
             var byPhase: [String: EverydayModel.Tally.Cases] = [:]
             for item in cases {
@@ -150,7 +155,9 @@ final class EverydayRun: @unchecked Sendable {
             }
             for phase in phases {
                 let list = byPhase[phase]!
-                lines.append("\(name) in \(phase): \(tally.count(list)), e.g. " + list.prefix(2).map { String($0.text.dropFirst(phase.count + 2)) }.joined(separator: "; "))
+                lines.append(
+                    "\(name) in \(phase): \(tally.count(list)), e.g. "
+                        + list.prefix(2).map { String($0.text.dropFirst(phase.count + 2)) }.joined(separator: "; "))
             }
         }
         return lines
@@ -193,12 +200,14 @@ final class EverydayRun: @unchecked Sendable {
         for op in ops {
             let command: String
             switch op {
-            case let .add(title): command = "add --date \(day) --data \"$D\" \(quoted(title))"
-            case let .toggle(id): command = "done \(id) --data \"$D\""
-            case let .delete(id): command = "delete \(id) --data \"$D\""
-            case let .retitle(id, title): command = "edit \(id) --title \(quoted(title)) --data \"$D\""
+            case .add(let title): command = "add --date \(day) --data \"$D\" \(quoted(title))"
+            case .toggle(let id): command = "done \(id) --data \"$D\""
+            case .delete(let id): command = "delete \(id) --data \"$D\""
+            case .retitle(let id, let title): command = "edit \(id) --title \(quoted(title)) --data \"$D\""
             }
-            lines.append("\"$T\" \(command) >/dev/null 2>>\"$D.err\" || echo \(quoted("failed: todo " + command.replacingOccurrences(of: " --data \"$D\"", with: ""))) >&2")
+            lines.append(
+                "\"$T\" \(command) >/dev/null 2>>\"$D.err\" || echo \(quoted("failed: todo " + command.replacingOccurrences(of: " --data \"$D\"", with: ""))) >&2"
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -228,7 +237,8 @@ final class EverydayRun: @unchecked Sendable {
 
     static func todos(inExport data: Data, _ context: String) throws -> State {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let todos = object["todos"] as? [[String: Any]] else {
+            let todos = object["todos"] as? [[String: Any]]
+        else {
             throw Failure(description: "\(context): todo export printed no todos")
         }
         var state: State = [:]
@@ -242,7 +252,8 @@ final class EverydayRun: @unchecked Sendable {
     /// The todos of a day file's bytes, or nil when they do not parse.
     static func todos(inFile data: Data) -> State? {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let entities = object["entities"] as? [String: Any] else { return nil }
+            let entities = object["entities"] as? [String: Any]
+        else { return nil }
         var state: State = [:]
         for (id, value) in entities {
             let entity = value as? [String: Any] ?? [:]
@@ -259,18 +270,18 @@ final class EverydayRun: @unchecked Sendable {
         let byTitle = Dictionary(listed.map { ($0.value.title, $0.key) }, uniquingKeysWith: { a, _ in a })
         for op in ops {
             switch op {
-            case let .add(title):
+            case .add(let title):
                 if let id = byTitle[title] {
                     model[id] = Item(title: title, done: false)
                     added.append(id)
                 } else {
                     tally.lostEntities.append((id: "title \(title)", text: "\(context): the app's new todo \"\(title)\" is missing right after its batch"))
                 }
-            case let .toggle(id): model[id]?.done.toggle()
-            case let .delete(id):
+            case .toggle(let id): model[id]?.done.toggle()
+            case .delete(let id):
                 model[id] = nil
                 tally.deleted.insert(id)
-            case let .retitle(id, title): model[id]?.title = title
+            case .retitle(let id, let title): model[id]?.title = title
             }
         }
         return added
@@ -312,7 +323,8 @@ final class EverydayRun: @unchecked Sendable {
     /// A todo as one line of JSON, as a person pastes it.
     private func entityLine(_ id: String, _ title: String) -> String {
         let now = stamp()
-        return "\"\(id)\": {\"createdAt\": \"\(now)\", \"date\": \"\(day)\", \"done\": false, \"id\": \"\(id)\", \"priority\": 0, \"title\": \"\(title)\", \"updatedAt\": \"\(now)\"}"
+        return
+            "\"\(id)\": {\"createdAt\": \"\(now)\", \"date\": \"\(day)\", \"done\": false, \"id\": \"\(id)\", \"priority\": 0, \"title\": \"\(title)\", \"updatedAt\": \"\(now)\"}"
     }
 
     // MARK: - Phase 1: editors through tmux
@@ -362,8 +374,9 @@ final class EverydayRun: @unchecked Sendable {
         let lines = loadedText.components(separatedBy: "\n")
         guard let loaded = Self.todos(inFile: Data(loadedText.utf8)) else { throw Failure(description: "\(context): the day file does not parse") }
         tally.check(loaded, expected: model, "\(context): the file the editor loads")
-        let terminal = try Terminal(tmux: tools["tmux"]!, command: command(kind, dayPath), in: data,
-                                    environment: ["HOME": folder("home").path, "LANG": "C.UTF-8"])
+        let terminal = try Terminal(
+            tmux: tools["tmux"]!, command: command(kind, dayPath), in: data,
+            environment: ["HOME": folder("home").path, "LANG": "C.UTF-8"])
         terminals.append(terminal)
         defer { terminal.close() }
         try terminal.waitForScreen(containing: "\"entities\"", seconds: 30)
@@ -379,7 +392,8 @@ final class EverydayRun: @unchecked Sendable {
         }
         for id in candidates.dropFirst(2).prefix(2) {
             guard let start = lines.firstIndex(of: "    \"\(id)\": {"),
-                  let end = lines[start...].firstIndex(of: "    },") else { throw Failure(description: "\(context): no block of \(id) in the file") }
+                let end = lines[start...].firstIndex(of: "    },")
+            else { throw Failure(description: "\(context): no block of \(id) in the file") }
             plan.append(.delete(id: id, lines: end - start + 1))
         }
         for _ in 0..<2 {
@@ -409,9 +423,9 @@ final class EverydayRun: @unchecked Sendable {
             for edit in edits {
                 try perform(edit, in: terminal, kind, context)
                 switch edit {
-                case let .retitle(id, _, to): buffer[id]?.title = to
-                case let .delete(id, _): buffer[id] = nil
-                case let .add(id, title, _): buffer[id] = Item(title: title, done: false)
+                case .retitle(let id, _, let to): buffer[id]?.title = to
+                case .delete(let id, _): buffer[id] = nil
+                case .add(let id, let title, _): buffer[id] = Item(title: title, done: false)
                 }
             }
             try saveBuffer(in: terminal, kind, file: file, expecting: buffer, "\(context), save \(save + 1)")
@@ -422,7 +436,9 @@ final class EverydayRun: @unchecked Sendable {
             for (id, _) in EverydayModel.changes(from: saved, to: buffer) {
                 tally.personal.insert(id)
                 tally.savedBy[id] = "\(kind.rawValue), save \(save + 1)"
-                if let item = buffer[id] { model[id] = item } else {
+                if let item = buffer[id] {
+                    model[id] = item
+                } else {
                     model[id] = nil
                     tally.deleted.insert(id)
                 }
@@ -458,21 +474,35 @@ final class EverydayRun: @unchecked Sendable {
         var text: String?
         switch kind {
         case .vim, .vimDefaults:
-            if line.contains("(y/n)") { text = "y" } else if line.contains("Press ENTER") { keys = ["Enter"] } else if line.contains("[O]K, (L)oad File") { text = "O" }
+            if line.contains("(y/n)") {
+                text = "y"
+            } else if line.contains("Press ENTER") {
+                keys = ["Enter"]
+            } else if line.contains("[O]K, (L)oad File") {
+                text = "O"
+            }
         case .nano:
             if line.contains("continue saving?") || line.contains("(Y/N)") { text = "y" }
         case .emacs:
-            if line.contains("really edit the buffer?") { text = "y" } else if line.contains("(yes or no)") {
+            if line.contains("really edit the buffer?") {
+                text = "y"
+            } else if line.contains("(yes or no)") {
                 text = "yes"
                 keys = ["Enter"]
-            } else if line.contains("(y or n)") { text = "y" }
+            } else if line.contains("(y or n)") {
+                text = "y"
+            }
         }
         guard text != nil || !keys.isEmpty else { return false }
         if let text { try terminal.type(text) }
         if !keys.isEmpty { try terminal.keys(keys[0]) }
         // Wait for the question to go, so that it is not answered twice.
         let deadline = Date().addingTimeInterval(3)
-        while Date() < deadline, (kind == .nano ? terminal.screen().filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.suffix(3).joined(separator: "\n") : terminal.bottomLine()) == line {
+        while Date() < deadline,
+            (kind == .nano
+                ? terminal.screen().filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.suffix(3).joined(separator: "\n") : terminal.bottomLine())
+                == line
+        {
             Thread.sleep(forTimeInterval: 0.05)
         }
         return true
@@ -496,9 +526,9 @@ final class EverydayRun: @unchecked Sendable {
         switch kind {
         case .vim, .vimDefaults:
             switch edit {
-            case let .retitle(_, from, to): try terminal.type(":%s/\"\(from)\"/\"\(to)\"/")
-            case let .delete(id, _): try terminal.type(":g/^    \"\(id)\": {$/.;/^    },$/d")
-            case let .add(_, _, snippet): try terminal.type(":g/^  \"entities\": {$/r \(snippet.path)")
+            case .retitle(_, let from, let to): try terminal.type(":%s/\"\(from)\"/\"\(to)\"/")
+            case .delete(let id, _): try terminal.type(":g/^    \"\(id)\": {$/.;/^    },$/d")
+            case .add(_, _, let snippet): try terminal.type(":g/^  \"entities\": {$/r \(snippet.path)")
             }
             try terminal.keys("Enter")
             try terminal.type(":echo \"done-\" . \(steps)")
@@ -506,7 +536,7 @@ final class EverydayRun: @unchecked Sendable {
             try settle(terminal, kind, "\(context): vim to do \(edit)", onScreen(marker))
         case .nano:
             switch edit {
-            case let .retitle(_, from, to):
+            case .retitle(_, let from, let to):
                 try terminal.keys("C-\\")
                 try settle(terminal, kind, "nano's search prompt", onScreen("Search (to replace)"))
                 try terminal.type("\"\(from)\"")
@@ -517,7 +547,7 @@ final class EverydayRun: @unchecked Sendable {
                 try settle(terminal, kind, "nano's question", onScreen("Replace this instance?"))
                 try terminal.type("a")
                 try settle(terminal, kind, "\(context): nano to replace \(from)", onScreen("Replaced 1 occurrence"))
-            case let .delete(id, lines):
+            case .delete(let id, let lines):
                 try terminal.keys("C-w")
                 try settle(terminal, kind, "nano's search prompt", onScreen("Search"))
                 try terminal.type("    \"\(id)\": {")
@@ -525,7 +555,7 @@ final class EverydayRun: @unchecked Sendable {
                 for _ in 0..<lines { try terminal.keys("C-k") }
                 try terminal.keys("C-c")
                 try settle(terminal, kind, "\(context): nano to cut the lines of \(id)", onScreen("[ line "))
-            case let .add(_, _, snippet):
+            case .add(_, _, let snippet):
                 try terminal.keys("C-w")
                 try settle(terminal, kind, "nano's search prompt", onScreen("Search"))
                 try terminal.type("  \"entities\": {")
@@ -537,7 +567,7 @@ final class EverydayRun: @unchecked Sendable {
             }
         case .emacs:
             switch edit {
-            case let .retitle(_, from, to):
+            case .retitle(_, let from, let to):
                 try terminal.keys("M-<", "M-x")
                 try terminal.type("replace-string")
                 try terminal.keys("Enter")
@@ -548,12 +578,14 @@ final class EverydayRun: @unchecked Sendable {
                 try terminal.type("\"\(to)\"")
                 try terminal.keys("Enter")
                 try settle(terminal, kind, "\(context): emacs to replace \(from)", onScreen("Replaced 1 occurrence"))
-            case let .delete(id, lines):
-                try eval("(progn (goto-char (point-min)) (re-search-forward \"^    \\\"\(id)\\\": {$\") (beginning-of-line) (kill-line \(lines)) (message \"done-%d\" \(steps)))",
-                         in: terminal, marker, context)
-            case let .add(_, _, snippet):
-                try eval("(progn (goto-char (point-min)) (re-search-forward \"^  \\\"entities\\\": {$\") (forward-line 1) (insert-file-contents \"\(snippet.path)\") (message \"done-%d\" \(steps)))",
-                         in: terminal, marker, context)
+            case .delete(let id, let lines):
+                try eval(
+                    "(progn (goto-char (point-min)) (re-search-forward \"^    \\\"\(id)\\\": {$\") (beginning-of-line) (kill-line \(lines)) (message \"done-%d\" \(steps)))",
+                    in: terminal, marker, context)
+            case .add(_, _, let snippet):
+                try eval(
+                    "(progn (goto-char (point-min)) (re-search-forward \"^  \\\"entities\\\": {$\") (forward-line 1) (insert-file-contents \"\(snippet.path)\") (message \"done-%d\" \(steps)))",
+                    in: terminal, marker, context)
             }
         }
     }
@@ -607,9 +639,10 @@ final class EverydayRun: @unchecked Sendable {
                     return "no parsed file (identity \(changed), \(data.count) bytes): \(error)"
                 }
             }
-            let difference = last.map { found in
-                EverydayModel.changes(from: buffer, to: found).prefix(4).map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-            } ?? unparsed()
+            let difference =
+                last.map { found in
+                    EverydayModel.changes(from: buffer, to: found).prefix(4).map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                } ?? unparsed()
             throw Failure(description: "\(error); the file differs from the buffer: \(difference)")
         }
         // vim may still show "Press ENTER".
@@ -644,37 +677,37 @@ final class EverydayRun: @unchecked Sendable {
     // MARK: - Phase 2: sed -i and python rewrites racing the app
 
     static let python = """
-    import json, os, sys
-    path, mode, op, id = sys.argv[1:5]
-    extra = sys.argv[5:-1]
-    temp_folder = sys.argv[-1]
-    with open(path) as f:
-        data = json.load(f)
-    entities = data["entities"]
-    if op == "add":
-        title, date, stamp = extra
-        entities[id] = {"createdAt": stamp, "date": date, "done": False, "id": id, "priority": 0, "title": title, "updatedAt": stamp}
-    elif id not in entities:
-        print("absent")
-        sys.exit(0)
-    elif op == "toggle":
-        entities[id]["done"] = not entities[id]["done"]
-    elif op == "delete":
-        del entities[id]
-    elif op == "retitle":
-        entities[id]["title"] = extra[0]
-    if mode == "inplace":
-        with open(path, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\\n")
-    else:
-        temp = os.path.join(temp_folder, "python-%d.json" % os.getpid())
-        with open(temp, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\\n")
-        os.replace(temp, path)
-    print("saved")
-    """
+        import json, os, sys
+        path, mode, op, id = sys.argv[1:5]
+        extra = sys.argv[5:-1]
+        temp_folder = sys.argv[-1]
+        with open(path) as f:
+            data = json.load(f)
+        entities = data["entities"]
+        if op == "add":
+            title, date, stamp = extra
+            entities[id] = {"createdAt": stamp, "date": date, "done": False, "id": id, "priority": 0, "title": title, "updatedAt": stamp}
+        elif id not in entities:
+            print("absent")
+            sys.exit(0)
+        elif op == "toggle":
+            entities[id]["done"] = not entities[id]["done"]
+        elif op == "delete":
+            del entities[id]
+        elif op == "retitle":
+            entities[id]["title"] = extra[0]
+        if mode == "inplace":
+            with open(path, "w") as f:
+                json.dump(data, f, indent=2)
+                f.write("\\n")
+        else:
+            temp = os.path.join(temp_folder, "python-%d.json" % os.getpid())
+            with open(temp, "w") as f:
+                json.dump(data, f, indent=2)
+                f.write("\\n")
+            os.replace(temp, path)
+        print("saved")
+        """
 
     private func sedAndPython() throws {
         let context = "sed and python racing the app"
@@ -783,8 +816,10 @@ final class EverydayRun: @unchecked Sendable {
     // MARK: - Phase 3: git
 
     private var gitEnvironment: [String: String] {
-        ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "Folio user", "GIT_AUTHOR_EMAIL": "user@folio.invalid",
-         "GIT_COMMITTER_NAME": "Folio user", "GIT_COMMITTER_EMAIL": "user@folio.invalid", "GIT_TERMINAL_PROMPT": "0", "GIT_MERGE_AUTOEDIT": "no"]
+        [
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "Folio user", "GIT_AUTHOR_EMAIL": "user@folio.invalid",
+            "GIT_COMMITTER_NAME": "Folio user", "GIT_COMMITTER_EMAIL": "user@folio.invalid", "GIT_TERMINAL_PROMPT": "0", "GIT_MERGE_AUTOEDIT": "no",
+        ]
     }
 
     @discardableResult
@@ -918,8 +953,9 @@ final class EverydayRun: @unchecked Sendable {
                 refusals.append("\(context): Folio rewrote the file with conflict markers")
             }
             let (oursRef, theirsRef) = conflicted.isEmpty ? ("HEAD^1", "HEAD^2") : ("HEAD", "MERGE_HEAD")
-            try resolve(file, ours: try git(clone, "show", "\(oursRef):\(dayPath)").output,
-                        theirs: try git(clone, "show", "\(theirsRef):\(dayPath)").output, expected: expected)
+            try resolve(
+                file, ours: try git(clone, "show", "\(oursRef):\(dayPath)").output,
+                theirs: try git(clone, "show", "\(theirsRef):\(dayPath)").output, expected: expected)
         }
         for path in conflicted where path != dayPath {
             // Derived files (the month's daily stats): the app recomputes them.
@@ -942,7 +978,8 @@ final class EverydayRun: @unchecked Sendable {
         var entities: [String: Any] = [:]
         for (id, item) in expected {
             let candidates = [mineEntities[id], otherEntities[id]].compactMap { $0 }
-            var object = candidates.first { Item(title: $0["title"] as? String ?? "", done: $0["done"] as? Bool ?? false) == item }
+            var object =
+                candidates.first { Item(title: $0["title"] as? String ?? "", done: $0["done"] as? Bool ?? false) == item }
                 ?? candidates.first ?? [:]
             object["title"] = item.title
             object["done"] = item.done
@@ -968,9 +1005,13 @@ final class EverydayRun: @unchecked Sendable {
 
     private func unison(_ c: URL, _ d: URL, _ extra: [String] = []) -> Shell.Result {
         unisonSyncs += 1
-        return Shell.run(tools["unison"]!, [c.path, d.path, "-batch", "-auto", "-fastcheck", "false", "-confirmbigdel=false",
-                                            "-ignore", "Name .folio", "-ignore", "Name outbox"] + extra,
-                         environment: ["UNISON": folder("unison-home").path, "HOME": folder("home").path])
+        return Shell.run(
+            tools["unison"]!,
+            [
+                c.path, d.path, "-batch", "-auto", "-fastcheck", "false", "-confirmbigdel=false",
+                "-ignore", "Name .folio", "-ignore", "Name outbox",
+            ] + extra,
+            environment: ["UNISON": folder("unison-home").path, "HOME": folder("home").path])
     }
 
     private func rsync(_ from: URL, _ to: URL) throws {
@@ -980,8 +1021,12 @@ final class EverydayRun: @unchecked Sendable {
         // often do: in CI a todo added on one side and one deleted on the other were lost so), and
         // --delete, because a day file Folio removed (its last todo deleted) must go on the other
         // side too.
-        let result = Shell.run(tools["rsync"]!, ["-a", "--checksum", "--delete", "--exclude", ".folio", "--exclude", "outbox",
-                                                 from.path + "/", to.path + "/"])
+        let result = Shell.run(
+            tools["rsync"]!,
+            [
+                "-a", "--checksum", "--delete", "--exclude", ".folio", "--exclude", "outbox",
+                from.path + "/", to.path + "/",
+            ])
         guard result.status == 0 else { throw Failure(description: "rsync: \(result.status): \(result.errors)") }
     }
 

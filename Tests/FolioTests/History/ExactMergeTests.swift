@@ -48,9 +48,11 @@ import Testing
         let folder = TemporaryFolder()
         let log = LogRecorder()
         let store = try await Store.open(at: folder.url, configuration: .testing(log: log.handler))
-        try await store.write { tx in try tx.upsert(OneDay.slot("P-1")); try tx.upsert(OneDay.slot("P-2")) }
+        try await store.write { tx in
+            try tx.upsert(OneDay.slot("P-1")); try tx.upsert(OneDay.slot("P-2"))
+        }
         try await store.checkpoint()
-        let buffer = try folder.text(day)              // the editor loads the file
+        let buffer = try folder.text(day)   // the editor loads the file
         for index in 0..<writes {
             try await store.write { tx in try tx.upsert(OneDay.slot("W-\(index)")) }
             try await store.checkpoint()
@@ -81,7 +83,9 @@ import Testing
     @Test func aFileFromAnotherCopyAppliesItsDeletesAndAnOlderOneChangesNothing() async throws {
         let original = TemporaryFolder(), clone = TemporaryFolder()
         var store = try await Store.open(at: original.url, configuration: .testing())
-        try await store.write { tx in try tx.upsert(OneDay.slot("A-1")); try tx.upsert(OneDay.slot("A-2")) }
+        try await store.write { tx in
+            try tx.upsert(OneDay.slot("A-1")); try tx.upsert(OneDay.slot("A-2"))
+        }
         try await store.close()
         let shared = try original.text(day)
         // The clone: the data file alone (as git clones it), a writer of its own.
@@ -96,7 +100,7 @@ import Testing
         store = try await Store.open(at: original.url, configuration: .testing())
         try await store.write { tx in try tx.upsert(OneDay.slot("A-3")) }
         try await store.checkpoint()
-        try OneDay.saveByRename(pulled, in: original)                  // git pull
+        try OneDay.saveByRename(pulled, in: original)   // git pull
         #expect(try await OneDay.ids(store) == ["A-2", "A-3", "B-1"])
         try await store.checkpoint()
         let merged = try original.text(day)
@@ -119,7 +123,9 @@ import Testing
     @Test(arguments: [false, true]) func anUnknownBaseDeletesNothing(foreignRevision: Bool) async throws {
         let folder = TemporaryFolder()
         let store = try await Store.open(at: folder.url, configuration: .testing())
-        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")); try tx.upsert(OneDay.slot("W-2")) }
+        try await store.write { tx in
+            try tx.upsert(OneDay.slot("W-1")); try tx.upsert(OneDay.slot("W-2"))
+        }
         try await store.checkpoint()
         var object = try #require(try JSONSerialization.jsonObject(with: folder.bytes(day)) as? [String: Any])
         var entities = try #require(object["entities"] as? [String: Any])
@@ -225,7 +231,7 @@ extension ExactMergeTests {
         let store = try await Store.open(at: folder.url, configuration: .testing())
         try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
         try await store.checkpoint()
-        #expect(try await OneDay.ids(store) == ["W-1"])     // this process holds the day
+        #expect(try await OneDay.ids(store) == ["W-1"])   // this process holds the day
         // This process commits a change of the day; before its checkpoint, the person saves the
         // file and another process reads the save (keeping it in the file's history as it reads).
         try await store.write { tx in try tx.upsert(OneDay.slot("W-2")) }
@@ -317,7 +323,9 @@ extension ExactMergeTests {
         try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
         try await store.checkpoint()
         let buffer = try folder.text(day)
-        try await store.write { tx in try tx.upsert(OneDay.slot("W-1", 1)); try tx.upsert(OneDay.slot("W-2")) }
+        try await store.write { tx in
+            try tx.upsert(OneDay.slot("W-1", 1)); try tx.upsert(OneDay.slot("W-2"))
+        }
         try await store.checkpoint()
         var object = try #require(try JSONSerialization.jsonObject(with: Data(buffer.utf8)) as? [String: Any])
         var entities = try #require(object["entities"] as? [String: Any])

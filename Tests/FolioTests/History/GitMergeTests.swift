@@ -24,8 +24,11 @@ struct GitMergeTests {
         func run(_ folder: URL, _ arguments: [String]) throws -> (status: Int32, output: String) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: gitPath)
-            process.arguments = ["-C", folder.path, "-c", "user.name=Folio", "-c", "user.email=folio@example.com",
-                                 "-c", "init.defaultBranch=main", "-c", "pull.rebase=false"] + arguments
+            process.arguments =
+                [
+                    "-C", folder.path, "-c", "user.name=Folio", "-c", "user.email=folio@example.com",
+                    "-c", "init.defaultBranch=main", "-c", "pull.rebase=false",
+                ] + arguments
             let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = pipe
@@ -51,7 +54,9 @@ struct GitMergeTests {
         // Clone A writes two todos and publishes them.
         var store = try await Store.open(at: a, configuration: .testing())
         let milk = todo("Buy milk", on: Self.day), bread = todo("Buy bread", on: Self.day)
-        try await store.write { tx in try tx.upsert(milk); try tx.upsert(bread) }
+        try await store.write { tx in
+            try tx.upsert(milk); try tx.upsert(bread)
+        }
         try await store.close()
         if merge == .driver {
             let outcome = try await FolioTool.run(["merge-driver", "setup", a.path])

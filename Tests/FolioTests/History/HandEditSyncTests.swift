@@ -17,22 +17,22 @@ import Testing
     /// Sets one field of the entity to a JSON value, or (nil) removes the entity.
     static func editByHand(_ file: URL, id: String, field: String, json: String?) throws {
         let script = """
-        import json, os, sys
-        path, key, field, value = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-        data = json.load(open(path))
-        def walk(node):
-            if isinstance(node, dict):
-                if key in node and isinstance(node[key], dict):
-                    if value == "-": del node[key]
-                    else: node[key][field] = json.loads(value)
-                    return True
-                return any(walk(v) for v in list(node.values()))
-            return False
-        assert walk(data), "id not found"
-        tmp = path + ".tmp"
-        with open(tmp, "w") as f: json.dump(data, f, indent=2)
-        os.replace(tmp, path)
-        """
+            import json, os, sys
+            path, key, field, value = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+            data = json.load(open(path))
+            def walk(node):
+                if isinstance(node, dict):
+                    if key in node and isinstance(node[key], dict):
+                        if value == "-": del node[key]
+                        else: node[key][field] = json.loads(value)
+                        return True
+                    return any(walk(v) for v in list(node.values()))
+                return False
+            assert walk(data), "id not found"
+            tmp = path + ".tmp"
+            with open(tmp, "w") as f: json.dump(data, f, indent=2)
+            os.replace(tmp, path)
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, file.path, id, field, json ?? "-"]
@@ -50,7 +50,9 @@ import Testing
         var store = harness.store
         let milk = todo("Buy milk", on: "2026-11-22")
         let bread = todo("Bread", on: "2026-11-22")
-        try await store.write { tx in try tx.upsert(milk); try tx.upsert(bread) }
+        try await store.write { tx in
+            try tx.upsert(milk); try tx.upsert(bread)
+        }
         #expect(try await harness.engine.drainNow().sent == 2)
         let version = try #require(harness.server.entity("todos", milk.id.uuidString)?.version)
         try await store.checkpoint()
@@ -107,7 +109,9 @@ import Testing
         let store = try await Store.open(at: folder.url, configuration: .testing())
         let milk = todo("Buy milk", on: "2026-11-22")
         let bread = todo("Bread", on: "2026-11-22")
-        try await store.write { tx in try tx.upsert(milk); try tx.upsert(bread) }
+        try await store.write { tx in
+            try tx.upsert(milk); try tx.upsert(bread)
+        }
         try await store.checkpoint()
         return (store, milk, bread, dayFile(folder.url, "2026-11-22"))
     }

@@ -75,16 +75,18 @@ import Testing
             }
             let result = PartitionMerge.merge(base: contents(base), ours: contents(ours), theirs: contents(theirs))
             cases += 1
-            #expect(result.contents.entities == contents(expected).entities,
-                    "seed \(seed), case \(cases): base \(base), Folio \(ours), person \(theirs)")
+            #expect(
+                result.contents.entities == contents(expected).entities,
+                "seed \(seed), case \(cases): base \(base), Folio \(ours), person \(theirs)")
             if result.contents.entities != contents(expected).entities { break }
         }
         print("partition merge: \(cases) cases, \(conflicts) entities changed on both sides (seed \(seed))")
     }
 
     private func contents(_ state: [String: Entity]) -> PartitionFile.Contents {
-        PartitionFile.Contents(entities: state.mapValues { fields in
-            .object(fields.mapValues { JSONValue.number(String($0)) })
-        }, extra: [:])
+        PartitionFile.Contents(
+            entities: state.mapValues { fields in
+                .object(fields.mapValues { JSONValue.number(String($0)) })
+            }, extra: [:])
     }
 }

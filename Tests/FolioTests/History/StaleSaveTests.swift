@@ -24,10 +24,10 @@ import Darwin
         let store = try await Store.open(at: folder.url, configuration: .testing(log: log.handler))
         try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
         try await store.checkpoint()
-        let buffer = try folder.text(day)           // the editor loads the file
+        let buffer = try folder.text(day)   // the editor loads the file
         try await store.write { tx in try tx.upsert(OneDay.slot("W-2")) }
         try await store.write { tx in try tx.upsert(OneDay.slot("W-1", 1)) }
-        try await store.checkpoint()                // Folio adds W-2 and changes W-1 meanwhile
+        try await store.checkpoint()   // Folio adds W-2 and changes W-1 meanwhile
         try OneDay.saveByRename(OneDay.adding("E", to: buffer), in: folder)
         #expect(try await OneDay.ids(store) == ["E", "W-1", "W-2"])
         #expect(try await store.get(Slot.self, id: "W-1")?.transaction == 1)
@@ -50,7 +50,7 @@ import Darwin
         var store = try await Store.open(at: folder.url, configuration: .testing())
         try await store.write { tx in try tx.upsert(OneDay.slot("W-1")) }
         try await store.checkpoint()
-        let buffer = try folder.text(day)           // the editor loads the file
+        let buffer = try folder.text(day)   // the editor loads the file
         _ = try await store.write { tx in try tx.delete(Slot.self, id: "W-1") }
         try await store.checkpoint()
         #expect(!folder.exists(day), "an empty day keeps no file")
@@ -68,10 +68,14 @@ import Darwin
     @Test func aSaveFromAnOlderBufferWhileNothingRunsIsMergedAtTheNextOpen() async throws {
         let folder = TemporaryFolder()
         let store = try await Store.open(at: folder.url, configuration: .testing())
-        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")); try tx.upsert(OneDay.slot("W-3")) }
+        try await store.write { tx in
+            try tx.upsert(OneDay.slot("W-1")); try tx.upsert(OneDay.slot("W-3"))
+        }
         try await store.checkpoint()
         let buffer = try folder.text(day)
-        try await store.write { tx in try tx.upsert(OneDay.slot("W-2")); _ = try tx.delete(Slot.self, id: "W-3") }
+        try await store.write { tx in
+            try tx.upsert(OneDay.slot("W-2")); _ = try tx.delete(Slot.self, id: "W-3")
+        }
         try await store.close()
         try OneDay.saveByRename(OneDay.adding("E", to: buffer), in: folder)
 
@@ -85,7 +89,9 @@ import Darwin
     @Test func aSaveFromTheNewestVersionIsTakenAsItIs() async throws {
         let folder = TemporaryFolder()
         let store = try await Store.open(at: folder.url, configuration: .testing())
-        try await store.write { tx in try tx.upsert(OneDay.slot("W-1")); try tx.upsert(OneDay.slot("W-2")) }
+        try await store.write { tx in
+            try tx.upsert(OneDay.slot("W-1")); try tx.upsert(OneDay.slot("W-2"))
+        }
         try await store.checkpoint()
         // The person deletes W-1 and adds E, from the file as it is now.
         let text = try folder.text(day)
@@ -95,8 +101,10 @@ import Darwin
         // A script that rewrites the JSON keeps the other top-level members (the revision).
         var rewritten = object
         rewritten["entities"] = entities
-        let edited = OneDay.adding("E", to: String(decoding: try JSONSerialization.data(withJSONObject: rewritten), as: UTF8.self)
-            .replacingOccurrences(of: "\"entities\":{", with: "\"entities\": {"))
+        let edited = OneDay.adding(
+            "E",
+            to: String(decoding: try JSONSerialization.data(withJSONObject: rewritten), as: UTF8.self)
+                .replacingOccurrences(of: "\"entities\":{", with: "\"entities\": {"))
         try OneDay.saveByRename(edited, in: folder)
         #expect(try await OneDay.ids(store) == ["E", "W-2"])
         try await store.close()
@@ -190,8 +198,10 @@ private final class SwapBackCrash: @unchecked Sendable {
             guard armed else { return .pass }
             switch step {
             // The checkpoint's temp file (wherever the store puts it), and the steps renaming it.
-            case .create(let path) where temp == nil && (path.hasSuffix("-staged") || path.hasSuffix("-swap")
-                                                          || path.hasPrefix(StoreLayout.tempFolder) && path.hasSuffix("-2026-01-25.json")):
+            case .create(let path)
+            where temp == nil
+                && (path.hasSuffix("-staged") || path.hasSuffix("-swap")
+                    || path.hasPrefix(StoreLayout.tempFolder) && path.hasSuffix("-2026-01-25.json")):
                 temp = path
                 return .save
             // A staged temp file takes its swap name just before the exchange.
@@ -218,5 +228,9 @@ private final class Armed: @unchecked Sendable {
     private var armed = false
     var isArmed: Bool { lock.withLock { armed } }
     func arm() { lock.withLock { armed = true } }
-    func fire() -> Bool { lock.withLock { defer { armed = false }; return armed } }
+    func fire() -> Bool {
+        lock.withLock {
+            defer { armed = false }; return armed
+        }
+    }
 }

@@ -6,15 +6,19 @@ import Testing
 /// A stored date's text survives reading and writing the entity back: without rounding to the
 /// millisecond, about half of all `.SSS` values came back 1 ms earlier after a read-modify-write.
 @Suite struct DateRoundTripTests {
-    static let texts = (0..<1000).map { String(format: "2026-11-22T12:49:14.%03dZ", $0) } + [
-        "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.001Z", "9999-12-31T23:59:59.999Z",
-    ]
+    static let texts =
+        (0..<1000).map { String(format: "2026-11-22T12:49:14.%03dZ", $0) } + [
+            "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "0001-01-01T00:00:00.001Z", "9999-12-31T23:59:59.999Z",
+        ]
 
     @Test func everyMillisecondDecodesAndEncodesToTheSameText() throws {
         let coder = EntityCoder()
         var moved: [String] = []
         for text in Self.texts {
-            let json = try JSONParser.parse(Array(#"{"id": "6F9619FF-8B86-D011-B42D-00C04FC964FF", "title": "t", "date": "2026-11-22", "done": false, "priority": 0, "createdAt": "\#(text)", "updatedAt": "\#(text)"}"#.utf8))
+            let json = try JSONParser.parse(
+                Array(
+                    #"{"id": "6F9619FF-8B86-D011-B42D-00C04FC964FF", "title": "t", "date": "2026-11-22", "done": false, "priority": 0, "createdAt": "\#(text)", "updatedAt": "\#(text)"}"#
+                        .utf8))
             let again = try coder.encode(coder.decode(Todo.self, from: json, id: "x", path: "todos"))
             if again["createdAt"]?.stringValue != text { moved.append("\(text) -> \(again["createdAt"]?.stringValue ?? "nil")") }
         }
@@ -70,8 +74,11 @@ import Testing
             let whole = String(text.dropLast(5)) + "Z"
             #expect(ISO8601Date.parse(whole) == (try Date.ISO8601FormatStyle().parse(whole)), "seed \(seed): \(whole)")
         }
-        for text in ["2026-02-29T00:00:00.000Z", "2026-13-01T00:00:00Z", "2026-11-22T24:00:00Z", "2026-11-22T09:30:00+01:00",
-                     "2026-11-22T09:30:00.5Z", "2026-11-22 09:30:00Z", "0000-01-01T00:00:00Z", "２０２６-11-22T09:30:00Z", "1582-10-15T00:00:00Z", "1599-12-31T23:59:59.999Z"] {
+        for text in [
+            "2026-02-29T00:00:00.000Z", "2026-13-01T00:00:00Z", "2026-11-22T24:00:00Z", "2026-11-22T09:30:00+01:00",
+            "2026-11-22T09:30:00.5Z", "2026-11-22 09:30:00Z", "0000-01-01T00:00:00Z", "２０２６-11-22T09:30:00Z", "1582-10-15T00:00:00Z",
+            "1599-12-31T23:59:59.999Z",
+        ] {
             #expect(ISO8601Date.parse(text) == nil, "\(text)")
         }
         print("ISO 8601 dates: seed \(seed), 2000 dates parsed as the format style parses them")

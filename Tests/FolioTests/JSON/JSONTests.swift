@@ -51,21 +51,22 @@ import Testing
 
     @Test func prettyFormIsCanonical() throws {
         let value = try parse(#"{"b": [1, {"z": 1, "a": []}], "a": {}, "B": "x", "ä": 1}"#)
-        #expect(String(decoding: JSONWriter.pretty(value), as: UTF8.self) == """
-            {
-              "B": "x",
-              "a": {},
-              "b": [
-                1,
+        #expect(
+            String(decoding: JSONWriter.pretty(value), as: UTF8.self) == """
                 {
-                  "a": [],
-                  "z": 1
+                  "B": "x",
+                  "a": {},
+                  "b": [
+                    1,
+                    {
+                      "a": [],
+                      "z": 1
+                    }
+                  ],
+                  "ä": 1
                 }
-              ],
-              "ä": 1
-            }
 
-            """)
+                """)
     }
 
     @Test func unknownFieldsMergeKeepsOnlyWhatTheTypeDoesNotKnow() throws {
@@ -84,7 +85,8 @@ import Testing
         func object(_ depth: Int) -> JSONValue {
             var members: [String: JSONValue] = [:]
             for key in ["a", "b", "c", "d"] where Bool.random(using: &random) {
-                members[key] = depth < 2 && Int.random(in: 0..<3, using: &random) == 0 ? object(depth + 1) : .number(String(Int.random(in: 0..<3, using: &random)))
+                members[key] =
+                    depth < 2 && Int.random(in: 0..<3, using: &random) == 0 ? object(depth + 1) : .number(String(Int.random(in: 0..<3, using: &random)))
             }
             return .object(members)
         }

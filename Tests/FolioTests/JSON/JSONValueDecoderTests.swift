@@ -76,7 +76,11 @@ private struct Everything: Codable, Equatable {
         func pick<T>(_ choices: [T]) -> T { choices[Int.random(in: 0..<choices.count, using: &random)] }
         func odd() -> Bool { Int.random(in: 0..<40, using: &random) == 0 }
         func number(_ plain: String) -> JSONValue {
-            odd() ? pick([.number("1.0"), .number("1e2"), .number("-0"), .number("99999999999999999999"), .string("7"), .null, .bool(true), .number("300"), .number("-1")])
+            odd()
+                ? pick([
+                    .number("1.0"), .number("1e2"), .number("-0"), .number("99999999999999999999"), .string("7"), .null, .bool(true), .number("300"),
+                    .number("-1"),
+                ])
                 : .number(plain)
         }
         func string(_ plain: String) -> JSONValue { odd() ? pick([.number("1"), .null, .bool(false), .array([])]) : .string(plain) }
@@ -86,19 +90,26 @@ private struct Everything: Codable, Equatable {
             "count": number(String(Int.random(in: -1000...1000, using: &random))),
             "small": number(String(Int.random(in: -128...127, using: &random))),
             "unsigned": number(String(Int.random(in: 0...65535, using: &random))),
-            "ratio": odd() ? pick([.number("1e400"), .number("-1e-400"), .string("1.5"), .number("0.1")])
+            "ratio": odd()
+                ? pick([.number("1e400"), .number("-1e-400"), .string("1.5"), .number("0.1")])
                 : .number(pick(["0.5", "-2.25", "3", "1e-3", "123456.789", "0.30000000000000004"])),
-            "when": odd() ? pick([.string("2026-11-22T09:30:00Z"), .string("2026-11-22T09:30:00.5+02:00"), .string("2026-11-22"), .number("0"), .string("2026-13-40T00:00:00.000Z")])
+            "when": odd()
+                ? pick([
+                    .string("2026-11-22T09:30:00Z"), .string("2026-11-22T09:30:00.5+02:00"), .string("2026-11-22"), .number("0"),
+                    .string("2026-13-40T00:00:00.000Z"),
+                ])
                 : .string(pick(["2026-11-22T09:30:00.828Z", "1970-01-01T00:00:00.000Z", "2031-07-01T23:59:59.999Z"])),
             "numbers": .array((0..<Int.random(in: 0..<4, using: &random)).map { _ in number(String(Int.random(in: -9...9, using: &random))) }),
             "table": .object(Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 0..<3, using: &random)).map { ("k\($0)", number("\($0).5")) })),
             "inner": .object(["name": string("in")].merging(odd() ? [:] : ["weight": pick([.null, .number("2.5"), .string("x")])]) { $1 }),
             "mood": string(odd() ? "asleep" : pick(["calm", "busy"])),
-            "shape": odd() ? .object(["line": .object([:])]) : pick([
-                .object(["dot": .object([:])]),
-                .object(["line": .object(["length": number("4")])]),
-                .object(["label": .object(["_0": string("x"), "_1": .bool(true)])]),
-            ]),
+            "shape": odd()
+                ? .object(["line": .object([:])])
+                : pick([
+                    .object(["dot": .object([:])]),
+                    .object(["line": .object(["length": number("4")])]),
+                    .object(["label": .object(["_0": string("x"), "_1": .bool(true)])]),
+                ]),
             "uuid": string(odd() ? "not-a-uuid" : pick(["E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "e621e1f8-c36c-495a-93fc-0c247a3e6e5f"])),
             "grid": .array([.array([.bool(true), odd() ? .null : .bool(false)])]),
             "byNumber": .object(odd() ? ["x": .string("a")] : ["1": string("one"), "-2": .string("minus two")]),

@@ -73,7 +73,10 @@ private struct Shapes: Encodable {
             do { fast = try JSONValueEncoder.encode(value) } catch { fast = nil }
             if let fast {
                 direct += 1
-                #expect(fast == reference, "round \(round), seed \(seed): \(String(decoding: JSONWriter.compact(fast), as: UTF8.self)) against \(reference.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) } ?? "an error")")
+                #expect(
+                    fast == reference,
+                    "round \(round), seed \(seed): \(String(decoding: JSONWriter.compact(fast), as: UTF8.self)) against \(reference.map { String(decoding: JSONWriter.compact($0), as: UTF8.self) } ?? "an error")"
+                )
             } else if reference != nil {
                 fellBack += 1
             } else {
@@ -94,8 +97,10 @@ private struct Shapes: Encodable {
         func text() -> String { pick(["", "milk", "café", "cafe\u{301}", "line\nbreak", "quote \" and \\ slash /", "\u{1F600}", "tab\t", "\u{0}"]) }
         func date() -> Date {
             if sometimes(30) { return Date(timeIntervalSince1970: .infinity) }
-            let milliseconds = pick([Int64.random(in: -20_000_000_000_000...300_000_000_000_000, using: &random),
-                                     Int64.random(in: 0...2_000_000_000_000, using: &random), 0, -1, 999])
+            let milliseconds = pick([
+                Int64.random(in: -20_000_000_000_000...300_000_000_000_000, using: &random),
+                Int64.random(in: 0...2_000_000_000_000, using: &random), 0, -1, 999,
+            ])
             return Date(timeIntervalSince1970: Double(milliseconds) / 1000 + pick([0, 0.0004, 0.0006]))
         }
         func inner() -> Shapes.Inner {
@@ -107,7 +112,9 @@ private struct Shapes: Encodable {
             signed: Int64.random(in: .min ... .max, using: &random), when: date(),
             note: sometimes(2) ? nil : text(), maybe: sometimes(2) ? nil : Int.random(in: -5...5, using: &random),
             kind: pick([.calm, .busy]),
-            payload: pick([.none, .pair(Int.random(in: -9...9, using: &random), text()), .labeled(x: Int8.random(in: -9...9, using: &random), y: [true, false])]),
+            payload: pick([
+                .none, .pair(Int.random(in: -9...9, using: &random), text()), .labeled(x: Int8.random(in: -9...9, using: &random), y: [true, false]),
+            ]),
             inner: inner(), list: (0..<Int.random(in: 0..<3, using: &random)).map { _ in inner() },
             table: Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 0..<3, using: &random)).map { ("k\($0)" + text(), $0) }),
             byNumber: Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 0..<3, using: &random)).map { ($0 - 1, text()) }),

@@ -19,8 +19,10 @@ import Testing
         print("json writer: 2000 documents written as the model writes them (seed \(seed))")
     }
 
-    private static let pieces = ["", "a", "Z", "milk", "\"", "\\", "/", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}", "\u{1F}", "\u{7F}",
-                                 "é", "e\u{301}", "\u{FFFD}", "\u{1F600}", "\u{FF5E}", "日本", " "]
+    private static let pieces = [
+        "", "a", "Z", "milk", "\"", "\\", "/", "\n", "\r", "\t", "\u{8}", "\u{C}", "\u{0}", "\u{1F}", "\u{7F}",
+        "é", "e\u{301}", "\u{FFFD}", "\u{1F600}", "\u{FF5E}", "日本", " ",
+    ]
 
     private static func text(_ random: inout SplitMix64) -> String {
         (0..<Int.random(in: 0..<4, using: &random)).map { _ in pieces[random.index(pieces.count)] }.joined()

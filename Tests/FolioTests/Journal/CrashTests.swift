@@ -50,8 +50,10 @@ import Darwin
             let folder = root.url.appendingPathComponent(name)
             let copy = root.url.appendingPathComponent("checked")
             let child = try CrashChild(
-                ["write", folder.path, durability == "full" ? "1" : "2", "1000000", durability, durability,
-                 "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25", "--idle-every", "8"] + (outbox ? ["--outbox"] : []),
+                [
+                    "write", folder.path, durability == "full" ? "1" : "2", "1000000", durability, durability,
+                    "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25", "--idle-every", "8",
+                ] + (outbox ? ["--outbox"] : []),
                 logs: logs, name: "kill-\(done)")
             let delay = Int.random(in: 5...80, using: &random)
             try await Task.sleep(for: .milliseconds(delay))

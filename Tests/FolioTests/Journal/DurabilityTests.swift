@@ -113,10 +113,12 @@ private final class ArrivalGate: @unchecked Sendable {
     func watch(_ arrivals: WriterArrivals) { lock.withLock { self.arrivals = arrivals } }
 
     func waitOnce(for count: Int) {
-        guard let arrivals = lock.withLock({ () -> WriterArrivals? in
-            defer { self.arrivals = nil }
-            return self.arrivals
-        }) else { return }
+        guard
+            let arrivals = lock.withLock({ () -> WriterArrivals? in
+                defer { self.arrivals = nil }
+                return self.arrivals
+            })
+        else { return }
         let deadline = ContinuousClock.now + .seconds(30)
         while arrivals.count < count && ContinuousClock.now < deadline { usleep(1_000) }
     }

@@ -96,16 +96,19 @@ import Testing
             }
             outcomes.append("\(failedStep): \(state == after ? "after" : "before")")
             // Nothing left behind: no temp files, an empty journal.
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.file(".folio/tmp").path).isEmpty,
-                    "temp files left after a fault at \(failedStep)")
-            #expect(try folder.bytes(".folio/journal").count == Journal.headerSize,
-                    "journal not emptied after a fault at \(failedStep)")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.file(".folio/tmp").path).isEmpty,
+                "temp files left after a fault at \(failedStep)")
+            #expect(
+                try folder.bytes(".folio/journal").count == Journal.headerSize,
+                "journal not emptied after a fault at \(failedStep)")
             // Kept versions (.folio/versions/) are written before the rename, without fsync.
-            #expect(Set(folder.allFiles().filter { !$0.hasPrefix("outbox/") && !$0.hasPrefix(KeptVersions.folder + "/") }).isSubset(of: [
-                ".folio/journal", ".folio/lock", ".folio/index/todos", ".folio/written", ".folio/writer.json", ".folio/.gitignore",
-                "folio.json", "tags.json",
-                "todos/2026-11/2026-11-20.json", "todos/2026-11/2026-11-21.json", "todos/2026-12/2026-12-24.json",
-            ]), "unexpected files after a fault at \(failedStep): \(folder.allFiles())")
+            #expect(
+                Set(folder.allFiles().filter { !$0.hasPrefix("outbox/") && !$0.hasPrefix(KeptVersions.folder + "/") }).isSubset(of: [
+                    ".folio/journal", ".folio/lock", ".folio/index/todos", ".folio/written", ".folio/writer.json", ".folio/.gitignore",
+                    "folio.json", "tags.json",
+                    "todos/2026-11/2026-11-20.json", "todos/2026-11/2026-11-21.json", "todos/2026-12/2026-12-24.json",
+                ]), "unexpected files after a fault at \(failedStep): \(folder.allFiles())")
         }
         if ProcessInfo.processInfo.environment["FOLIO_SHOW_FAULTS"] != nil { print(outcomes.joined(separator: "\n")) }
         // Both outcomes must occur: faults before the commit point roll back, after it roll forward.
@@ -116,15 +119,20 @@ import Testing
         let folder = TemporaryFolder()
         try await makeInitialStore(in: folder)
         let before = try await snapshot(of: folder)
-        let plan = FaultPlan(failAt: 1, counting: { step in
-            [.write(StoreLayout.journal), .sync(StoreLayout.journal), .truncate(StoreLayout.journal)].contains(step)
-        })
+        let plan = FaultPlan(
+            failAt: 1,
+            counting: { step in
+                [.write(StoreLayout.journal), .sync(StoreLayout.journal), .truncate(StoreLayout.journal)].contains(step)
+            })
         let store = try await Store.open(at: folder.url, configuration: .testing(hook: plan.hook))
         await expectFolioError(.io) { try await store.write { tx in try transaction(tx) } }
         // The record is cut off the journal and that cut is synced; the failed sync itself is
         // never retried.
-        #expect(plan.recorded == [.write(StoreLayout.journal), .sync(StoreLayout.journal),
-                                  .truncate(StoreLayout.journal), .sync(StoreLayout.journal)])
+        #expect(
+            plan.recorded == [
+                .write(StoreLayout.journal), .sync(StoreLayout.journal),
+                .truncate(StoreLayout.journal), .sync(StoreLayout.journal),
+            ])
         // The store reloads from disk and goes on working; the failed sync was not retried.
         #expect(try await store.fetch(Query<Tag>()) == before.tags)
         try await store.write { tx in try tx.upsert(Tag(id: "later", name: "Later", color: "#000000")) }

@@ -49,7 +49,8 @@ import Testing
         // The records, then free space: zeros to the end of the file (FORMAT.md, "Journal").
         var offsets = [Journal.headerSize]
         while offsets.last! + Journal.recordHeaderSize <= journal.count,
-              case let length = Int(journal.loadLittleEndian(UInt32.self, at: offsets.last!)), length > 0 {
+            case let length = Int(journal.loadLittleEndian(UInt32.self, at: offsets.last!)), length > 0
+        {
             offsets.append(offsets.last! + Journal.recordHeaderSize + length)
         }
         #expect(offsets.count == transactions - checkpointed + 1 && journal[offsets.last!...].allSatisfy { $0 == 0 })
@@ -79,15 +80,17 @@ import Testing
         switch kind {
         case 0, 1, 2:
             // Mostly in the header and records; one flip in eight in the free space after them.
-            let position = random.next() % 8 == 0 && journal.count > offsets.last!
+            let position =
+                random.next() % 8 == 0 && journal.count > offsets.last!
                 ? offsets.last! + Int(random.next() % UInt64(journal.count - offsets.last!))
                 : Int(random.next() % UInt64(offsets.last!))
             journal[position] ^= UInt8(1 << (random.next() % 8))
             try save()
             let index = recordIndex(of: position)
             let inPadding = position >= 36 && position < Journal.headerSize
-            return Case(label: "journal bit flip at \(position)", target: .journal, intactPrefix: inPadding ? records : max(0, index - 1),
-                        crashLike: inPadding || index == records)
+            return Case(
+                label: "journal bit flip at \(position)", target: .journal, intactPrefix: inPadding ? records : max(0, index - 1),
+                crashLike: inPadding || index == records)
         case 3:
             let length = Int(random.next() % UInt64(offsets.last! + 1))
             journal.removeSubrange(length...)
@@ -142,7 +145,8 @@ import Testing
             default:
                 let depth = [Limits.entityDepth - 2, Limits.documentDepth + 1, 100_000][Int(random.next() % 3)]
                 let deep = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
-                let twin = "\"F-cafe\u{301}\": {\"day\": \"\(day)\", \"deletedAt\": {}, \"group\": [], \"id\": \"F-cafe\u{301}\", \"transaction\": 1, \"writer\": \"F\"},"
+                let twin =
+                    "\"F-cafe\u{301}\": {\"day\": \"\(day)\", \"deletedAt\": {}, \"group\": [], \"id\": \"F-cafe\u{301}\", \"transaction\": 1, \"writer\": \"F\"},"
                 if random.next() % 2 == 0 {
                     text = text.replacingOccurrences(of: "\"group\": ", with: "\"deep\": \(deep), \"group\": ")
                     label = "\(path): nesting \(depth) deep"
@@ -184,9 +188,13 @@ import Testing
                 failures.append("\(fuzz.label): hang")
                 continue
             }
-            guard child.process.terminationReason == .exit, child.process.terminationStatus == 0, child.lines.last == "done" || child.lines.first?.hasPrefix("refused") == true else {
+            guard child.process.terminationReason == .exit, child.process.terminationStatus == 0,
+                child.lines.last == "done" || child.lines.first?.hasPrefix("refused") == true
+            else {
                 crashes += 1
-                failures.append("\(fuzz.label): crash (\(child.process.terminationReason == .uncaughtSignal ? "signal" : "exit") \(child.process.terminationStatus)): \(child.errorText.prefix(300))")
+                failures.append(
+                    "\(fuzz.label): crash (\(child.process.terminationReason == .uncaughtSignal ? "signal" : "exit") \(child.process.terminationStatus)): \(child.errorText.prefix(300))"
+                )
                 continue
             }
             for problem in Self.check(child.lines, fuzz) {
@@ -235,8 +243,11 @@ import Testing
             for other in days where other != day {
                 let want = Dictionary(uniqueKeysWithValues: (1...transactions).filter { slot($0).day == other }.map { (slot($0).id, $0) })
                     .merging(other == days[0] ? ["F-ledger": transactions] : [:]) { a, _ in a }
-                if let line = unreadable[other] { problems.append("silent loss: undamaged day \(other) unreadable: \(line)") }
-                else if slots[other, default: [:]] != want { problems.append("silent loss: undamaged day \(other) holds \(slots[other, default: [:]])") }
+                if let line = unreadable[other] {
+                    problems.append("silent loss: undamaged day \(other) unreadable: \(line)")
+                } else if slots[other, default: [:]] != want {
+                    problems.append("silent loss: undamaged day \(other) holds \(slots[other, default: [:]])")
+                }
             }
             if let line = unreadable[day] {
                 if !line.contains(path) { problems.append("the error does not name \(path): \(line)") }

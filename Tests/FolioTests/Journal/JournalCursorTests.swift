@@ -16,8 +16,9 @@ import Testing
         let reader: JournalCursor
 
         init() throws {
-            try FileManager.default.createDirectory(at: folder.url.appendingPathComponent(StoreLayout.machinery),
-                                                    withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: folder.url.appendingPathComponent(StoreLayout.machinery),
+                withIntermediateDirectories: true)
             let fileSystem = FileSystem(root: folder.url.path)
             writer = JournalCursor(journal: try Journal(fileSystem: fileSystem))
             reader = JournalCursor(journal: try Journal(fileSystem: fileSystem))
@@ -46,8 +47,11 @@ import Testing
     }
 
     private static func record(_ transaction: UInt64, command sequence: UInt64) -> JournalRecord {
-        JournalRecord(transaction: transaction, changes: [], outbox: [
-            .enqueue(sequence: sequence, command: .object(["sequence": .number(String(sequence)), "note": .string("t\(transaction)")]))])
+        JournalRecord(
+            transaction: transaction, changes: [],
+            outbox: [
+                .enqueue(sequence: sequence, command: .object(["sequence": .number(String(sequence)), "note": .string("t\(transaction)")]))
+            ])
     }
 
     /// A checkpoint's reset: a new generation from the next transaction.
@@ -125,7 +129,9 @@ import Testing
                     if readerMissed { counts.missed += 1 }
                 }
                 let expected = Array(generation[readerTook...])
-                check(look.records.map(\.transaction) == expected, "\(context): the records appended since the last look, once, in order: \(look.records.map(\.transaction)), expected \(expected)")
+                check(
+                    look.records.map(\.transaction) == expected,
+                    "\(context): the records appended since the last look, once, in order: \(look.records.map(\.transaction)), expected \(expected)")
                 check(reader.records.map(\.transaction) == generation, "\(context): the reader holds the generation's records")
                 check(reader.nextTransaction == nextTransaction, "\(context): the next transaction is \(reader.nextTransaction), expected \(nextTransaction)")
                 check(try reader.bytesPastCursor() == Int64(tornBytes), "\(context): only the torn tail lies past the cursor")
@@ -134,8 +140,9 @@ import Testing
                 readerMissed = false
             }
         }
-        print("JournalCursorTests seed \(seed): \(counts.appends) appends, \(counts.torn) torn tails, \(counts.resets) resets "
-              + "(\(counts.missed) with records the reader never read), \(counts.looks) looks, all as the model says")
+        print(
+            "JournalCursorTests seed \(seed): \(counts.appends) appends, \(counts.torn) torn tails, \(counts.resets) resets "
+                + "(\(counts.missed) with records the reader never read), \(counts.looks) looks, all as the model says")
     }
 
     /// A command is held by the journal if a record the cursor took in, or one appended since,

@@ -9,9 +9,13 @@ import Testing
     static let a = todo("A", on: "2026-11-20"), b = todo("B", on: "2026-11-21"), c = todo("C", on: "2026-11-22")
 
     static func record(_ number: UInt64, _ todo: Todo) throws -> JournalRecord {
-        JournalRecord(transaction: number, changes: [JournalRecord.Change(
-            address: PartitionAddress(collection: "todos", granularity: .day, key: try PartitionKey.validDay(todo.date)),
-            id: todo.id.uuidString, entity: try EntityCoder().encode(todo))])
+        JournalRecord(
+            transaction: number,
+            changes: [
+                JournalRecord.Change(
+                    address: PartitionAddress(collection: "todos", granularity: .day, key: try PartitionKey.validDay(todo.date)),
+                    id: todo.id.uuidString, entity: try EntityCoder().encode(todo))
+            ])
     }
 
     /// A header and three records (A, B, C); returns the bytes and each record's offset.
@@ -81,7 +85,7 @@ import Testing
 
     @Test func aDamagedHeaderWithRecordsIsRefusedThenSalvaged() async throws {
         var (bytes, _) = try Self.journal()
-        bytes[33] ^= 0x01 // the header's checksum
+        bytes[33] ^= 0x01   // the header's checksum
         let folder = try folder(withJournal: bytes)
         try await expectRefused(folder, mentioning: "header is damaged")
         _ = try await Store.recover(at: folder.url)

@@ -60,8 +60,11 @@ import Testing
         }
         func commit(_ cursor: JournalCursor) throws {
             try catchUp(cursor)
-            let record = JournalRecord(transaction: cursor.nextTransaction, changes: [], outbox: [
-                .enqueue(sequence: cursor.nextTransaction, command: .object(["note": .string("a command")]))])
+            let record = JournalRecord(
+                transaction: cursor.nextTransaction, changes: [],
+                outbox: [
+                    .enqueue(sequence: cursor.nextTransaction, command: .object(["note": .string("a command")]))
+                ])
             let end = try cursor.append(record)
             cursor.take(record)
             cursor.advance(to: end)
@@ -94,8 +97,12 @@ import Testing
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent(StoreLayout.machinery), withIntermediateDirectories: true)
         let generation: UInt64 = 42
         var bytes = Journal.encode(Journal.Header(generation: generation, firstTransaction: 1, nextSequence: 1))
-        bytes += Journal.encode(JournalRecord(transaction: 1, changes: [], outbox: [
-            .enqueue(sequence: 1, command: .object(["note": .string("a command")]))]), generation: generation)
+        bytes += Journal.encode(
+            JournalRecord(
+                transaction: 1, changes: [],
+                outbox: [
+                    .enqueue(sequence: 1, command: .object(["note": .string("a command")]))
+                ]), generation: generation)
         // The claim starts within the reader's first window, and the garbage runs past it.
         let claim: UInt32 = 0xFFFF_FF00
         let garbage = withUnsafeBytes(of: claim.littleEndian, Array.init) + (0..<20_000).map { UInt8(1 + $0 % 250) }
@@ -106,7 +113,9 @@ import Testing
         let before = ResourceUsage.now().peakResidentBytes
         let read = try journal.readRecords(from: Int64(Journal.headerSize), generation: generation, expectedTransaction: 1)
         let grown = ResourceUsage.now().peakResidentBytes - before
-        #expect(read.records.map(\.transaction) == [1] && read.discardedBytes == Int64(garbage.count), "\(read.records.count) records, \(read.discardedBytes) bytes of torn tail")
+        #expect(
+            read.records.map(\.transaction) == [1] && read.discardedBytes == Int64(garbage.count),
+            "\(read.records.count) records, \(read.discardedBytes) bytes of torn tail")
         #expect(grown < 256 << 20, "reading a 20 KiB journal raised the peak memory by \(grown >> 20) MiB")
     }
 
@@ -133,8 +142,12 @@ import Testing
             func record(size: Int) -> [UInt8] {
                 defer { transaction += 1 }
                 let note = String(repeating: "x", count: size)
-                return Journal.encode(JournalRecord(transaction: transaction, changes: [], outbox: [
-                    .enqueue(sequence: transaction, command: .object(["note": .string(note)]))]), generation: generation)
+                return Journal.encode(
+                    JournalRecord(
+                        transaction: transaction, changes: [],
+                        outbox: [
+                            .enqueue(sequence: transaction, command: .object(["note": .string(note)]))
+                        ]), generation: generation)
             }
             func size() -> Int { random.next() % 6 == 0 ? 3000 + Int(random.next() % 20_000) : Int(random.next() % 400) }
             for _ in 0..<Int(random.next() % 12) { bytes += record(size: size()) }
@@ -195,7 +208,9 @@ import Testing
                 if !model.damaged { failures.append("\(context): the tail threw \(error.message) though it is no damage") }
             }
         }
-        print("journal free space: 300 journals (\(counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))), \(failures.count) disagreements with the model (seed \(seed))")
+        print(
+            "journal free space: 300 journals (\(counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))), \(failures.count) disagreements with the model (seed \(seed))"
+        )
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 }

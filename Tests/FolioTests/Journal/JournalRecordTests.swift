@@ -36,14 +36,15 @@ import Testing
         }
         var members: [String: JSONValue] = ["changes": .array(changes)]
         if !record.outbox.isEmpty {
-            members["outbox"] = .array(record.outbox.map { change in
-                switch change {
-                case .enqueue(let sequence, let command): return .object(["enqueue": .number(String(sequence)), "command": command])
-                case .remove(let sequence, let archive): return .object(["remove": .number(String(sequence)), "archive": .bool(archive)])
-                case .fail(let sequence, let reason): return .object(["fail": .number(String(sequence)), "reason": reason])
-                case .retry(let sequence): return .object(["retry": .number(String(sequence))])
-                }
-            })
+            members["outbox"] = .array(
+                record.outbox.map { change in
+                    switch change {
+                    case .enqueue(let sequence, let command): return .object(["enqueue": .number(String(sequence)), "command": command])
+                    case .remove(let sequence, let archive): return .object(["remove": .number(String(sequence)), "archive": .bool(archive)])
+                    case .fail(let sequence, let reason): return .object(["fail": .number(String(sequence)), "reason": reason])
+                    case .retry(let sequence): return .object(["retry": .number(String(sequence))])
+                    }
+                })
         }
         return JSONWriter.compact(.object(members))
     }
@@ -56,7 +57,8 @@ import Testing
             PartitionAddress(collection: "tags", granularity: .none, key: .whole),
         ]
         let changes = (0..<random.index(4)).map { _ -> JournalRecord.Change in
-            let entity: JSONValue? = random.index(4) == 0 ? nil : .object(["id": .string("e\(random.index(9))"), "title": .string(text()), "n": .number("\(random.index(100))")])
+            let entity: JSONValue? =
+                random.index(4) == 0 ? nil : .object(["id": .string("e\(random.index(9))"), "title": .string(text()), "n": .number("\(random.index(100))")])
             var change = JournalRecord.Change(address: addresses[random.index(3)], id: "e\(random.index(9))", entity: entity)
             switch random.index(4) {
             case 0: change.version = "v\(random.index(50))"

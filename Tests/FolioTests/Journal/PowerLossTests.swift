@@ -201,7 +201,8 @@ import Testing
     static func keepIdentity(_ folder: URL) throws {
         let fileSystem = FileSystem(root: folder.path)
         guard let (bytes, _) = try fileSystem.read(WrittenLog.path), let newline = bytes.firstIndex(of: 0x0A),
-              let lock = try fileSystem.identity(StoreLayout.lockFile) else { return }
+            let lock = try fileSystem.identity(StoreLayout.lockFile)
+        else { return }
         var fields = String(decoding: bytes[..<newline], as: UTF8.self).split(separator: " ").map(String.init)
         guard fields.count == 9 else { return }
         fields[3] = String(lock.device)

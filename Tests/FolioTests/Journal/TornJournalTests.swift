@@ -22,10 +22,12 @@ import Testing
         return [
             JournalRecord(transaction: 7, changes: [try change(Self.a), try change(Self.b)]),
             JournalRecord(transaction: 8, changes: [try change(Self.c)]),
-            JournalRecord(transaction: 9, changes: [
-                try change(editedA), try change(Self.b, deleted: true), try change(Self.b, on: "2026-11-22"),
-                try change(Self.c, deleted: true),
-            ]),
+            JournalRecord(
+                transaction: 9,
+                changes: [
+                    try change(editedA), try change(Self.b, deleted: true), try change(Self.b, on: "2026-11-22"),
+                    try change(Self.c, deleted: true),
+                ]),
         ]
     }
 

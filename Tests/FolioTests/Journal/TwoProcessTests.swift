@@ -22,13 +22,19 @@ import Testing
         let start = ContinuousClock.now
 
         func writer(_ name: String, seed: Int) throws -> CrashChild {
-            try CrashChild(["write", root.url.path, "\(seed)", "\(Self.transactions)", "full", name,
-                            "--delay-ms", "20", "--threshold-kib", "256"], logs: logs, name: name)
+            try CrashChild(
+                [
+                    "write", root.url.path, "\(seed)", "\(Self.transactions)", "full", name,
+                    "--delay-ms", "20", "--threshold-kib", "256",
+                ], logs: logs, name: name)
         }
         // The reader is started first, so it is usually reading before the writers commit; it
         // stops when the stop file appears (or after the timeout, as a backstop).
-        let reader = try CrashChild(["read", root.url.path, "\(Self.timeout.components.seconds)",
-                                     "--until-file", stopFile.path, "--pause-ms", "20"], logs: logs, name: "reader")
+        let reader = try CrashChild(
+            [
+                "read", root.url.path, "\(Self.timeout.components.seconds)",
+                "--until-file", stopFile.path, "--pause-ms", "20",
+            ], logs: logs, name: "reader")
         let writers = [try writer("A", seed: 101), try writer("B", seed: 202)]
         defer { for child in writers + [reader] { child.kill() } }   // only if something went wrong
 
@@ -53,15 +59,17 @@ import Testing
         let summary = reader.lines.last { $0.hasPrefix("reads ") } ?? "no summary"
         let readerViolations = reader.lines.filter { $0.hasPrefix("violation") }
         let reads = Int(summary.split(separator: " ").dropFirst().first ?? "") ?? 0
-        #expect(summary.hasSuffix(" violations 0") && readerViolations.isEmpty,
-                "the reader saw a partial state: \(summary)\n\(readerViolations.prefix(20).joined(separator: "\n"))")
+        #expect(
+            summary.hasSuffix(" violations 0") && readerViolations.isEmpty,
+            "the reader saw a partial state: \(summary)\n\(readerViolations.prefix(20).joined(separator: "\n"))")
         #expect(reads >= 5, "the reader did only \(reads) reads: \(summary)")
 
         let found = await StoreCheck.run(root.url, acked: acked)
         #expect(found.violations.isEmpty, "\(found.violations.prefix(20).joined(separator: "\n"))")
         #expect(found.last == acked, "each writer's last transaction in the store must be its last ack")
-        print("two processes: \(acked.values.reduce(0, +)) transactions, \(reads) reads, "
-              + "\(found.violations.count + readerViolations.count) violations, \(ContinuousClock.now - start)")
+        print(
+            "two processes: \(acked.values.reduce(0, +)) transactions, \(reads) reads, "
+                + "\(found.violations.count + readerViolations.count) violations, \(ContinuousClock.now - start)")
     }
 
     /// Two writer processes push at once; the queue must number their commands uniquely, keep each
@@ -72,8 +80,11 @@ import Testing
         let start = ContinuousClock.now
         let deadline = start + Self.timeout
         func writer(_ name: String, seed: Int) throws -> CrashChild {
-            try CrashChild(["write", root.url.path, "\(seed)", "\(Self.pushedTransactions)", "full", name,
-                            "--delay-ms", "20", "--threshold-kib", "128", "--outbox"], logs: logs, name: name)
+            try CrashChild(
+                [
+                    "write", root.url.path, "\(seed)", "\(Self.pushedTransactions)", "full", name,
+                    "--delay-ms", "20", "--threshold-kib", "128", "--outbox",
+                ], logs: logs, name: name)
         }
         let writers = [try writer("A", seed: 303), try writer("B", seed: 404)]
         defer { for child in writers { child.kill() } }   // only if something went wrong
@@ -107,7 +118,8 @@ import Testing
         let owners = queues[0].map { $0.entityID?.prefix { $0 != "-" } ?? "" }
         let switches = zip(owners, owners.dropFirst()).filter { $0 != $1 }.count
         #expect(switches >= 10, "the writers' commands interleave only \(switches) times: they did not run concurrently")
-        print("two processes with the outbox: \(acked.values.reduce(0, +)) transactions, \(queues[0].count) commands, "
-              + "\(switches) switches between writers in the queue, \(found.violations.count) violations, \(ContinuousClock.now - start)")
+        print(
+            "two processes with the outbox: \(acked.values.reduce(0, +)) transactions, \(queues[0].count) commands, "
+                + "\(switches) switches between writers in the queue, \(found.violations.count) violations, \(ContinuousClock.now - start)")
     }
 }

@@ -27,8 +27,12 @@ import Darwin
         for step in steps {
             switch step {
             case .sync(let path):
-                let kind = path.hasPrefix(".folio/versions") ? "kept version" : path.hasPrefix(".folio/tmp") ? "temp file"
-                    : path.hasPrefix("outbox") ? "outbox" : path == StoreLayout.journal ? "journal" : path
+                let kind =
+                    path.hasPrefix(".folio/versions")
+                    ? "kept version"
+                    : path.hasPrefix(".folio/tmp")
+                        ? "temp file"
+                        : path.hasPrefix("outbox") ? "outbox" : path == StoreLayout.journal ? "journal" : path
                 counts[kind, default: 0] += 1
             case .syncFileSystem: counts["syncfs", default: 0] += 1
             default: continue
@@ -63,8 +67,9 @@ import Darwin
         let checkpointSyncs = Self.syncCount(steps.steps)
         print("write cost: commit syncs: \(commitBreakdown); checkpoint syncs: \(Self.breakdown(steps.steps))")
         let perTransaction = Double(checkpointSyncs) / Double(transactions)
-        print("write cost: \(transactions) txns, commits \(commitSyncs) syncs in \(commits); checkpoint \(checkpointSyncs) syncs "
-              + "(\(perTransaction) per txn) in \(checkpoint)")
+        print(
+            "write cost: \(transactions) txns, commits \(commitSyncs) syncs in \(commits); checkpoint \(checkpointSyncs) syncs "
+                + "(\(perTransaction) per txn) in \(checkpoint)")
         #expect(try await store.pendingCommandCount() == transactions)
         try await store.close()
         #expect(commitSyncs == transactions, "one journal sync per durable commit")
@@ -114,8 +119,9 @@ import Darwin
         let voluntary = Double(after.voluntary - before.voluntary) / Double(commits)
         let involuntary = Double(after.involuntary - before.involuntary) / Double(commits)
         let cpu = Double(after.cpuMicroseconds - before.cpuMicroseconds) / Double(commits)
-        print("durable commit: \(voluntary) voluntary, \(involuntary) involuntary context switches, \(cpu) µs CPU per commit "
-              + "(process-wide, \(commits) commits in \(elapsed))")
+        print(
+            "durable commit: \(voluntary) voluntary, \(involuntary) involuntary context switches, \(cpu) µs CPU per commit "
+                + "(process-wide, \(commits) commits in \(elapsed))")
         try await store.close()
     }
 }
@@ -135,14 +141,16 @@ struct ResourceUsage {
         #else
         _ = getrusage(RUSAGE_SELF, &usage)
         #endif
-        let cpu = (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
+        let cpu =
+            (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000
             + Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)
         #if canImport(Darwin)
         let peak = Int(usage.ru_maxrss)   // bytes there, kilobytes on Linux
         #else
         let peak = Int(usage.ru_maxrss) * 1024
         #endif
-        return ResourceUsage(voluntary: Int(usage.ru_nvcsw), involuntary: Int(usage.ru_nivcsw), cpuMicroseconds: cpu,
-                             peakResidentBytes: peak)
+        return ResourceUsage(
+            voluntary: Int(usage.ru_nvcsw), involuntary: Int(usage.ru_nivcsw), cpuMicroseconds: cpu,
+            peakResidentBytes: peak)
     }
 }

@@ -13,8 +13,10 @@ struct FolioTool {
 
     /// Waits for a started `folio` (or anything that runs it) to end; SIGKILLs it after
     /// `seconds`, recording that as an issue.
-    static func finish(_ process: Process, within seconds: Int, _ what: String,
-                       sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func finish(
+        _ process: Process, within seconds: Int, _ what: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while process.isRunning && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
@@ -27,8 +29,10 @@ struct FolioTool {
     }
 
     /// Runs `folio` with `arguments`, feeding `input` to its standard input; kills it after 60 s.
-    static func run(_ arguments: [String], input: String = "", in directory: URL? = nil,
-                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
+    static func run(
+        _ arguments: [String], input: String = "", in directory: URL? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Outcome {
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("folio-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: logs) }
@@ -47,8 +51,9 @@ struct FolioTool {
         if let directory { process.currentDirectoryURL = directory }
         try process.run()
         try await finish(process, within: 60, "folio \(arguments)", sourceLocation: sourceLocation)
-        return Outcome(code: process.terminationStatus,
-                       output: try String(contentsOf: outURL, encoding: .utf8), errors: try String(contentsOf: errURL, encoding: .utf8))
+        return Outcome(
+            code: process.terminationStatus,
+            output: try String(contentsOf: outURL, encoding: .utf8), errors: try String(contentsOf: errURL, encoding: .utf8))
     }
 
     static func json(_ text: String) throws -> [String: Any] {
@@ -68,8 +73,10 @@ struct CLITests {
             #expect(help.code == 0, "\(command)")
             #expect(help.output.contains("usage: folio \(command)"), "\(command): \(help.output)")
         }
-        for arguments in [[], ["frobnicate"], ["verify", "--nope"], ["verify", "a", "b"], ["outbox", "show", "abc"],
-                          ["outbox", "fly"], ["drain", "/tmp"], ["drain", "--server", "ftp://x", "/tmp"], ["backup", "/tmp"]] {
+        for arguments in [
+            [], ["frobnicate"], ["verify", "--nope"], ["verify", "a", "b"], ["outbox", "show", "abc"],
+            ["outbox", "fly"], ["drain", "/tmp"], ["drain", "--server", "ftp://x", "/tmp"], ["backup", "/tmp"],
+        ] {
             let outcome = try await FolioTool.run(arguments)
             #expect(outcome.code == 2, "\(arguments): \(outcome.errors)")
             #expect(outcome.errors.contains("usage: folio"), "\(arguments): \(outcome.errors)")
@@ -92,7 +99,11 @@ struct CLITests {
         let json = try FolioTool.json(try await FolioTool.run(["verify", "--json", folder.url.path]).output)
         #expect(json["healthy"] as? Bool == false)
         let problems = try #require(json["problems"] as? [[String: Any]])
-        #expect(problems.contains { $0["path"] as? String == "todos/2026-11/2026-11-22.json" && $0["line"] as? Int == 3 && $0["column"] as? Int == 21 && $0["kind"] as? String == "invalidJSON" })
+        #expect(
+            problems.contains {
+                $0["path"] as? String == "todos/2026-11/2026-11-22.json" && $0["line"] as? Int == 3 && $0["column"] as? Int == 21
+                    && $0["kind"] as? String == "invalidJSON"
+            })
 
         try folder.write("{\"entities\": {}}\n", to: "todos/2026-11/2026-11-22.json")
         try folder.write("x", to: "tags.json~")

@@ -43,8 +43,9 @@ func storeOfAFewHundredFiles(in folder: TemporaryFolder) async throws {
     let start = Date(timeIntervalSince1970: 1_767_225_600)   // 2026-01-01
     try await store.write { tx in
         for day in 0..<300 {
-            let date = ISO8601DateFormatter.string(from: start.addingTimeInterval(Double(day) * 86_400), timeZone: TimeZone(identifier: "UTC")!,
-                                                   formatOptions: [.withFullDate, .withDashSeparatorInDate])
+            let date = ISO8601DateFormatter.string(
+                from: start.addingTimeInterval(Double(day) * 86_400), timeZone: TimeZone(identifier: "UTC")!,
+                formatOptions: [.withFullDate, .withDashSeparatorInDate])
             try tx.upsert(Todo(id: UUID(), title: "Todo \(day)", date: date))
         }
     }
@@ -130,32 +131,32 @@ enum TerminalRun {
     }
 
     static let script = #"""
-    import os, pty, select, subprocess, sys, time
-    out_path, term_path, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
-    master, slave = pty.openpty()
-    with open(out_path, "wb") as out:
-        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=slave)
-    os.close(slave)
-    data, deadline = b"", time.monotonic() + 60
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
+        import os, pty, select, subprocess, sys, time
+        out_path, term_path, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+        master, slave = pty.openpty()
+        with open(out_path, "wb") as out:
+            child = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=slave)
+        os.close(slave)
+        data, deadline = b"", time.monotonic() + 60
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                data += chunk
+            elif child.poll() is not None:
                 break
-            if not chunk:
-                break
-            data += chunk
-        elif child.poll() is not None:
-            break
-    if child.poll() is None:
-        child.kill()
-    code = child.wait(timeout=10)
-    with open(term_path, "wb") as term:
-        term.write(data)
-    sys.exit(code if code >= 0 else 128 - code)
-    """#
+        if child.poll() is None:
+            child.kill()
+        code = child.wait(timeout=10)
+        with open(term_path, "wb") as term:
+            term.write(data)
+        sys.exit(code if code >= 0 else 128 - code)
+        """#
 
     static func run(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> Outcome {
         let logs = FileManager.default.temporaryDirectory.appendingPathComponent("folio-pty-\(UUID().uuidString)")
@@ -169,9 +170,10 @@ enum TerminalRun {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         try await FolioTool.finish(process, within: 90, "folio \(arguments) under a pty", sourceLocation: sourceLocation)
-        return Outcome(code: process.terminationStatus,
-                       output: String(decoding: (try? Data(contentsOf: out)) ?? Data(), as: UTF8.self),
-                       terminal: String(decoding: (try? Data(contentsOf: term)) ?? Data(), as: UTF8.self))
+        return Outcome(
+            code: process.terminationStatus,
+            output: String(decoding: (try? Data(contentsOf: out)) ?? Data(), as: UTF8.self),
+            terminal: String(decoding: (try? Data(contentsOf: term)) ?? Data(), as: UTF8.self))
     }
 }
 

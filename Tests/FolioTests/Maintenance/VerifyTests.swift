@@ -111,8 +111,8 @@ struct VerifyTests {
         let strays: [(String, StoreProblem.Kind)] = [
             ("tags.sync-conflict-20261122-101010-ABCDEFG.json", .conflictCopy),
             ("tags (Ann's conflicted copy 2026-11-22).json", .conflictCopy),
-            ("tags (conflicted copy 2026-11-22 101010).json", .conflictCopy),          // Nextcloud, ownCloud
-            ("todos/2026-11/2026-11-22 (conflict_on_2026-11-22).json", .conflictCopy),  // unison -copyonconflict
+            ("tags (conflicted copy 2026-11-22 101010).json", .conflictCopy),   // Nextcloud, ownCloud
+            ("todos/2026-11/2026-11-22 (conflict_on_2026-11-22).json", .conflictCopy),   // unison -copyonconflict
             (".unison.tags.json.5f3c.unison.tmp", .tempFile),
             ("todos/2026-11/2026-11-22 2.json", .conflictCopy),
             (".tags.json.Ab12Cd", .tempFile),

@@ -91,8 +91,9 @@ import Testing
         for entity in listed {
             let shape = shapes[entity.id]!, expected = positions[entity.id]!
             #expect(entity.field == shape.faultyField, "seed \(seed): \(entity)")
-            #expect(entity.path == expected.path && entity.line == expected.line && entity.column == expected.column,
-                    "seed \(seed): \(entity) expected \(expected)")
+            #expect(
+                entity.path == expected.path && entity.line == expected.line && entity.column == expected.column,
+                "seed \(seed): \(entity) expected \(expected)")
         }
         #expect(log.messages.filter { $0.level == .error && $0.text.contains("does not decode") }.count == bad.count, "each is logged once")
         // `get` serves the good ones, and names the bad one's field and place.
@@ -102,8 +103,9 @@ import Testing
                 _ = try await store.get(Entry.self, id: id)
                 Issue.record("get(\(id)) should throw decodingFailed")
             } catch let error as FolioError {
-                #expect(error.code == .decodingFailed && error.line == positions[id]!.line && error.message.contains(shapes[id]!.faultyField!),
-                        "seed \(seed): \(error)")
+                #expect(
+                    error.code == .decodingFailed && error.line == positions[id]!.line && error.message.contains(shapes[id]!.faultyField!),
+                    "seed \(seed): \(error)")
             }
         }
         // An observation starts with the good ones and keeps going after writes.

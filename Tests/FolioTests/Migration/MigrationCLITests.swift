@@ -9,13 +9,15 @@ import Testing
         _ = try await MigrationStepTests.makeStore(folder, seed: 21, count: 6)
         let plans = folder.url.deletingLastPathComponent()
         let plan = plans.appendingPathComponent("plan.json"), older = plans.appendingPathComponent("older.json")
-        try Data("""
+        try Data(
+            """
             {"migrations": [
               {"name": "1-text", "steps": [{"renameField": "title", "to": "text", "in": "entries"}]},
               {"name": "2-weather", "steps": [{"setDefault": "weather", "value": "unknown", "in": "entries"},
                                              {"convertField": "mood", "to": "number", "in": "entries"}]}
             ]}
-            """.utf8).write(to: plan)
+            """.utf8
+        ).write(to: plan)
         try Data(#"{"migrations": [{"name": "1-text", "steps": []}]}"#.utf8).write(to: older)
         let before = try StoreFiles.snapshot(folder)
 

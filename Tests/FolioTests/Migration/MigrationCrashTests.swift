@@ -31,7 +31,7 @@ import Testing
     /// Writes the old store directly in FORMAT.md's shape (fast: no fsync per file).
     static func writeFixture(_ folder: TemporaryFolder) throws {
         try folder.write("{\n  \"format\": 1,\n  \"store\": \"STORE\"\n}\n", to: "folio.json")
-        var day = Date(timeIntervalSince1970: 1_451_606_400) // 2016-01-01
+        var day = Date(timeIntervalSince1970: 1_451_606_400)   // 2016-01-01
         var style = Date.ISO8601FormatStyle(timeZone: .gmt)
         style = style.year().month().day()
         var months = Set<String>()
@@ -50,7 +50,8 @@ import Testing
         try folder.write("{\"entities\": {\"T1\": {\"id\": \"T1\", \"name\": \"home\"}}}\n", to: "tags.json")
         for sequence in 1...2 {
             let name = String(format: "%020d", sequence)
-            try folder.write("""
+            try folder.write(
+                """
                 {"baseVersion": null, "collection": "entries", "entity": {"date": "2016-01-01", "id": "E0-\(sequence - 1)", "mood": "1", "title": "edited"},
                  "entityID": "E0-\(sequence - 1)", "id": "STORE-\(name)", "operation": "upsert", "partition": "2016-01-01",
                  "sequence": \(sequence), "timestamp": "2026-11-22T09:30:00.000Z"}
@@ -102,8 +103,10 @@ import Testing
     /// seconds, mode 1 a little after it starts staging, mode 2 between its commit and its end.
     /// - Returns: When it ended or was killed (seconds after the call), whether it was killed while
     ///   running, and when its commit file appeared.
-    static func watch(_ child: Process, folder: TemporaryFolder, mode: Int, fraction: Double, killAt: Double?,
-                      commit: Double, end: Double) async -> (delay: Double, killed: Bool, commit: Double?) {
+    static func watch(
+        _ child: Process, folder: TemporaryFolder, mode: Int, fraction: Double, killAt: Double?,
+        commit: Double, end: Double
+    ) async -> (delay: Double, killed: Bool, commit: Double?) {
         let root = folder.url
         return await withCheckedContinuation { continuation in
             let thread = Thread {
@@ -199,7 +202,9 @@ import Testing
             if case .mixed = shape { break }
             applied = now
         }
-        print("migration crash test: \(kills) kills, \(mixed) mixed stores (seed \(seed); \(old) old, \(new) new; \(2 * Self.days) entities in \(Self.days) day files; a migration committed at \(Int(commit * 1000)) ms and ended at \(Int(end * 1000)) ms)")
+        print(
+            "migration crash test: \(kills) kills, \(mixed) mixed stores (seed \(seed); \(old) old, \(new) new; \(2 * Self.days) entities in \(Self.days) day files; a migration committed at \(Int(commit * 1000)) ms and ended at \(Int(end * 1000)) ms)"
+        )
         #expect(kills >= 3 && mixed == 0)
     }
 }

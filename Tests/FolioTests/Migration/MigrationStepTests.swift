@@ -26,8 +26,9 @@ import Testing
     static func makeStore(_ folder: TemporaryFolder, seed: UInt64, count: Int = 40) async throws -> [EntryV1] {
         var random = SplitMix64(seed: seed)
         let entries = (0..<count).map { index in
-            EntryV1(id: "E\(index)", date: String(format: "2026-0%d-%02d", Int.random(in: 1...3, using: &random), Int.random(in: 1...28, using: &random)),
-                    title: "entry \(index)", mood: String(Int.random(in: 1...5, using: &random)), draft: Bool.random(using: &random))
+            EntryV1(
+                id: "E\(index)", date: String(format: "2026-0%d-%02d", Int.random(in: 1...3, using: &random), Int.random(in: 1...28, using: &random)),
+                title: "entry \(index)", mood: String(Int.random(in: 1...5, using: &random)), draft: Bool.random(using: &random))
         }
         let store = try await Store.open(at: folder.url, configuration: .testing())
         try await store.write { tx in
@@ -72,10 +73,11 @@ import Testing
                     for id in model.keys where model[id]![field] == nil || model[id]![field] is NSNull { model[id]![field] = "unknown" }
                 default:
                     // A string holding a number becomes that number; anything else stays.
-                    steps.append(.changeField(field, in: "entries") { value in
-                        if case .string(let text)? = value, Int(text) != nil { return .number(text) }
-                        return value
-                    })
+                    steps.append(
+                        .changeField(field, in: "entries") { value in
+                            if case .string(let text)? = value, Int(text) != nil { return .number(text) }
+                            return value
+                        })
                     for (id, json) in model { if let text = json[field] as? String, let number = Int(text) { model[id]![field] = number } }
                 }
             }
@@ -107,8 +109,10 @@ import Testing
                 var rest = entry
                 let mood = rest.fields.removeValue(forKey: "mood")!
                 try db.upsert(rest)
-                try db.upsert(MigratingEntity(id: "mood-" + entry.id, collection: "moods", partition: String(entry.partition.prefix(7)),
-                                              fields: ["id": .string("mood-" + entry.id), "entry": .string(entry.id), "value": mood]))
+                try db.upsert(
+                    MigratingEntity(
+                        id: "mood-" + entry.id, collection: "moods", partition: String(entry.partition.prefix(7)),
+                        fields: ["id": .string("mood-" + entry.id), "entry": .string(entry.id), "value": mood]))
             }
         }
         // Merge: tags whose names are equal become one.
@@ -136,12 +140,15 @@ import Testing
             let stored = try #require(journal[entry.id])
             #expect(stored.path == "journal/\(entry.date.prefix(7)).json")
             #expect(stored.json["mood"] == nil && stored.json["title"] as? String == entry.title)
-            let expectedDate = entry.date // fields are not touched by a move
+            let expectedDate = entry.date   // fields are not touched by a move
             #expect(stored.json["date"] as? String == expectedDate)
         }
         let moods = try StoreFiles.entities(folder, "moods")
         #expect(moods.count == entries.count)
-        for entry in entries { #expect(moods["mood-" + entry.id]?.json["value"] as? String == entry.mood && moods["mood-" + entry.id]?.path == "moods/\(entry.date.prefix(7)).json") }
+        for entry in entries {
+            #expect(
+                moods["mood-" + entry.id]?.json["value"] as? String == entry.mood && moods["mood-" + entry.id]?.path == "moods/\(entry.date.prefix(7)).json")
+        }
         let tags = try StoreFiles.entities(folder, "tags")
         #expect(Set(tags.keys) == ["home", "travel", "Work"] || Set(tags.keys) == ["home", "travel", "work"])
         #expect(tags.values.allSatisfy { $0.json["runs"] as? Int == 1 }, "each migration runs once")
@@ -176,9 +183,13 @@ import Testing
         file["entities"] = members
         try JSONSerialization.data(withJSONObject: file).write(to: folder.file(first.path))
         var migrator = Migrator()
-        migrator.registerMigration("1-typed", [.convert(EntryV1.self, from: "entries", to: EntryV2.self) { old in
-            EntryV2(id: old.id, month: String(old.date.prefix(7)), day: Int(old.date.suffix(2))!, text: old.title, mood: Int(old.mood)!)
-        }])
+        migrator.registerMigration(
+            "1-typed",
+            [
+                .convert(EntryV1.self, from: "entries", to: EntryV2.self) { old in
+                    EntryV2(id: old.id, month: String(old.date.prefix(7)), day: Int(old.date.suffix(2))!, text: old.title, mood: Int(old.mood)!)
+                }
+            ])
         let store = try await StoreFiles.open(folder, migrator)
         let all = try await store.fetch(Query<EntryV2>())
         #expect(all.count == entries.count)

@@ -40,12 +40,15 @@ import Testing
 
         static var migrator: Migrator {
             var migrator = Migrator()
-            migrator.registerMigration("2-todo-text-priority-notes", [
-                .convert(V1.Todo.self, from: "todos", to: V2.Todo.self) { old in
-                    V2.Todo(id: old.id, text: old.title, date: old.date, done: old.done,
+            migrator.registerMigration(
+                "2-todo-text-priority-notes",
+                [
+                    .convert(V1.Todo.self, from: "todos", to: V2.Todo.self) { old in
+                        V2.Todo(
+                            id: old.id, text: old.title, date: old.date, done: old.done,
                             priority: priorities[min(max(old.priority, 0), 3)], notes: "", tagID: old.tagID)
-                },
-            ])
+                    }
+                ])
             return migrator
         }
     }
@@ -95,8 +98,9 @@ import Testing
             let command = try JSONSerialization.jsonObject(with: folder.bytes("outbox/" + name)) as! [String: Any]
             for key in ["entity", "base"] {
                 guard let entity = command[key] as? [String: Any] else { continue }
-                #expect(entity["title"] == nil && entity["text"] is String && entity["priority"] is String && entity["notes"] as? String == "",
-                        "\(name).\(key): \(entity)")
+                #expect(
+                    entity["title"] == nil && entity["text"] is String && entity["priority"] is String && entity["notes"] as? String == "",
+                    "\(name).\(key): \(entity)")
             }
         }
         let all = Set(try await store.fetch(Query<V2.Todo>()).map(\.id))
@@ -134,11 +138,13 @@ import Testing
         let queuedBefore = try await store.pendingCommands().map(\.sequence)
         try await store.close()
         var migrator = Migrator()
-        migrator.registerMigration("1-priority-floor", enqueuingCommandsFor: ["todos"], [
-            .changeField("priority", in: "todos") { value in
-                (value?.integerValue ?? 0) < 1 ? .number("1") : value
-            },
-        ])
+        migrator.registerMigration(
+            "1-priority-floor", enqueuingCommandsFor: ["todos"],
+            [
+                .changeField("priority", in: "todos") { value in
+                    (value?.integerValue ?? 0) < 1 ? .number("1") : value
+                }
+            ])
         var configuration = Store.Configuration.testing()
         configuration.migrator = migrator
         let migrated = try await Store.open(at: folder.url, configuration: configuration)

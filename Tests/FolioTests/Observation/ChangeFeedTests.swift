@@ -61,9 +61,11 @@ import Testing
             var exists: [String: Set<String>] = [:]
             // The model's runs: collection, origin, position of the first change set, and per
             // id its existence before the run and its events; open run per collection.
-            struct Run { var collection: String; var origin: ChangeSet.Origin; var first: Int
+            struct Run {
+                var collection: String; var origin: ChangeSet.Origin; var first: Int
                 var before: [String: Bool] = [:]; var after: [String: Bool] = [:]
-                var statusChanged: Set<String> = []; var partitions: Set<String> = [] }
+                var statusChanged: Set<String> = []; var partitions: Set<String> = []
+            }
             var runs: [Run] = []
             var open: [String: Int] = [:]
             for position in 0..<Int(random.next() % 12) {
@@ -87,7 +89,8 @@ import Testing
                 tracker.record(changeSet)
                 // A change set that names no entity is not noted: it neither starts nor splits a run.
                 guard !changeSet.ids.isEmpty else { continue }
-                if let index = open[collection], runs[index].origin == origin {} else {
+                if let index = open[collection], runs[index].origin == origin {
+                } else {
                     runs.append(Run(collection: collection, origin: origin, first: position))
                     open[collection] = runs.count - 1
                 }
@@ -101,8 +104,9 @@ import Testing
             }
             var expected: [ChangeSet] = []
             for run in runs.sorted(by: { $0.first < $1.first }) {
-                var changeSet = ChangeSet(collection: run.collection, syncStatusChanged: run.statusChanged,
-                                          partitions: run.partitions, origin: run.origin)
+                var changeSet = ChangeSet(
+                    collection: run.collection, syncStatusChanged: run.statusChanged,
+                    partitions: run.partitions, origin: run.origin)
                 for (id, before) in run.before {
                     switch (before, run.after[id]!) {
                     case (false, true): changeSet.inserted.insert(id)

@@ -27,7 +27,7 @@ import Testing
 
         var todos: [UUID: Todo] = [:]
         var lastChange: [String: ChangeSet.Origin] = [:]   // id → who changed it last
-        var inFile: Set<UUID> = []                          // todos whose newest state the file holds
+        var inFile: Set<UUID> = []   // todos whose newest state the file holds
         var seen = 0
         var (byProcess, byHand, misattributed, unannounced) = (0, 0, 0, 0)
         var problems: [String] = []
@@ -97,7 +97,9 @@ import Testing
             // The events, as a watcher may deliver them.
             let files = paths.filter { $0 != ".folio/journal" }
             let delivery = pick(4)
-            if ProcessInfo.processInfo.environment["FOLIO_ORIGIN_DEBUG"] != nil { print("round \(round): \(changed) delivery \(delivery) paths \(paths.sorted())") }
+            if ProcessInfo.processInfo.environment["FOLIO_ORIGIN_DEBUG"] != nil {
+                print("round \(round): \(changed) delivery \(delivery) paths \(paths.sorted())")
+            }
             switch delivery {
             case 0:
                 await observer.noticeOutsideChanges(paths)
@@ -144,7 +146,9 @@ import Testing
             }
         }
         try await reopened.close()
-        print("change origins: \(byProcess) changes by another process, \(byHand) by hand, \(misattributed) misattributed, \(unannounced) unannounced, \(lost) lost (seed \(seed))")
+        print(
+            "change origins: \(byProcess) changes by another process, \(byHand) by hand, \(misattributed) misattributed, \(unannounced) unannounced, \(lost) lost (seed \(seed))"
+        )
         #expect(problems.isEmpty, "seed \(seed): \(problems.prefix(8))")
     }
 

@@ -9,13 +9,15 @@ import Testing
         let changes = Collector(await store.changes())
         var milk = todo("Buy milk", on: "2026-11-22")
         let bread = todo("Buy bread", on: "2026-11-22")
-        try await store.write { [milk] tx in try tx.upsert(milk); try tx.upsert(bread) }
+        try await store.write { [milk] tx in
+            try tx.upsert(milk); try tx.upsert(bread)
+        }
         milk.done = true
         try await store.write { [milk] tx in try tx.upsert(milk) }
-        milk.date = "2026-11-23"                                   // a move to another day file
+        milk.date = "2026-11-23"   // a move to another day file
         try await store.write { [milk] tx in try tx.upsert(milk) }
         try await store.write { tx in _ = try tx.delete(Todo.self, id: bread.id) }
-        try await store.write { [milk] tx in try tx.upsert(milk) }       // no change: nothing announced
+        try await store.write { [milk] tx in try tx.upsert(milk) }   // no change: nothing announced
         try await store.write { tx in try tx.upsert(Tag(id: "home", name: "Home", color: "#0a0")) }
 
         #expect(await changes.wait(forCount: 5))
@@ -26,7 +28,8 @@ import Testing
         // Todos push: each change also queues a command, so the entity's sync status changed too.
         #expect(seen[0] == ChangeSet(collection: "todos", inserted: [m, b], syncStatusChanged: [m, b], partitions: ["2026-11-22"], origin: .thisProcess))
         #expect(seen[1] == ChangeSet(collection: "todos", updated: [m], syncStatusChanged: [m], partitions: ["2026-11-22"], origin: .thisProcess))
-        #expect(seen[2] == ChangeSet(collection: "todos", updated: [m], syncStatusChanged: [m], partitions: ["2026-11-22", "2026-11-23"], origin: .thisProcess))
+        #expect(
+            seen[2] == ChangeSet(collection: "todos", updated: [m], syncStatusChanged: [m], partitions: ["2026-11-22", "2026-11-23"], origin: .thisProcess))
         #expect(seen[3] == ChangeSet(collection: "todos", deleted: [b], syncStatusChanged: [b], partitions: ["2026-11-22"], origin: .thisProcess))
         #expect(seen[4].collection == "tags" && seen[4].inserted == ["home"])
         try await store.close()
@@ -81,8 +84,11 @@ import Testing
         let milk = todo("Buy milk", on: "2026-11-22")
         try await writer.write { [milk] tx in try tx.upsert(milk) }
         #expect(await changes.wait(forCount: 1))
-        #expect(changes.items.first == ChangeSet(collection: "todos", inserted: [milk.id.uuidString], syncStatusChanged: [milk.id.uuidString],
-                                                 partitions: ["2026-11-22"], origin: .otherProcess))
+        #expect(
+            changes.items.first
+                == ChangeSet(
+                    collection: "todos", inserted: [milk.id.uuidString], syncStatusChanged: [milk.id.uuidString],
+                    partitions: ["2026-11-22"], origin: .otherProcess))
         // The writer's checkpoint rewrites the file the reader read: the same content is not
         // announced again. A later write shows what came next.
         try await writer.checkpoint()

@@ -65,8 +65,8 @@ import Testing
         let days = ["2026-11-20", "2026-11-21", "2026-11-22"]
         let moves = ProcessInfo.processInfo.environment["FOLIO_OBSERVE_MOVES"] == "1"
         let trace = ProcessInfo.processInfo.environment["FOLIO_OBSERVE_TRACE"] != nil
-        var model: [String: Value] = [:]            // "collection/id" → value
-        var acknowledgedChanges: [String: Int] = [:] // "collection/id" → commits that changed it
+        var model: [String: Value] = [:]   // "collection/id" → value
+        var acknowledgedChanges: [String: Int] = [:]   // "collection/id" → commits that changed it
         var failedWrites = 0, observerWrites = 0, otherWrites = 0, checkpoints = 0
 
         /// A write of one to three distinct entities: each an upsert with a new value or a delete.
@@ -98,7 +98,11 @@ import Testing
                     }
                 }
             }
-            if trace { print("  [\(changes.items.count) announced] \(store === observer ? "observer" : "other") wrote \(entries.map { "\($0.key.suffix(2))=\($0.value.map { "\($0)" } ?? "deleted")" })") }
+            if trace {
+                print(
+                    "  [\(changes.items.count) announced] \(store === observer ? "observer" : "other") wrote \(entries.map { "\($0.key.suffix(2))=\($0.value.map { "\($0)" } ?? "deleted")" })"
+                )
+            }
             for (key, value) in entries where model[key] != value {
                 model[key] = value
                 acknowledgedChanges[key, default: 0] += 1
@@ -113,7 +117,11 @@ import Testing
                 let entries = plan(&random)
                 do { try await write(observer, entries) } catch let error as FolioError where error.code == .io {
                     failedWrites += 1
-                    if trace { print("  [\(changes.items.count) announced] observer FAILED to write \(entries.map { "\($0.key.suffix(2))=\($0.value.map { "\($0)" } ?? "deleted")" })") }
+                    if trace {
+                        print(
+                            "  [\(changes.items.count) announced] observer FAILED to write \(entries.map { "\($0.key.suffix(2))=\($0.value.map { "\($0)" } ?? "deleted")" })"
+                        )
+                    }
                 }
             case 4...6:
                 otherWrites += 1
@@ -168,10 +176,11 @@ import Testing
         if trace { for set in changes.items { print("  announced \(set)") } }
         let overAnnounced = announced.filter { $0.value > acknowledgedChanges[$0.key, default: 0] }.keys.sorted()
         let neverAnnounced = acknowledgedChanges.keys.filter { announced[$0] == nil }.sorted()
-        print("ObservationFaultModelTests seed \(seed)\(syncsFail ? "" : " (no failures)"): \(observerWrites) observer writes (\(failedWrites) failed, \(failures.failed) failed syncs), "
-              + "\(otherWrites) other writes, \(checkpoints) checkpoints, \(changes.items.count) change sets; "
-              + "\(problems.count) inconsistent, \(overAnnounced.count) announced too often, \(neverAnnounced.count) never announced, "
-              + "final state \(exists == expected ? "matches" : "differs")")
+        print(
+            "ObservationFaultModelTests seed \(seed)\(syncsFail ? "" : " (no failures)"): \(observerWrites) observer writes (\(failedWrites) failed, \(failures.failed) failed syncs), "
+                + "\(otherWrites) other writes, \(checkpoints) checkpoints, \(changes.items.count) change sets; "
+                + "\(problems.count) inconsistent, \(overAnnounced.count) announced too often, \(neverAnnounced.count) never announced, "
+                + "final state \(exists == expected ? "matches" : "differs")")
         func check() {
             #expect(problems.isEmpty, "seed \(seed): \(problems)")
             #expect(overAnnounced.isEmpty, "seed \(seed): announced more often than changed: \(overAnnounced)")

@@ -8,7 +8,8 @@ import Testing
 @Suite struct OutsideChangeTests {
     /// A store with one checkpointed day file, observed.
     private func observedStore(_ folder: TemporaryFolder, log: LogRecorder = LogRecorder()) async throws
-        -> (store: Store, changes: Collector<ChangeSet>, milk: Todo) {
+        -> (store: Store, changes: Collector<ChangeSet>, milk: Todo)
+    {
         let store = try await Store.open(at: folder.url, configuration: .testing(log: log.handler))
         let milk = todo("Buy milk", on: "2026-11-22")
         try await store.write { tx in try tx.upsert(milk) }
@@ -30,8 +31,11 @@ import Testing
         try handle.close()
         #expect(await changes.wait(forCount: 1))
         // The edit is adopted: it queues a command, so the todo's sync status changes with it.
-        #expect(changes.items.first == ChangeSet(collection: "todos", updated: [milk.id.uuidString], syncStatusChanged: [milk.id.uuidString],
-                                                 partitions: ["2026-11-22"], origin: .outsideEdit))
+        #expect(
+            changes.items.first
+                == ChangeSet(
+                    collection: "todos", updated: [milk.id.uuidString], syncStatusChanged: [milk.id.uuidString],
+                    partitions: ["2026-11-22"], origin: .outsideEdit))
         #expect(try await store.get(Todo.self, id: milk.id)?.title == "Buy oat milk")
         try await store.close()
     }
@@ -41,17 +45,22 @@ import Testing
         let log = LogRecorder()
         let (store, changes, milk) = try await observedStore(folder, log: log)
         let extra = todo("From the laptop", on: "2026-11-22")
-        let text = try folder.text(day).replacingOccurrences(of: "\"entities\": {", with: """
-            "entities": {
-                "\(extra.id.uuidString)": {"createdAt": "2026-11-22T09:00:00.000Z", "date": "2026-11-22", "done": false, "id": "\(extra.id.uuidString)", "priority": 0, "title": "From the laptop", "updatedAt": "2026-11-22T09:00:00.000Z"},
-            """)
+        let text = try folder.text(day).replacingOccurrences(
+            of: "\"entities\": {",
+            with: """
+                "entities": {
+                    "\(extra.id.uuidString)": {"createdAt": "2026-11-22T09:00:00.000Z", "date": "2026-11-22", "done": false, "id": "\(extra.id.uuidString)", "priority": 0, "title": "From the laptop", "updatedAt": "2026-11-22T09:00:00.000Z"},
+                """)
         // rsync writes a hidden temp file next to the target, then renames it over the target.
         let temp = "todos/2026-11/.2026-11-22.json.Xq83Zb"
         try folder.write(text, to: temp)
         #expect(rename(folder.file(temp).path, folder.file(day).path) == 0)
         #expect(await changes.wait(forCount: 1))
-        #expect(changes.items.first == ChangeSet(collection: "todos", inserted: [extra.id.uuidString], syncStatusChanged: [extra.id.uuidString],
-                                                 partitions: ["2026-11-22"], origin: .outsideEdit))
+        #expect(
+            changes.items.first
+                == ChangeSet(
+                    collection: "todos", inserted: [extra.id.uuidString], syncStatusChanged: [extra.id.uuidString],
+                    partitions: ["2026-11-22"], origin: .outsideEdit))
         #expect(try await store.fetch(Query<Todo>(.day("2026-11-22"))).map(\.title).sorted() == ["Buy milk", "From the laptop"])
         #expect(try await store.get(Todo.self, id: milk.id) == milk)
         try await store.close()
@@ -81,10 +90,11 @@ import Testing
         let good = try folder.text(day)
         let broken = good.replacingOccurrences(of: "\"done\": false,", with: "\"done\": nope,")
         try folder.write(broken, to: day)
-        #expect(await (0..<3000).asyncContains { _ in
-            try? await Task.sleep(for: .milliseconds(5))
-            return log.messages.contains { $0.level == .error && $0.path == day }
-        })
+        #expect(
+            await (0..<3000).asyncContains { _ in
+                try? await Task.sleep(for: .milliseconds(5))
+                return log.messages.contains { $0.level == .error && $0.path == day }
+            })
         let problems = try await store.unreadableFiles()
         #expect(problems.count == 1)
         #expect(problems.first?.path == day && problems.first?.line != nil && problems.first?.column != nil)
@@ -121,22 +131,24 @@ import Testing
             "tags 2.json",
         ]
         for path in strays { try folder.write(stranger, to: path) }
-        #expect(await (0..<3000).asyncContains { _ in
-            try? await Task.sleep(for: .milliseconds(5))
-            return log.messages.filter { $0.level == .warning && $0.text.contains("conflict copy") }.count == 4
-        })
+        #expect(
+            await (0..<3000).asyncContains { _ in
+                try? await Task.sleep(for: .milliseconds(5))
+                return log.messages.filter { $0.level == .warning && $0.text.contains("conflict copy") }.count == 4
+            })
         #expect(try await store.fetch(Query<Todo>(.month("2026-11"))) == [milk])
         let found = try await store.strayFiles()
         let original = "todos/2026-11/2026-11-22.json"
-        #expect(found == [
-            StrayFile(path: "tags 2.json", kind: .conflictCopy(original: "tags.json")),
-            StrayFile(path: "todos/2026-11/.2026-11-22.json.Xq83Zb", kind: .temporary),
-            StrayFile(path: "todos/2026-11/.2026-11-22.json.swp", kind: .editorBackup),
-            StrayFile(path: "todos/2026-11/2026-11-22 (Mina's conflicted copy 2026-11-22).json", kind: .conflictCopy(original: original)),
-            StrayFile(path: "todos/2026-11/2026-11-22 2.json", kind: .conflictCopy(original: original)),
-            StrayFile(path: "todos/2026-11/2026-11-22.json~", kind: .editorBackup),
-            StrayFile(path: "todos/2026-11/2026-11-22.sync-conflict-20261122-101010-ABCDEF7.json", kind: .conflictCopy(original: original)),
-        ])
+        #expect(
+            found == [
+                StrayFile(path: "tags 2.json", kind: .conflictCopy(original: "tags.json")),
+                StrayFile(path: "todos/2026-11/.2026-11-22.json.Xq83Zb", kind: .temporary),
+                StrayFile(path: "todos/2026-11/.2026-11-22.json.swp", kind: .editorBackup),
+                StrayFile(path: "todos/2026-11/2026-11-22 (Mina's conflicted copy 2026-11-22).json", kind: .conflictCopy(original: original)),
+                StrayFile(path: "todos/2026-11/2026-11-22 2.json", kind: .conflictCopy(original: original)),
+                StrayFile(path: "todos/2026-11/2026-11-22.json~", kind: .editorBackup),
+                StrayFile(path: "todos/2026-11/2026-11-22.sync-conflict-20261122-101010-ABCDEF7.json", kind: .conflictCopy(original: original)),
+            ])
         try await store.close()
         for path in strays { #expect(folder.exists(path)) }
     }
@@ -157,19 +169,23 @@ import Testing
             // It lives until it has seen the change or this test is gone (at most 300 s), not a
             // fixed minute: on a loaded machine this test's own task may wait over a minute
             // between seeing `ready` and starting the writer (seen: 76 s).
-            let watcher = try CrashChild(["watch", folder.url.path, "300", "1"], logs: logs, name: "watch-\(attempt)",
-                                         environment: ["FOLIO_WATCH_DEBUG": "1"])
+            let watcher = try CrashChild(
+                ["watch", folder.url.path, "300", "1"], logs: logs, name: "watch-\(attempt)",
+                environment: ["FOLIO_WATCH_DEBUG": "1"])
             var ready = false
             for _ in 0..<6000 where !ready {
                 ready = watcher.lines.contains("ready")
                 if !ready { try await Task.sleep(for: .milliseconds(5)) }
             }
             #expect(ready, "the observer never subscribed: \(watcher.errorText)")
-            let writer = try CrashChild(["write", folder.url.path, "\(attempt)", "1", "full", "w\(attempt)", "--max-seconds", "60"],
-                                        logs: logs, name: "announce-\(attempt)")
+            let writer = try CrashChild(
+                ["write", folder.url.path, "\(attempt)", "1", "full", "w\(attempt)", "--max-seconds", "60"],
+                logs: logs, name: "announce-\(attempt)")
             #expect(await writer.waitForExit(before: .now + .seconds(60)), "\(writer.errorText)")
             let exited = await watcher.waitForExit(before: .now + .seconds(60))
-            let observerEnd = exited ? "\(watcher.process.terminationReason == .exit ? "exit status" : "signal") \(watcher.process.terminationStatus)"
+            let observerEnd =
+                exited
+                ? "\(watcher.process.terminationReason == .exit ? "exit status" : "signal") \(watcher.process.terminationStatus)"
                 : "still running a minute after the writer"
             watcher.kill()
             writer.kill()
@@ -177,8 +193,9 @@ import Testing
                 lines.first { $0.hasPrefix(prefix) }.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
             }
             let acked = try #require(stamp(writer.lines, "acked "), "writer: \(writer.lines) \(writer.errorText)")
-            let announced = try #require(stamp(watcher.lines, "change slots "),
-                                         "observer (\(observerEnd)): \(watcher.lines) \(watcher.errorText); writer: \(writer.lines)")
+            let announced = try #require(
+                stamp(watcher.lines, "change slots "),
+                "observer (\(observerEnd)): \(watcher.lines) \(watcher.errorText); writer: \(writer.lines)")
             #expect(watcher.lines.contains { $0.hasPrefix("change slots otherProcess") })
             latencies.append(max(0, announced - acked) / 1e9)
             if latencies.last! < 1 { break }

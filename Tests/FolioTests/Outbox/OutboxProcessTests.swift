@@ -44,20 +44,23 @@ enum OutboxCheck {
             let file = (try? Data(contentsOf: folder.appendingPathComponent("outbox/\(padded).json")))
                 .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
             if let file, file["sequence"] as? Int == Int(command.sequence), file["id"] as? String == command.id,
-               file["entityID"] as? String == command.entityID, file["partition"] as? String == command.partition,
-               file["operation"] as? String == (command.operation == .upsert ? "upsert" : "delete"),
-               same(file["entity"], command.body.flatMap { try? JSONSerialization.jsonObject(with: $0) }) {
+                file["entityID"] as? String == command.entityID, file["partition"] as? String == command.partition,
+                file["operation"] as? String == (command.operation == .upsert ? "upsert" : "delete"),
+                same(file["entity"], command.body.flatMap { try? JSONSerialization.jsonObject(with: $0) })
+            {
                 continue
             }
             problems.append("outbox/\(padded).json does not hold pending command \(command.sequence)")
         }
-        let listed = Set(((try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/outbox")) ?? []).filter {
-            var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: folder.path + "/outbox/" + $0, isDirectory: &isDirectory) && !isDirectory.boolValue
-        })
+        let listed = Set(
+            ((try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/outbox")) ?? []).filter {
+                var isDirectory: ObjCBool = false
+                return FileManager.default.fileExists(atPath: folder.path + "/outbox/" + $0, isDirectory: &isDirectory) && !isDirectory.boolValue
+            })
         if listed != names {
-            problems.append("outbox/ has files for no pending command \(listed.subtracting(names).sorted().prefix(3)), "
-                            + "and no file for pending commands \(names.subtracting(listed).sorted().prefix(3))")
+            problems.append(
+                "outbox/ has files for no pending command \(listed.subtracting(names).sorted().prefix(3)), "
+                    + "and no file for pending commands \(names.subtracting(listed).sorted().prefix(3))")
         }
         return problems
     }
@@ -65,11 +68,12 @@ enum OutboxCheck {
     /// The queue's files after a check (which checkpoints): sequence → bytes.
     static func queue(in folder: URL) -> [UInt64: Data] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path + "/outbox")) ?? []
-        return Dictionary(names.compactMap { name in
-            UInt64(name.dropLast(5)).flatMap { sequence in
-                (try? Data(contentsOf: folder.appendingPathComponent("outbox/" + name))).map { (sequence, $0) }
-            }
-        }, uniquingKeysWith: { a, _ in a })
+        return Dictionary(
+            names.compactMap { name in
+                UInt64(name.dropLast(5)).flatMap { sequence in
+                    (try? Data(contentsOf: folder.appendingPathComponent("outbox/" + name))).map { (sequence, $0) }
+                }
+            }, uniquingKeysWith: { a, _ in a })
     }
 
     /// FIFO across restarts: nothing acknowledges, so a later queue is an earlier one with commands
@@ -86,10 +90,10 @@ enum OutboxCheck {
     private static func same(_ a: Any?, _ b: Any?) -> Bool {
         switch (a, b) {
         case (nil, nil): return true
-        case let (x as [String: Any], y as [String: Any]): return x.count == y.count && x.allSatisfy { same($0.value, y[$0.key]) }
-        case let (x as [Any], y as [Any]): return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
-        case let (x as String, y as String): return x == y
-        case let (x as NSNumber, y as NSNumber): return x == y
+        case (let x as [String: Any], let y as [String: Any]): return x.count == y.count && x.allSatisfy { same($0.value, y[$0.key]) }
+        case (let x as [Any], let y as [Any]): return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case (let x as String, let y as String): return x == y
+        case (let x as NSNumber, let y as NSNumber): return x == y
         default: return a is NSNull && b is NSNull
         }
     }
@@ -101,14 +105,16 @@ enum OutboxCheck {
     /// transaction; a delete belongs to the transaction whose ledger says it deleted that id.
     static func replay(_ pending: [OutboxCommand], pushed: [PushedSlot]) -> [String] {
         var problems: [String] = []
-        let ledgers = Dictionary(pushed.filter { $0.id == Slot.ledgerID($0.writer) }.map { ($0.writer, $0.transaction) },
-                                 uniquingKeysWith: max)
+        let ledgers = Dictionary(
+            pushed.filter { $0.id == Slot.ledgerID($0.writer) }.map { ($0.writer, $0.transaction) },
+            uniquingKeysWith: max)
         // First pass: read every command, and each writer's ledger command of each transaction.
         var entries: [(writer: String, entry: Entry)] = []
         var ledgerBodies: [String: [Int: [String: Any]]] = [:]   // writer → transaction → ledger JSON
         for command in pending {
             guard command.collection == PushedSlot.collection, let id = command.entityID, let cut = id.lastIndex(of: "-"),
-                  command.operation == .upsert || command.operation == .delete else {
+                command.operation == .upsert || command.operation == .delete
+            else {
                 problems.append("command \(command.sequence) is not an upsert or delete of a pushed slot")
                 continue
             }
@@ -117,14 +123,16 @@ enum OutboxCheck {
             if command.operation == .upsert {
                 body = command.body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
                 guard let body, body["id"] as? String == id, body["writer"] as? String == writer,
-                      let transaction = body["transaction"] as? Int else {
+                    let transaction = body["transaction"] as? Int
+                else {
                     problems.append("upsert \(command.sequence) of \(id) does not carry the slot's JSON")
                     continue
                 }
                 // No command without its change: its writer committed that transaction.
                 if transaction > ledgers[writer, default: 0] {
-                    problems.append("command \(command.sequence) (\(id)) is of transaction \(transaction) of \(writer), "
-                                    + "which never committed: the store's ledger is at \(ledgers[writer, default: 0])")
+                    problems.append(
+                        "command \(command.sequence) (\(id)) is of transaction \(transaction) of \(writer), "
+                            + "which never committed: the store's ledger is at \(ledgers[writer, default: 0])")
                 }
                 if id == Slot.ledgerID(writer), ledgerBodies[writer, default: [:]].updateValue(body, forKey: transaction) != nil {
                     problems.append("two ledger commands of transaction \(transaction) of \(writer)")
@@ -174,7 +182,8 @@ enum OutboxCheck {
         // No change without its command, for the slots: the store is what the queue says.
         let present = Dictionary(pushed.map { ($0.id, $0.transaction) }, uniquingKeysWith: max)
         for (id, transaction) in present where replayed[id] != transaction {
-            problems.append("\(id) is in the store at transaction \(transaction), its last command says \(replayed[id].map { "transaction \($0)" } ?? "absent")")
+            problems.append(
+                "\(id) is in the store at transaction \(transaction), its last command says \(replayed[id].map { "transaction \($0)" } ?? "absent")")
         }
         for (id, transaction) in replayed where present[id] == nil {
             problems.append("\(id) is absent from the store, but its last command (transaction \(transaction)) upserts it")
@@ -183,8 +192,10 @@ enum OutboxCheck {
     }
 
     /// Checks one transaction's commands against its ledger command and applies them to `replayed`.
-    private static func check(_ run: [Entry], _ transaction: Int, of writer: String, ledger: [String: Any]?,
-                              replayed: inout [String: Int]) -> [String] {
+    private static func check(
+        _ run: [Entry], _ transaction: Int, of writer: String, ledger: [String: Any]?,
+        replayed: inout [String: Int]
+    ) -> [String] {
         let first = run.first!.command.sequence, last = run.last!.command.sequence
         let label = "transaction \(transaction) of \(writer) (commands \(first)…\(last))"
         guard let ledger, let group = ledger["group"] as? [String], let deletedAt = ledger["deletedAt"] as? [String: Int] else {
@@ -260,16 +271,18 @@ enum OutboxCheck {
 
         // Half a transaction committed: its first slot's command without the rest or the ledger.
         let torn = TemporaryFolder("torn")
-        let tearer = try CrashChild(["write", torn.url.path, "8", "20", "full", "T", "--outbox", "--tear-last", "1"],
-                                    logs: logs, name: "torn")
+        let tearer = try CrashChild(
+            ["write", torn.url.path, "8", "20", "full", "T", "--outbox", "--tear-last", "1"],
+            logs: logs, name: "torn")
         defer { tearer.kill() }
         #expect(await tearer.waitForExit(before: .now + .seconds(30)), "the child did not finish in 30 s")
         #expect(tearer.exitedCleanly, "\(tearer.errorText)")
         let tornFound = await StoreCheck.run(torn.url, acked: ["T": 20])
         #expect(tornFound.violations.contains { $0.contains("has no ledger command") }, "\(tornFound.violations)")
         #expect(tornFound.violations.contains { $0.contains("which never committed") }, "\(tornFound.violations)")
-        print("outbox check: a lost command, an orphan and a torn transaction give \(lostFound.violations.count), "
-              + "\(orphanFound.violations.count) and \(tornFound.violations.count) violations")
+        print(
+            "outbox check: a lost command, an orphan and a torn transaction give \(lostFound.violations.count), "
+                + "\(orphanFound.violations.count) and \(tornFound.violations.count) violations")
     }
 
     private func command(_ folder: URL, _ path: String) throws -> [String: Any] {

@@ -12,8 +12,10 @@ import Testing
     private enum Place: Equatable { case pending, failed, sent, gone }
 
     private static func command(_ sequence: UInt64, id: String) -> JSONValue {
-        .object(["sequence": .number(String(sequence)), "collection": .string("todos"), "entityID": .string(id),
-                 "operation": .string("upsert")])
+        .object([
+            "sequence": .number(String(sequence)), "collection": .string("todos"), "entityID": .string(id),
+            "operation": .string("upsert"),
+        ])
     }
 
     @Test func syncModesAnswerForRegisteredCollectionsOnly() {

@@ -13,8 +13,8 @@ import Testing
         let milk = todo("Buy milk", on: "2026-11-22")
         try await store.write { tx in
             try tx.upsert(milk)
-            try tx.upsert(DailyStat(date: "2026-11-22", completed: 0, tagStats: []))     // pull-only
-            try tx.upsert(Reminder(id: "r", due: Date(timeIntervalSince1970: 0)))     // local-only
+            try tx.upsert(DailyStat(date: "2026-11-22", completed: 0, tagStats: []))   // pull-only
+            try tx.upsert(Reminder(id: "r", due: Date(timeIntervalSince1970: 0)))   // local-only
         }
         let pending = try await store.pendingCommands()
         #expect(pending.count == 1)
@@ -170,8 +170,11 @@ import Testing
         #expect(try await store.failedCommands().isEmpty)
         await expectFolioError(.invalidQuery) { try await store.dropFailedCommand(3) }
         try await store.close()
-        #expect(commandFiles(folder) == ["outbox/00000000000000000001.json", "outbox/00000000000000000002.json",
-                                        "outbox/00000000000000000004.json"])
+        #expect(
+            commandFiles(folder) == [
+                "outbox/00000000000000000001.json", "outbox/00000000000000000002.json",
+                "outbox/00000000000000000004.json",
+            ])
         #expect(try folder.bytes("outbox/00000000000000000002.json") == original)
         #expect(commandFiles(folder, "outbox/failed").isEmpty)
     }

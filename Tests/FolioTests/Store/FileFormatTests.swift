@@ -12,19 +12,20 @@ import Testing
         let writer = try #require(try JSONSerialization.jsonObject(with: folder.bytes(".folio/writer.json")) as? [String: Any])["writer"] as? String
         let text = try folder.text("tags.json")
         let hash = try #require(text.split(separator: "\n").last { $0.contains("\"revision\"") }?.split(separator: ":").last?.dropLast())
-        #expect(text == """
-            {
-              "entities": {
-                "work": {
-                  "color": "#FF8800",
-                  "id": "work",
-                  "name": "Work \\"quoted\\"\\n"
+        #expect(
+            text == """
+                {
+                  "entities": {
+                    "work": {
+                      "color": "#FF8800",
+                      "id": "work",
+                      "name": "Work \\"quoted\\"\\n"
+                    }
+                  },
+                  "revision": "\(writer ?? ""):1:\(hash)"
                 }
-              },
-              "revision": "\(writer ?? ""):1:\(hash)"
-            }
 
-            """)
+                """)
         // The hash is of the content without the revision (FORMAT.md, "Revisions").
         let bare = text.replacingOccurrences(of: ",\n  \"revision\": \"\(writer ?? ""):1:\(hash)\"\n}", with: "\n}")
         #expect(ContentHash(Array(bare.utf8)).description == String(hash))
@@ -74,8 +75,9 @@ import Testing
         // A person (or a newer app version) adds fields by hand, one of them nested.
         let path = "todos/2026-11/2026-11-22.json"
         var text = try folder.text(path)
-        text = text.replacingOccurrences(of: "\"title\": \"Buy milk\"",
-                                         with: "\"note\": \"organic\",\n      \"location\": {\"aisle\": 7, \"exact\": 1.50},\n      \"title\": \"Buy milk\"")
+        text = text.replacingOccurrences(
+            of: "\"title\": \"Buy milk\"",
+            with: "\"note\": \"organic\",\n      \"location\": {\"aisle\": 7, \"exact\": 1.50},\n      \"title\": \"Buy milk\"")
         try folder.write(text, to: path)
 
         let reopened = try await Store.open(at: folder.url, configuration: .testing())
@@ -245,7 +247,8 @@ import Testing
             let folderURL = folder.file("todos/\(key.prefix(7))")
             if day == 1 || keys.count == 1 { try FileManager.default.createDirectory(at: folderURL, withIntermediateDirectories: true) }
             let id = UUID().uuidString
-            try folder.writeQuickly("""
+            try folder.writeQuickly(
+                """
                 {"entities": {"\(id)": {"id": "\(id)", "title": "On \(key)", "date": "\(key)", "done": false,
                 "priority": 1, "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z"}}}
                 """, to: "todos/\(key.prefix(7))/\(key).json")
@@ -285,7 +288,8 @@ extension Todo: Hashable {
         let store = try await Store.open(at: folder.url, configuration: .testing())
         try await store.write { tx in try tx.upsert(Tag(id: "home", name: "Home", color: "#0a0")) }
         try await store.close()
-        try folder.write("""
+        try folder.write(
+            """
             {
               "entities": {
                 "home": {"color": "#0a0", "id": "home", "name": "Home"},

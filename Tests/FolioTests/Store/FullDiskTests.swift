@@ -48,10 +48,11 @@ import Testing
         let folder = TemporaryFolder()
         let log = LogRecorder()
         let full = FaultSwitch()
-        var configuration = Store.Configuration.testing(hook: { step throws(FolioError) in
-            if case .rename = step, full.isOn { throw FolioError.system("rename", path: "-", errno: ENOSPC) }
-        }, log: log.handler)
-        configuration.checkpointThreshold = 1 // every commit is followed by a checkpoint
+        var configuration = Store.Configuration.testing(
+            hook: { step throws(FolioError) in
+                if case .rename = step, full.isOn { throw FolioError.system("rename", path: "-", errno: ENOSPC) }
+            }, log: log.handler)
+        configuration.checkpointThreshold = 1   // every commit is followed by a checkpoint
         var store = try await Store.open(at: folder.url, configuration: configuration)
         full.isOn = true
         try await store.write { tx in try tx.upsert(Self.tag(1)) }

@@ -29,7 +29,9 @@ import Testing
         try await store.write { tx in try tx.upsert(Tag(id: "home", name: "Home", color: "#000000")) }
         try await store.close()
         let entity = { (id: String) in "{\"color\": \"#000000\", \"id\": \"\(id)\", \"name\": \"\(id)\"}" }
-        try folder.write("{\n  \"entities\": {\n    \"\(Self.composed)\": \(entity(Self.composed)),\n    \"\(Self.decomposed)\": \(entity(Self.decomposed))\n  }\n}\n", to: "tags.json")
+        try folder.write(
+            "{\n  \"entities\": {\n    \"\(Self.composed)\": \(entity(Self.composed)),\n    \"\(Self.decomposed)\": \(entity(Self.decomposed))\n  }\n}\n",
+            to: "tags.json")
         let reader = try await Store.open(at: folder.url, configuration: .testing())
         let both = await expectFolioError(.corruptFile) { try await reader.fetch(Query<Tag>()) }
         #expect(both?.line == 4 && both?.message.contains("canonically equivalent") == true, "\(String(describing: both))")

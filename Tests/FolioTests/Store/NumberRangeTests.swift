@@ -37,7 +37,8 @@ import Testing
 
         let report = try await Store.verify(at: folder.url)
         let beyond = Self.cases.first { $0.number == number }!.beyondEveryType
-        #expect(report.errors.contains { $0.path == path && $0.line == line && $0.message.contains("priority") } == beyond,
-                "\(report.problems.map(\.description))")
+        #expect(
+            report.errors.contains { $0.path == path && $0.line == line && $0.message.contains("priority") } == beyond,
+            "\(report.problems.map(\.description))")
     }
 }

@@ -64,7 +64,8 @@ private struct Note: Entity, Equatable {
             case 0, 1, 2:
                 // Insert, or update (moving to another day at times).
                 let id = existing.isEmpty || random.next() % 2 == 0 ? "n\(counter)" : existing[Int(random.next() % UInt64(existing.count))]
-                let day = model[id].map { random.next() % 3 == 0 ? Self.day(Int(random.next() % UInt64(days))) : $0.day }
+                let day =
+                    model[id].map { random.next() % 3 == 0 ? Self.day(Int(random.next() % UInt64(days))) : $0.day }
                     ?? Self.day(Int(random.next() % UInt64(days)))
                 let note = Note(id: id, title: "title \(counter)", day: day)
                 try await store.write { tx in try tx.upsert(note) }
@@ -129,8 +130,9 @@ private struct Note: Entity, Equatable {
             default:
                 let month = String(Self.day(Int(random.next() % UInt64(days))).prefix(7))
                 let expected = model.values.filter { $0.day.hasPrefix(month) }.sorted { ($0.day, $0.id) < ($1.day, $1.id) }
-                #expect(try await store.fetch(Query<Note>(.month(month))).sorted { ($0.day, $0.id) < ($1.day, $1.id) } == expected,
-                        "seed \(seed), step \(step): month \(month)")
+                #expect(
+                    try await store.fetch(Query<Note>(.month(month))).sorted { ($0.day, $0.id) < ($1.day, $1.id) } == expected,
+                    "seed \(seed), step \(step): month \(month)")
                 counts.reads += 1
                 await checkFootprint("month")
             }
@@ -139,7 +141,9 @@ private struct Note: Entity, Equatable {
         let pending = try await store.pendingCommandCount()
         let queued = try await store.pendingCommands().map { "\($0.operation) \($0.entityID ?? "")" }
         if let first = zip(queued, expectedCommands).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
-            Issue.record("seed \(seed): command \(first.offset) is \(first.element.0), expected \(first.element.1); around: \(queued[max(0, first.offset - 3)..<min(queued.count, first.offset + 4)]) vs \(expectedCommands[max(0, first.offset - 3)..<min(expectedCommands.count, first.offset + 4)]); \(log.prefix(first.offset + 2))")
+            Issue.record(
+                "seed \(seed): command \(first.offset) is \(first.element.0), expected \(first.element.1); around: \(queued[max(0, first.offset - 3)..<min(queued.count, first.offset + 4)]) vs \(expectedCommands[max(0, first.offset - 3)..<min(expectedCommands.count, first.offset + 4)]); \(log.prefix(first.offset + 2))"
+            )
         }
         #expect(pending == commands, "seed \(seed): \(pending) commands, expected \(commands)")
         try await store.close()
@@ -149,7 +153,9 @@ private struct Note: Entity, Equatable {
         #expect(try await store.fetch(Query<Note>()).sorted { $0.id < $1.id } == model.values.sorted { $0.id < $1.id })
         let evictions = await store.cacheFootprint().evictions
         try await store.close()
-        print("partition cache: seed \(seed), budget \(budget), \(counts.reads) reads, \(counts.writes) writes, \(counts.handEdits) hand edits, \(counts.reopens) reopens, \(commands) commands, \(evictions) evictions after the last reopen, worst \(counts.maxOverBudget) bytes over budget, \(ContinuousClock.now - started)")
+        print(
+            "partition cache: seed \(seed), budget \(budget), \(counts.reads) reads, \(counts.writes) writes, \(counts.handEdits) hand edits, \(counts.reopens) reopens, \(commands) commands, \(evictions) evictions after the last reopen, worst \(counts.maxOverBudget) bytes over budget, \(ContinuousClock.now - started)"
+        )
     }
 
     /// The rules, one by one: what must stay stays whatever the budget, and the rest leaves.
@@ -246,7 +252,7 @@ private struct Note: Entity, Equatable {
         cache.onEvict = { evicted.append(Int($0.address.key.text.suffix(2))!) }
         for part in parts.prefix(4) { cache.insert(part) }
         #expect(evicted.isEmpty, "day 1 must stay; 2, 3, 4 fit the budget")
-        _ = cache[parts[1].address]               // day 2 used again: day 3 is now the oldest that may leave
+        _ = cache[parts[1].address]   // day 2 used again: day 3 is now the oldest that may leave
         cache.insert(parts[4])
         #expect(evicted == [3])
         #expect(cache.departed[parts[2].address] == parts[2].fileHash)

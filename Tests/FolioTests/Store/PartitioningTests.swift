@@ -13,9 +13,10 @@ import Testing
         func model(_ text: String) -> Bool {
             let bytes = Array(text.utf8)
             guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D,
-                  bytes.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || (0x30...0x39).contains($0.element) }),
-                  let year = Int(text.prefix(4)), let month = Int(text.dropFirst(5).prefix(2)), let day = Int(text.suffix(2)),
-                  year >= 1, (1...12).contains(month), day >= 1 else { return false }
+                bytes.enumerated().allSatisfy({ $0.offset == 4 || $0.offset == 7 || (0x30...0x39).contains($0.element) }),
+                let year = Int(text.prefix(4)), let month = Int(text.dropFirst(5).prefix(2)), let day = Int(text.suffix(2)),
+                year >= 1, (1...12).contains(month), day >= 1
+            else { return false }
             // The calendar repeats every 400 years in ISO 8601's proleptic Gregorian calendar (the
             // one FORMAT.md's keys use); Foundation's switches to the Julian one before 1582-10-15.
             // So the day is asked 2,000 years later, where both agree.
@@ -67,10 +68,11 @@ import Testing
         }
         try await store.close()
 
-        #expect(folder.allFiles().filter { !$0.hasPrefix(".folio") && !$0.hasPrefix("outbox/") } == [
-            "dailyStats/2026-11.json", "folio.json", "reminders/2026-11/2026-11-22.json",
-            "tags.json", "todos/2026-11/2026-11-22.json",
-        ])
+        #expect(
+            folder.allFiles().filter { !$0.hasPrefix(".folio") && !$0.hasPrefix("outbox/") } == [
+                "dailyStats/2026-11.json", "folio.json", "reminders/2026-11/2026-11-22.json",
+                "tags.json", "todos/2026-11/2026-11-22.json",
+            ])
         let reopened = try await Store.open(at: folder.url, configuration: .testing())
         #expect(try await reopened.get(Todo.self, id: milk.id) == milk)
         #expect(try await reopened.get(Tag.self, id: "work") == work)

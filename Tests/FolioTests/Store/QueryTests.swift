@@ -10,8 +10,10 @@ import Testing
         let days = ["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-30", "2026-12-01"]
         var todos: [Todo] = []
         for index in 0..<12 {
-            todos.append(todo("Task \(String(format: "%02d", index))", on: days[index % days.count],
-                              done: index % 3 == 0, priority: index % 4))
+            todos.append(
+                todo(
+                    "Task \(String(format: "%02d", index))", on: days[index % days.count],
+                    done: index % 3 == 0, priority: index % 4))
         }
         try await store.write { [todos] tx in for todo in todos { try tx.upsert(todo) } }
         return (folder, store, todos)
@@ -20,17 +22,19 @@ import Testing
     @Test func predicateSortLimitAndOffset() async throws {
         let (folder, store, todos) = try await seeded()
         _ = folder
-        let open = try await store.fetch(Query<Todo>(
-            where: #Predicate { !$0.done },
-            sortedBy: [SortDescriptor(\.priority, order: .reverse), SortDescriptor(\.title)]))
+        let open = try await store.fetch(
+            Query<Todo>(
+                where: #Predicate { !$0.done },
+                sortedBy: [SortDescriptor(\.priority, order: .reverse), SortDescriptor(\.title)]))
         let expected = todos.filter { !$0.done }.sorted {
             ($0.priority, $1.title) > ($1.priority, $0.title)
         }
         #expect(open.map(\.title) == expected.map(\.title))
 
-        let page = try await store.fetch(Query<Todo>(
-            where: #Predicate { !$0.done }, sortedBy: [SortDescriptor(\.priority, order: .reverse), SortDescriptor(\.title)],
-            limit: 3, offset: 2))
+        let page = try await store.fetch(
+            Query<Todo>(
+                where: #Predicate { !$0.done }, sortedBy: [SortDescriptor(\.priority, order: .reverse), SortDescriptor(\.title)],
+                limit: 3, offset: 2))
         #expect(page.map(\.title) == Array(expected.map(\.title)[2..<5]))
 
         let beyond = try await store.fetch(Query<Todo>(limit: 5, offset: 100))
@@ -53,7 +57,8 @@ import Testing
         // The same after the files are written, from a fresh process.
         try await store.close()
         let reopened = try await Store.open(at: folder.url, configuration: .testing())
-        #expect(Set(try await reopened.fetch(Query<Todo>(.days(from: "2026-11-21", through: "2026-11-30"))).map(\.title))
+        #expect(
+            Set(try await reopened.fetch(Query<Todo>(.days(from: "2026-11-21", through: "2026-11-30"))).map(\.title))
                 == expected { $0 >= "2026-11-21" && $0 <= "2026-11-30" })
         try await reopened.close()
     }

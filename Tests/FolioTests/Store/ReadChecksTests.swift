@@ -104,7 +104,8 @@ import Testing
             try await store.close()
             #expect(try Data(contentsOf: folder.file(path(broken))) != brokenBytes, "seed \(seed): the broken file was overwritten")
             #expect(try Data(contentsOf: folder.file(path(copyDay))) == copyBefore || copyDay == healthyDay, "seed \(seed)")
-            #expect(try Data(contentsOf: folder.file(path(model.todos[duplicated]!.day))) == originalBefore
+            #expect(
+                try Data(contentsOf: folder.file(path(model.todos[duplicated]!.day))) == originalBefore
                     || model.todos[duplicated]!.day == healthyDay, "seed \(seed)")
             #expect(String(decoding: try Data(contentsOf: folder.file(path(copyDay))), as: UTF8.self).contains("the other copy"), "seed \(seed)")
 
@@ -116,8 +117,9 @@ import Testing
             #expect(try await store.get(Todo.self, id: waiting.id)?.title == waiting.title, "seed \(seed)")
             try await store.close()
         }
-        print("read checks: \(summary.mismatched) id mismatches, \(summary.duplicated) ids in two files, "
-              + "\(summary.refusedWrites) writes refused, \(summary.waitingWrites) writes waited (seed \(seed))")
+        print(
+            "read checks: \(summary.mismatched) id mismatches, \(summary.duplicated) ids in two files, "
+                + "\(summary.refusedWrites) writes refused, \(summary.waitingWrites) writes waited (seed \(seed))")
     }
 
     private func path(_ day: String) -> String { "todos/\(day.prefix(7))/\(day).json" }

@@ -20,9 +20,13 @@ import Testing
         let journal = url.appendingPathComponent(".folio/journal")
         let bytes = [UInt8](try Data(contentsOf: journal))
         let header = try #require(Journal.decodeHeader(bytes))
-        let record = JournalRecord(transaction: header.firstTransaction, changes: [JournalRecord.Change(
-            address: PartitionAddress(collection: "tags", granularity: .none, key: .whole),
-            id: "late", entity: try EntityCoder().encode(tag("late")))])
+        let record = JournalRecord(
+            transaction: header.firstTransaction,
+            changes: [
+                JournalRecord.Change(
+                    address: PartitionAddress(collection: "tags", granularity: .none, key: .whole),
+                    id: "late", entity: try EntityCoder().encode(tag("late")))
+            ])
         try Data(bytes + Journal.encode(record, generation: header.generation)).write(to: journal)
     }
 

@@ -19,7 +19,8 @@ import Testing
         var model: [UUID: String] = [:]
         var snapshots: [(url: URL, expected: [UUID: String])] = []
         for step in 0..<24 {
-            let id = model.isEmpty || random.next() % 3 != 0 ? UUID() : model.keys.sorted { $0.uuidString < $1.uuidString }[Int(random.next() % UInt64(model.count))]
+            let id =
+                model.isEmpty || random.next() % 3 != 0 ? UUID() : model.keys.sorted { $0.uuidString < $1.uuidString }[Int(random.next() % UInt64(model.count))]
             let todo = Todo(id: id, title: "step \(step)", date: String(format: "2026-05-%02d", 1 + Int(random.next() % 4)))
             try await store.write { tx in try tx.upsert(todo) }
             model[id] = todo.title

@@ -16,8 +16,10 @@ final class CrashChild {
     let errors: URL
 
     /// - Parameter environment: Variables added to the test's own for the child.
-    init(_ arguments: [String], logs: URL, name: String, executable: String = "folio-crash-child",
-         environment: [String: String] = [:]) throws {
+    init(
+        _ arguments: [String], logs: URL, name: String, executable: String = "folio-crash-child",
+        environment: [String: String] = [:]
+    ) throws {
         output = logs.appendingPathComponent("\(name).out")
         errors = logs.appendingPathComponent("\(name).err")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)

@@ -112,7 +112,8 @@ struct PowerCutDisk {
             }
         case .rename(let from, let to):
             guard let (source, sourceName) = parentAndName(from), let (target, targetName) = parentAndName(to),
-                  let node = lookup(from) else { return }
+                let node = lookup(from)
+            else { return }
             if source == target {
                 change(source, [(sourceName, nil), (targetName, node)])
             } else {
@@ -173,8 +174,10 @@ struct PowerCutDisk {
     /// The ways a power cut now may resolve, at most `limit` of them (always the two extremes:
     /// everything unsynced lost, everything kept), the rest chosen with `random`.
     func outcomes(limit: Int, random: inout SplitMix64) -> [Outcome] {
-        var result = [Outcome(defaultKept: false, label: "every unsynced change lost"),
-                      Outcome(defaultKept: true, label: "every unsynced change kept")]
+        var result = [
+            Outcome(defaultKept: false, label: "every unsynced change lost"),
+            Outcome(defaultKept: true, label: "every unsynced change kept"),
+        ]
         var others: [Outcome] = []
         for (id, file) in files.sorted(by: { $0.key < $1.key }) {
             for index in file.pending.indices {
@@ -229,11 +232,12 @@ struct PowerCutDisk {
                 let end = offset + data.count
                 if bytes.count < end { bytes += [UInt8](repeating: 0, count: end - bytes.count) }
                 let sectors = Array(Set((offset..<end).map { $0 / 512 })).sorted()
-                let kept: Set<Int> = switch fate {
-                case .tornFirstHalf: Set(sectors.prefix(sectors.count / 2))
-                case .tornLastSectorOnly: [sectors.last!]
-                default: Set(sectors)
-                }
+                let kept: Set<Int> =
+                    switch fate {
+                    case .tornFirstHalf: Set(sectors.prefix(sectors.count / 2))
+                    case .tornLastSectorOnly: [sectors.last!]
+                    default: Set(sectors)
+                    }
                 for position in offset..<end where kept.contains(position / 512) { bytes[position] = data[position - offset] }
             }
         }

@@ -15,9 +15,12 @@ extension SplitMix64 {
     /// A UUID from the next 128 bits.
     mutating func uuid() -> UUID {
         let (a, b) = (next(), next())
-        return UUID(uuid: withUnsafeBytes(of: (a, b)) { bytes in
-            (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-             bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])
-        })
+        return UUID(
+            uuid: withUnsafeBytes(of: (a, b)) { bytes in
+                (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                )
+            })
     }
 }

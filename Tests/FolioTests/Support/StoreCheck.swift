@@ -61,7 +61,8 @@ enum StoreCheck {
         var places: [String: [String]] = [:]
         for path in files(under: folder) where path.hasSuffix(".json") {
             guard let data = FileManager.default.contents(atPath: folder.path + "/" + path),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else {
                 problems.append("\(path) is not a JSON object")
                 continue
             }

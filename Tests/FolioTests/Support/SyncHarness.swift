@@ -44,7 +44,8 @@ final class SyncHarness: @unchecked Sendable {
     @discardableResult
     func drainAfterBackoff() async throws -> DrainReport {
         if let head = try await store.pendingCommands().first,
-           let next = try await store.attempts(for: head.sequence).nextAttempt, next.timeIntervalSinceNow > 0 {
+            let next = try await store.attempts(for: head.sequence).nextAttempt, next.timeIntervalSinceNow > 0
+        {
             try await Task.sleep(for: .milliseconds(Int(min(next.timeIntervalSinceNow, 2) * 1000) + 5))
         }
         return try await engine.drainNow()

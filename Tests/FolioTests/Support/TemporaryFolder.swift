@@ -18,7 +18,8 @@ final class TemporaryFolder: @unchecked Sendable {
     init(_ name: String = "store", onMemoryFileSystem: Bool = false) {
         let memory = URL(fileURLWithPath: "/dev/shm")
         let base = onMemoryFileSystem && FileManager.default.isWritableFile(atPath: memory.path) ? memory : FileManager.default.temporaryDirectory
-        url = base
+        url =
+            base
             .appendingPathComponent("folio-tests-\(UUID().uuidString)")
             .appendingPathComponent(name)
         try! FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -75,8 +76,10 @@ final class TemporaryFolder: @unchecked Sendable {
 
 extension Store.Configuration {
     /// A configuration for tests: no idle checkpoint surprises unless asked for.
-    static func testing(durability: Durability = .full, checkpointDelay: Duration = .seconds(3600),
-                        hook: IOHook? = nil, log: LogHandler? = nil) -> Store.Configuration {
+    static func testing(
+        durability: Durability = .full, checkpointDelay: Duration = .seconds(3600),
+        hook: IOHook? = nil, log: LogHandler? = nil
+    ) -> Store.Configuration {
         var configuration = Store.Configuration(durability: durability, logHandler: log)
         configuration.checkpointDelay = checkpointDelay
         configuration.ioHook = hook

@@ -104,8 +104,10 @@ enum Shell {
         var errors: String
     }
 
-    static func run(_ executable: String, _ arguments: [String], in folder: URL? = nil,
-                    environment: [String: String] = [:], timeout: Double = 120) -> Result {
+    static func run(
+        _ executable: String, _ arguments: [String], in folder: URL? = nil,
+        environment: [String: String] = [:], timeout: Double = 120
+    ) -> Result {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("folio-shell-\(UUID().uuidString)")
         let out = base.appendingPathExtension("out"), err = base.appendingPathExtension("err")
         defer {

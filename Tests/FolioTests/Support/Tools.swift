@@ -11,13 +11,16 @@ enum Tools {
     static let required = ProcessInfo.processInfo.environment["FOLIO_REQUIRE_TOOLS"] == "1"
 
     /// The Debian package of each tool whose name differs from its package's.
-    private static let packages = ["python3": "python3", "strace": "strace", "git": "git", "vim": "vim",
-                                   "nano": "nano", "emacs": "emacs-nox", "unison": "unison", "rsync": "rsync",
-                                   "tmux": "tmux"]
+    private static let packages = [
+        "python3": "python3", "strace": "strace", "git": "git", "vim": "vim",
+        "nano": "nano", "emacs": "emacs-nox", "unison": "unison", "rsync": "rsync",
+        "tmux": "tmux",
+    ]
 
     /// The tool's path on this machine, from `PATH` and the usual folders.
     static func path(_ name: String) -> String? {
-        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        let folders =
+            (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
             + ["/usr/bin", "/bin", "/usr/local/bin"]
         return folders.map { $0 + "/" + name }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }

@@ -34,10 +34,11 @@ import Testing
     /// Noise both sides can make: a linear congruential generator's high bytes.
     static func noise(_ count: Int) -> Data {
         var x: UInt32 = 1
-        return Data((0..<count).map { _ in
-            x = (x &* 1_103_515_245 &+ 12_345) & 0x7FFF_FFFF
-            return UInt8((x >> 16) & 0xFF)
-        })
+        return Data(
+            (0..<count).map { _ in
+                x = (x &* 1_103_515_245 &+ 12_345) & 0x7FFF_FFFF
+                return UInt8((x >> 16) & 0xFF)
+            })
     }
 
     /// A compressed answer whose declared length (of the compressed bytes, 16 KiB) is the size of
@@ -105,60 +106,60 @@ private final class ScriptedAnswers: @unchecked Sendable {
     }
 
     static let script = #"""
-    import gzip, http.server, os, threading, time
-    body = bytes(ord("a") + i % 26 for i in range(3000))
-    def noise(n):
-        x, out = 1, bytearray()
-        for _ in range(n):
-            x = (x * 1103515245 + 12345) % 2**31; out.append((x >> 16) & 0xFF)
-        return bytes(out)
-    # Noise then a run of letters, compressed to exactly 16 KiB: URLSession's first piece of
-    # decoded bytes is as long as the declared (compressed) length.
-    pool = noise(20000)
-    edge = next((k, gzip.compress(pool[:k] + b"a" * 100000, mtime=0)) for k in range(15800, 16100)
-                if len(gzip.compress(pool[:k] + b"a" * 100000, mtime=0)) == 16384)
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        def do_GET(self):
-            path = self.path.strip("/")
-            part = body[:2000]
-            def head(headers):
-                self.wfile.write(b"HTTP/1.1 200 OK\r\n" + b"".join(b"%s: %s\r\n" % (k.encode(), v.encode()) for k, v in headers) + b"\r\n")
-            if path == "exact":
-                head([("Content-Length", str(len(part)))]); self.wfile.write(part)
-            elif path == "split":
-                head([("Content-Length", str(len(part)))]); self.wfile.write(part[:700]); self.wfile.flush()
-                time.sleep(0.05); self.wfile.write(part[700:1500]); self.wfile.flush(); time.sleep(0.05); self.wfile.write(part[1500:])
-            elif path == "chunked":
-                head([("Transfer-Encoding", "chunked")])
-                for piece in (part[:900], part[900:]):
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece)); self.wfile.flush(); time.sleep(0.02)
-                self.wfile.write(b"0\r\n\r\n")
-            elif path == "gzip":
-                packed = gzip.compress(part)
-                head([("Content-Length", str(len(packed))), ("Content-Encoding", "gzip")]); self.wfile.write(packed)
-            elif path == "gzip-edge":
-                head([("Content-Length", str(len(edge[1]))), ("Content-Encoding", "gzip"), ("Noise-Length", str(edge[0]))])
-                self.wfile.write(edge[1])
-            elif path == "empty":
-                head([("Content-Length", "0")])
-            elif path == "short":
-                head([("Content-Length", str(len(part)))]); self.wfile.write(part[:1200]); self.wfile.flush()
-                self.close_connection = True; return
-            elif path == "large":
-                head([("Content-Length", str(len(body)))]); self.wfile.write(body)
-            elif path == "undeclared-large":
-                head([("Connection", "close")]); self.wfile.write(body); self.wfile.flush()
-                self.close_connection = True; return
-            self.wfile.flush()
-        def log_message(self, *args): pass
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(server.server_address[1], flush=True)
-    # Serve until the test is gone (at most 15 minutes).
-    parent = os.getppid()
-    for _ in range(1800):
-        if os.getppid() != parent: break
-        time.sleep(0.5)
-    """#
+        import gzip, http.server, os, threading, time
+        body = bytes(ord("a") + i % 26 for i in range(3000))
+        def noise(n):
+            x, out = 1, bytearray()
+            for _ in range(n):
+                x = (x * 1103515245 + 12345) % 2**31; out.append((x >> 16) & 0xFF)
+            return bytes(out)
+        # Noise then a run of letters, compressed to exactly 16 KiB: URLSession's first piece of
+        # decoded bytes is as long as the declared (compressed) length.
+        pool = noise(20000)
+        edge = next((k, gzip.compress(pool[:k] + b"a" * 100000, mtime=0)) for k in range(15800, 16100)
+                    if len(gzip.compress(pool[:k] + b"a" * 100000, mtime=0)) == 16384)
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def do_GET(self):
+                path = self.path.strip("/")
+                part = body[:2000]
+                def head(headers):
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\n" + b"".join(b"%s: %s\r\n" % (k.encode(), v.encode()) for k, v in headers) + b"\r\n")
+                if path == "exact":
+                    head([("Content-Length", str(len(part)))]); self.wfile.write(part)
+                elif path == "split":
+                    head([("Content-Length", str(len(part)))]); self.wfile.write(part[:700]); self.wfile.flush()
+                    time.sleep(0.05); self.wfile.write(part[700:1500]); self.wfile.flush(); time.sleep(0.05); self.wfile.write(part[1500:])
+                elif path == "chunked":
+                    head([("Transfer-Encoding", "chunked")])
+                    for piece in (part[:900], part[900:]):
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece)); self.wfile.flush(); time.sleep(0.02)
+                    self.wfile.write(b"0\r\n\r\n")
+                elif path == "gzip":
+                    packed = gzip.compress(part)
+                    head([("Content-Length", str(len(packed))), ("Content-Encoding", "gzip")]); self.wfile.write(packed)
+                elif path == "gzip-edge":
+                    head([("Content-Length", str(len(edge[1]))), ("Content-Encoding", "gzip"), ("Noise-Length", str(edge[0]))])
+                    self.wfile.write(edge[1])
+                elif path == "empty":
+                    head([("Content-Length", "0")])
+                elif path == "short":
+                    head([("Content-Length", str(len(part)))]); self.wfile.write(part[:1200]); self.wfile.flush()
+                    self.close_connection = True; return
+                elif path == "large":
+                    head([("Content-Length", str(len(body)))]); self.wfile.write(body)
+                elif path == "undeclared-large":
+                    head([("Connection", "close")]); self.wfile.write(body); self.wfile.flush()
+                    self.close_connection = True; return
+                self.wfile.flush()
+            def log_message(self, *args): pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        print(server.server_address[1], flush=True)
+        # Serve until the test is gone (at most 15 minutes).
+        parent = os.getppid()
+        for _ in range(1800):
+            if os.getppid() != parent: break
+            time.sleep(0.5)
+        """#
 }

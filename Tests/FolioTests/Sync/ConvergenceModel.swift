@@ -10,18 +10,18 @@ enum ModelValue: Equatable, CustomStringConvertible, Sendable {
 
     var description: String {
         switch self {
-        case let .string(text): "\"\(text)\""
-        case let .bool(value): "\(value)"
-        case let .unexpected(text): "<\(text)>"
+        case .string(let text): "\"\(text)\""
+        case .bool(let value): "\(value)"
+        case .unexpected(let text): "<\(text)>"
         }
     }
 
     /// The value as JSON (for the child's ops file).
     var json: Any {
         switch self {
-        case let .string(text): text
-        case let .bool(value): value
-        case let .unexpected(text): text
+        case .string(let text): text
+        case .bool(let value): value
+        case .unexpected(let text): text
         }
     }
 }
@@ -112,12 +112,12 @@ struct ConvergenceModel {
     @discardableResult
     mutating func apply(_ operation: ModelOperation, client: Int) -> Bool {
         switch operation {
-        case let .create(collection, id, _), let .set(collection, id, _), let .delete(collection, id):
+        case .create(let collection, let id, _), .set(let collection, let id, _), .delete(let collection, let id):
             if !Self.coalescing.contains(collection) && clients[client].history[collection]?[id] == nil {
                 clients[client].history[collection, default: [:]][id] = [clients[client].local[collection]?[id]]
             }
             if !Self.coalescing.contains(collection) { clients[client].touched.insert([collection, id]) }
-        case let .custom(_, about?):
+        case .custom(_, let about?):
             // A command about a todo is sent between the todo's changes before it and after it:
             // those do not coalesce across it, so they meet the server as two commands.
             clients[client].barriers["todos", default: [:]][about, default: []].append(clients[client].local["todos"]?[about])
@@ -125,15 +125,15 @@ struct ConvergenceModel {
             break
         }
         switch operation {
-        case let .create(collection, id, fields):
+        case .create(let collection, let id, let fields):
             var entity = fields
             entity["id"] = .string(id)
             clients[client].local[collection, default: [:]][id] = entity
-        case let .set(collection, id, changes):
+        case .set(let collection, let id, let changes):
             guard var entity = clients[client].local[collection]?[id] else { return false }
             for (name, value) in changes { entity[name] = value }
             clients[client].local[collection]![id] = entity
-        case let .delete(collection, id):
+        case .delete(let collection, let id):
             guard clients[client].local[collection]?.removeValue(forKey: id) != nil else { return false }
         case .custom:
             break
@@ -211,31 +211,31 @@ enum ModelOperation: CustomStringConvertible {
     /// `collection/id` of the entity the operation names, if any.
     var target: String? {
         switch self {
-        case let .create(collection, id, _), let .set(collection, id, _), let .delete(collection, id): "\(collection)/\(id)"
-        case let .custom(_, about): about.map { "todos/\($0)" }
+        case .create(let collection, let id, _), .set(let collection, let id, _), .delete(let collection, let id): "\(collection)/\(id)"
+        case .custom(_, let about): about.map { "todos/\($0)" }
         }
     }
 
     var description: String {
         switch self {
-        case let .create(collection, id, fields): "create \(collection)/\(id) \(fields.rendered)"
-        case let .set(collection, id, changes):
+        case .create(let collection, let id, let fields): "create \(collection)/\(id) \(fields.rendered)"
+        case .set(let collection, let id, let changes):
             "set \(collection)/\(id) " + changes.keys.sorted().map { "\($0)=\(changes[$0]!.map { "\($0)" } ?? "nil")" }.joined(separator: " ")
-        case let .delete(collection, id): "delete \(collection)/\(id)"
-        case let .custom(token, about): "custom stamp \(token)" + (about.map { " about todos/\($0)" } ?? "")
+        case .delete(let collection, let id): "delete \(collection)/\(id)"
+        case .custom(let token, let about): "custom stamp \(token)" + (about.map { " about todos/\($0)" } ?? "")
         }
     }
 
     /// The JSON object the child reads (Tests/ClientChild/ClientOperation.swift).
     var json: [String: Any] {
         switch self {
-        case let .create(collection, id, fields):
+        case .create(let collection, let id, let fields):
             ["op": "create", "collection": collection, "id": id, "fields": fields.mapValues(\.json)]
-        case let .set(collection, id, changes):
+        case .set(let collection, let id, let changes):
             ["op": "set", "collection": collection, "id": id, "fields": changes.mapValues { $0?.json ?? NSNull() }]
-        case let .delete(collection, id):
+        case .delete(let collection, let id):
             ["op": "delete", "collection": collection, "id": id]
-        case let .custom(token, about):
+        case .custom(let token, let about):
             about.map { ["op": "custom", "token": token, "about": $0] } ?? ["op": "custom", "token": token]
         }
     }

@@ -86,7 +86,7 @@ final class ConvergenceRunner {
         }
         for operation in transactions.joined() {
             counts.operations += 1
-            if case let .custom(token, _) = operation { tokens.append(token) }
+            if case .custom(let token, _) = operation { tokens.append(token) }
             if let target = operation.target { history[target, default: []].append("\(label) c\(client): \(operation)") }
         }
         let file = logs.appendingPathComponent("ops-\(label)-c\(client).json")
@@ -137,8 +137,11 @@ final class ConvergenceRunner {
             let ids = Set(mine.local[collection, default: [:]].keys).union(mine.seen[collection, default: [:]].keys)
                 .union(model.server[collection, default: [:]].keys)
             for id in ids {
-                if model.server[collection]?[id] != mine.seen[collection]?[id] { others.insert(id) }
-                else if mine.local[collection]?[id] != mine.seen[collection]?[id] { changed.insert(id) }
+                if model.server[collection]?[id] != mine.seen[collection]?[id] {
+                    others.insert(id)
+                } else if mine.local[collection]?[id] != mine.seen[collection]?[id] {
+                    changed.insert(id)
+                }
             }
         }
         let pusher = try ClientProcess(syncArguments(client: client, pushOnly: true), logs: logs, name: "sync-\(label)-c\(client)")
@@ -154,7 +157,9 @@ final class ConvergenceRunner {
         // Only the pushed commands matter here: a push that gave up or trapped leaves the rest
         // to the round's sync. Any other crash is a defect.
         if pusher.trapped {
-            if pusher.errorText.contains("Transfer completed, but there's no response") { counts.traps += 1 } else {
+            if pusher.errorText.contains("Transfer completed, but there's no response") {
+                counts.traps += 1
+            } else {
                 problem("\(label) c\(client): the push died of signal \(pusher.process.terminationStatus): \(pusher.errorText.suffix(500))")
                 counts.mismatches += 1
             }
@@ -255,7 +260,8 @@ final class ConvergenceRunner {
                 let back = want == nil && (onServer != nil || (onClient ?? nil) != nil)
                 if back { counts.resurrected += 1 }
                 func show(_ entity: ModelEntity?) -> String { entity?.rendered ?? "absent" }
-                var text = "\(label)\(client.map { " (after c\($0)'s sync)" } ?? ""): \(collection)/\(id)\(back ? " RESURRECTED" : ""):\n"
+                var text =
+                    "\(label)\(client.map { " (after c\($0)'s sync)" } ?? ""): \(collection)/\(id)\(back ? " RESURRECTED" : ""):\n"
                     + "    model  \(show(want))\n    server \(show(onServer))"
                 if let onClient { text += "\n    client \(show(onClient))" }
                 text += "\n    operations:\n      " + (history["\(collection)/\(id)"] ?? ["none"]).joined(separator: "\n      ")
@@ -276,7 +282,8 @@ final class ConvergenceRunner {
             let date = try ModelEntity.decode(stored.json)["date"]
             guard date != .string(stored.partition), !misfiled.contains(id) else { continue }
             misfiled.insert(id)
-            problem("\(label)\(client.map { " (after c\($0)'s sync)" } ?? ""): todos/\(id) (date \(date.map { "\($0)" } ?? "none")) is "
+            problem(
+                "\(label)\(client.map { " (after c\($0)'s sync)" } ?? ""): todos/\(id) (date \(date.map { "\($0)" } ?? "none")) is "
                     + "stored under the partition \"\(stored.partition)\" (Folio-Partition)\n    operations:\n      "
                     + (history["todos/\(id)"] ?? ["none"]).joined(separator: "\n      "))
             counts.mismatches += 1
@@ -319,8 +326,9 @@ final class ConvergenceRunner {
     /// A client's writer id, the prefix of its keys, from its `.folio/writer.json` (FORMAT.md).
     private func readStoreID(_ client: Int) -> String? {
         guard let data = try? Data(contentsOf: store(client).appendingPathComponent(".folio/writer.json")),
-              let marker = try? JSONDecoder().decode([String: ModelValue].self, from: data),
-              case let .string(id)? = marker["writer"] else { return nil }
+            let marker = try? JSONDecoder().decode([String: ModelValue].self, from: data),
+            case .string(let id)? = marker["writer"]
+        else { return nil }
         storeIDs[client] = id
         return id
     }

@@ -34,8 +34,10 @@ struct ConvergenceWorkload {
     ///     changed since its last sync: the deletes that follow a lost answer).
     ///   - avoid: Ids the operations must not touch (then no tag is deleted either, since that
     ///     touches the todos carrying it).
-    mutating func next(_ model: inout ConvergenceModel, client: Int, round: Int, prefer: Set<String>? = nil,
-                       avoid: Set<String> = []) -> [[ModelOperation]] {
+    mutating func next(
+        _ model: inout ConvergenceModel, client: Int, round: Int, prefer: Set<String>? = nil,
+        avoid: Set<String> = []
+    ) -> [[ModelOperation]] {
         let local = model.clients[client].local
         let todos = local["todos", default: [:]].keys.sorted().filter { !avoid.contains($0) }
         let tags = local["tags", default: [:]].keys.sorted().filter { !avoid.contains($0) }
@@ -43,7 +45,7 @@ struct ConvergenceWorkload {
         var transactions: [[ModelOperation]] = []
         func todo(_ id: String) -> ModelEntity { model.clients[client].local["todos"]![id]! }
         func otherDay(than id: String, month: Bool) -> String {
-            guard case let .string(current)? = todo(id)["date"] else { return Self.days[0] }
+            guard case .string(let current)? = todo(id)["date"] else { return Self.days[0] }
             let candidates = Self.days.filter { month ? $0.prefix(7) != current.prefix(7) : ($0 != current && $0.prefix(7) == current.prefix(7)) }
             return pick(candidates) ?? pick(Self.days.filter { $0 != current })!
         }
@@ -52,9 +54,12 @@ struct ConvergenceWorkload {
             // Often edited first, then deleted, in two transactions: while a sync runs beside
             // them, the edit may land between the send of the todo's pending command and its
             // acknowledgement, and the delete after it.
-            transactions = chance(0.5)
-                ? [[.set(collection: "todos", id: id, changes: ["title": .string("title \(fresh("p", client: client))")])],
-                   [.delete(collection: "todos", id: id)]]
+            transactions =
+                chance(0.5)
+                ? [
+                    [.set(collection: "todos", id: id, changes: ["title": .string("title \(fresh("p", client: client))")])],
+                    [.delete(collection: "todos", id: id)],
+                ]
                 : [[.delete(collection: "todos", id: id)]]
         } else {
             switch int(0...99) {
@@ -62,7 +67,8 @@ struct ConvergenceWorkload {
                 transactions = [[createTodo(client: client, tags: tags)]]
             case 16..<25 where !todos.isEmpty:
                 let id = target(todos)!
-                let changes: [String: ModelValue?] = chance(0.5)
+                let changes: [String: ModelValue?] =
+                    chance(0.5)
                     ? ["title": .string("title \(fresh("e", client: client))")]
                     : ["note": .string("note \(fresh("n", client: client))"), "title": .string("title \(fresh("e", client: client))")]
                 transactions = [[.set(collection: "todos", id: id, changes: changes)]]

@@ -68,9 +68,10 @@ import Testing
         #expect(onServer.sorted() == titles.sorted(), "the server lacks \(Set(titles).subtracting(onServer).sorted())")
         #expect(server.maxAppliedCountPerKey == 1)
         #expect(Set(prefixes.values).count == copies.count, "two copies share a key prefix: \(prefixes)")
-        print("copied stores: \(copies.count) folders (\(copies.map(\.0).joined(separator: ", "))), "
-              + "\(titles.count) todos, \(onServer.count) on the server, \(server.pushes.count) pushes, "
-              + "\(server.appliedLog.count) applied, \(Set(prefixes.values).count) key prefixes")
+        print(
+            "copied stores: \(copies.count) folders (\(copies.map(\.0).joined(separator: ", "))), "
+                + "\(titles.count) todos, \(onServer.count) on the server, \(server.pushes.count) pushes, "
+                + "\(server.appliedLog.count) applied, \(Set(prefixes.values).count) key prefixes")
     }
 
     private func drain(_ store: Store, _ server: TestServer) async throws {

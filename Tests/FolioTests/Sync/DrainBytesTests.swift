@@ -51,15 +51,16 @@ import Testing
     /// PROTOCOL.md's batch, member by member: `{"requests": [{"method", "path", "headers", "body"?}]}`,
     /// each body the JSON the request carries.
     static func expectedBatch(_ requests: [PushRequest]) throws -> JSONValue {
-        .array(try requests.map { request in
-            let (method, path) = HTTPTransport.route(request.command)
-            var item: [String: JSONValue] = [
-                "method": .string(method), "path": .string(path),
-                "headers": .object(HTTPTransport.pushHeaders(request).mapValues { .string($0) }),
-            ]
-            if let body = request.body { item["body"] = try JSONParser.parse([UInt8](body)) }
-            return .object(item)
-        })
+        .array(
+            try requests.map { request in
+                let (method, path) = HTTPTransport.route(request.command)
+                var item: [String: JSONValue] = [
+                    "method": .string(method), "path": .string(path),
+                    "headers": .object(HTTPTransport.pushHeaders(request).mapValues { .string($0) }),
+                ]
+                if let body = request.body { item["body"] = try JSONParser.parse([UInt8](body)) }
+                return .object(item)
+            })
     }
 
     @Test func aBatchBodyIsTheProtocolsDocumentWithEachCommandsBytes() throws {
@@ -138,8 +139,9 @@ import Testing
 
         func push(_ request: PushRequest) async throws -> PushOutcome {
             let id = request.command.entityID ?? ""
-            return .applied(version: "v-\(request.command.sequence)",
-                            entity: try request.body.flatMap { try Self.answer(answers[id] ?? .none, to: $0) })
+            return .applied(
+                version: "v-\(request.command.sequence)",
+                entity: try request.body.flatMap { try Self.answer(answers[id] ?? .none, to: $0) })
         }
 
         func pull(_ request: PullRequest) async throws -> PullResponse { PullResponse(items: []) }
@@ -153,8 +155,9 @@ import Testing
         var todos: [Todo] = []
         var answers: [String: ScriptedTransport.Answer] = [:]
         for index in 0..<60 {
-            var item = todo(["caf\u{E9} #\(index)", "plain #\(index)"][Int.random(in: 0..<2, using: &random)],
-                            on: String(format: "2026-11-%02d", Int.random(in: 1...4, using: &random)))
+            var item = todo(
+                ["caf\u{E9} #\(index)", "plain #\(index)"][Int.random(in: 0..<2, using: &random)],
+                on: String(format: "2026-11-%02d", Int.random(in: 1...4, using: &random)))
             item.priority = index
             todos.append(item)
             answers[item.id.uuidString] = ScriptedTransport.Answer.allCases.randomElement(using: &random)!
@@ -183,8 +186,9 @@ import Testing
             let (body, sequence) = try #require(sent[id])
             let expected = try ScriptedTransport.answer(answers[id]!, to: body) ?? body
             let stored = try #require(file["entities"]?[id], "\(path) lost \(id)")
-            #expect(JSONWriter.compact(stored) == JSONWriter.compact(try JSONParser.parse([UInt8](expected))),
-                    "seed \(seed): \(id) answered \(answers[id]!) is stored as \(String(decoding: JSONWriter.compact(stored), as: UTF8.self))")
+            #expect(
+                JSONWriter.compact(stored) == JSONWriter.compact(try JSONParser.parse([UInt8](expected))),
+                "seed \(seed): \(id) answered \(answers[id]!) is stored as \(String(decoding: JSONWriter.compact(stored), as: UTF8.self))")
             #expect(file["versions"]?[id]?.stringValue == "v-\(sequence)", "seed \(seed): the version of \(id)")
             counts["\(answers[id]!)", default: 0] += 1
         }

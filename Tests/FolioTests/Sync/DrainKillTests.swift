@@ -43,8 +43,9 @@ import Testing
         for value in 1...Self.commandCount {
             let id = ids[Int.random(in: 0..<ids.count, using: &random)]
             let delete = live[id] != nil && Int.random(in: 0..<6, using: &random) == 0
-            let item = SyncItem(id: id, day: String(format: "2026-11-%02d", Int.random(in: 1...28, using: &random)),
-                                value: value, note: "change \(value)")
+            let item = SyncItem(
+                id: id, day: String(format: "2026-11-%02d", Int.random(in: 1...28, using: &random)),
+                value: value, note: "change \(value)")
             try await store.write { tx in
                 if delete { _ = try tx.delete(SyncItem.self, id: id) } else { try tx.upsert(item) }
             }
@@ -82,11 +83,14 @@ import Testing
         let applied = try server.appliedLog.map { change in
             let value = change.method == "DELETE" ? 0 : try SyncHarness.decoder.decode(SyncItem.self, from: change.body).value
             // A resolved conflict's resend carries `<key>@<version>`: still that command.
-            return ModelCommand(sequence: change.key.flatMap(SyncConvergenceTests.sequence(ofKey:)) ?? 0, id: change.id,
-                                delete: change.method == "DELETE", value: value)
+            return ModelCommand(
+                sequence: change.key.flatMap(SyncConvergenceTests.sequence(ofKey:)) ?? 0, id: change.id,
+                delete: change.method == "DELETE", value: value)
         }
         let firstDifference = zip(applied, model).enumerated().first { $0.element.0 != $0.element.1 }
-        #expect(applied == model, """
+        #expect(
+            applied == model,
+            """
             applied \(applied.count) of \(model.count) commands; first difference at \(firstDifference.map { "\($0.offset): \($0.element.0) instead of \($0.element.1)" } ?? "the end")
             """)
         #expect(server.maxAppliedCountPerKey == 1)
@@ -99,16 +103,19 @@ import Testing
         #expect(try await reopened.pendingCommandCount() == 0)
         #expect(try await reopened.failedCommands().isEmpty)
         try await reopened.close()
-        print("drain kills: seed \(seed), batch \(batch), \(model.count) commands, \(killedMidDrain) of \(Self.kills) kills mid-drain, after \(requestsBeforeKill) requests, "
-              + "\(server.requestCount) requests, \(server.firedFaultCount) injected faults, \(applied.count) applied (model: \(model.count)), "
-              + (applied == model ? "each once, in order" : "NOT the model's commands"))
+        print(
+            "drain kills: seed \(seed), batch \(batch), \(model.count) commands, \(killedMidDrain) of \(Self.kills) kills mid-drain, after \(requestsBeforeKill) requests, "
+                + "\(server.requestCount) requests, \(server.firedFaultCount) injected faults, \(applied.count) applied (model: \(model.count)), "
+                + (applied == model ? "each once, in order" : "NOT the model's commands"))
     }
 
     /// SIGKILLs `child` once the server has counted `target` requests (or after 20 s, or when
     /// the child has exited), `micros` later; says whether the child was still running. Waits on
     /// a thread, not in the cooperative pool.
-    static func killMidDrain(_ child: CrashChild, whenServerHas target: Int, requests server: TestServer,
-                             thenAfter micros: Int) async -> Bool {
+    static func killMidDrain(
+        _ child: CrashChild, whenServerHas target: Int, requests server: TestServer,
+        thenAfter micros: Int
+    ) async -> Bool {
         let pid = child.process.processIdentifier
         let running = await withCheckedContinuation { continuation in
             let thread = Thread {

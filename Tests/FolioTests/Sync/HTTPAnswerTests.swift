@@ -17,8 +17,10 @@ import Testing
 
     private func push(_ command: OutboxCommand, to base: URL) async throws -> PushOutcome {
         let transport = HTTPTransport(baseURL: base, auth: RotatingAuth(token: "secret", after: "secret2"))
-        return try await transport.push(PushRequest(command: command, body: command.body, precondition: .absent,
-                                                    idempotencyKey: command.id))
+        return try await transport.push(
+            PushRequest(
+                command: command, body: command.body, precondition: .absent,
+                idempotencyKey: command.id))
     }
 
     @Test func aRedirectToAnotherOriginIsNeverFollowedAndCarriesNoCredentials() async throws {
@@ -80,5 +82,4 @@ import Testing
         #expect(try await harness.store.storedVersion(collection: "tags", granularity: .none, id: "work") == nil)
         try await harness.close()
     }
-
 }

@@ -82,12 +82,13 @@ import Testing
         let duration = (ContinuousClock.now - start).components
         let elapsed = Double(duration.seconds) + Double(duration.attoseconds) / 1e18
         let faults = FaultProxy.Fault.allCases.map { "\(runner.proxy.faultCounts[$0, default: 0]) \($0.rawValue)" }.joined(separator: " ")
-        print("multi-client convergence: \(Self.clients) clients, \(counts.operations) ops, \(counts.kills) kills, "
-              + "\(runner.proxy.faultCount) faults, \(counts.mismatches) mismatches, \(counts.resurrected) resurrected "
-              + "(seed 0x\(String(seed, radix: 16)), \(roundsRun) rounds, \(counts.interrupted) interrupted pushes, "
-              + "\(counts.concurrent) ops beside a push, faults: \(faults), "
-              + "\(counts.traps) FoundationNetworking traps, \(runner.proxy.cutsInHead) cuts inside a response head, "
-              + "\(String(format: "%.1f", elapsed)) s)")
+        print(
+            "multi-client convergence: \(Self.clients) clients, \(counts.operations) ops, \(counts.kills) kills, "
+                + "\(runner.proxy.faultCount) faults, \(counts.mismatches) mismatches, \(counts.resurrected) resurrected "
+                + "(seed 0x\(String(seed, radix: 16)), \(roundsRun) rounds, \(counts.interrupted) interrupted pushes, "
+                + "\(counts.concurrent) ops beside a push, faults: \(faults), "
+                + "\(counts.traps) FoundationNetworking traps, \(runner.proxy.cutsInHead) cuts inside a response head, "
+                + "\(String(format: "%.1f", elapsed)) s)")
         if counts.mismatches > 0, let keep = ProcessInfo.processInfo.environment["FOLIO_CONVERGENCE_KEEP"] {
             // The client stores (outbox/sent/, .folio/) and every child's output, for a post-mortem.
             let copy = URL(fileURLWithPath: keep).appendingPathComponent("seed-\(String(seed, radix: 16))-\(UUID().uuidString.prefix(8))")
@@ -95,9 +96,12 @@ import Testing
             try FileManager.default.copyItem(at: runner.root.url.deletingLastPathComponent(), to: copy)
             print("multi-client convergence: the clients' folders and logs are kept in \(copy.path)")
         }
-        #expect(counts.mismatches == 0 && counts.resurrected == 0,
-                "seed 0x\(String(seed, radix: 16)): the first mismatches:\n\(runner.problems.prefix(Int(ProcessInfo.processInfo.environment["FOLIO_CONVERGENCE_SHOW"] ?? "") ?? 12).joined(separator: "\n"))")
-        let shortfall = "\(counts.operations)/\(Self.minimumOperations) ops, \(counts.kills)/\(Self.minimumKills) kills, "
+        #expect(
+            counts.mismatches == 0 && counts.resurrected == 0,
+            "seed 0x\(String(seed, radix: 16)): the first mismatches:\n\(runner.problems.prefix(Int(ProcessInfo.processInfo.environment["FOLIO_CONVERGENCE_SHOW"] ?? "") ?? 12).joined(separator: "\n"))"
+        )
+        let shortfall =
+            "\(counts.operations)/\(Self.minimumOperations) ops, \(counts.kills)/\(Self.minimumKills) kills, "
             + "\(runner.proxy.faultCount)/\(Self.minimumFaults) faults, \(runner.proxy.cutsInHead)/\(Self.minimumCutsInHead) cuts in a head, "
             + "\(counts.concurrent)/\(Self.minimumConcurrent) ops beside a push"
         #expect(minimumReached(), "the minimum of work was not reached in \(roundsRun) rounds (or by the hard bound): \(shortfall)")

@@ -56,12 +56,13 @@ import Testing
     }
 
     @Test func aCustomResolverDecides() async throws {
-        let (harness, original, _, _) = try await conflict(policy: .custom { conflict in
-            guard var server = conflict.server, let local = conflict.local else { return .useServer }
-            server.title += " (and \(local.done ? "done" : "open"))"
-            server.priority = max(server.priority, local.priority) + 1
-            return .send(server)
-        })
+        let (harness, original, _, _) = try await conflict(
+            policy: .custom { conflict in
+                guard var server = conflict.server, let local = conflict.local else { return .useServer }
+                server.title += " (and \(local.done ? "done" : "open"))"
+                server.priority = max(server.priority, local.priority) + 1
+                return .send(server)
+            })
         try await harness.engine.drainNow()
         let stored = try #require(try harness.onServer(Todo.self, original.id.uuidString))
         #expect(stored.title == "Buy oat milk (and done)" && stored.priority == 2)

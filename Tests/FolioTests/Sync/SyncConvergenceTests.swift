@@ -60,13 +60,15 @@ import Testing
         // Only a hung drain ends at the deadline: a loaded machine drains the same commands, slower.
         let deadline = ContinuousClock.now + .seconds(600)
         for round in 0..<Self.kills {
-            let child = try CrashChild([folder.url.path, server.baseURL.absoluteString], logs: logs,
-                                       name: "sync-\(round)", executable: "folio-sync-child")
+            let child = try CrashChild(
+                [folder.url.path, server.baseURL.absoluteString], logs: logs,
+                name: "sync-\(round)", executable: "folio-sync-child")
             try await Task.sleep(for: .milliseconds(Int.random(in: 150...900, using: &random)))
             child.kill()
         }
-        let last = try CrashChild([folder.url.path, server.baseURL.absoluteString], logs: logs, name: "sync-last",
-                                  executable: "folio-sync-child")
+        let last = try CrashChild(
+            [folder.url.path, server.baseURL.absoluteString], logs: logs, name: "sync-last",
+            executable: "folio-sync-child")
         let finished = await last.waitForExit(before: deadline)
         if !finished { last.kill() }
         #expect(finished && last.exitedCleanly, "the last drain: \(last.errorText)")
@@ -74,8 +76,9 @@ import Testing
         let reopened = try await Store.open(at: folder.url, configuration: .testing())
         #expect(try await reopened.pendingCommandCount() == 0)
         let failed = try await reopened.failedCommands()
-        #expect(failed.allSatisfy { $0.command.entityID?.hasPrefix("refused") == true && $0.status == 400 },
-                "dead letters only for the refused entities: \(failed.filter { $0.status != 400 }.map(\.reason))")
+        #expect(
+            failed.allSatisfy { $0.command.entityID?.hasPrefix("refused") == true && $0.status == 400 },
+            "dead letters only for the refused entities: \(failed.filter { $0.status != 400 }.map(\.reason))")
         #expect(failed.count == refusedCommands)
 
         // The server holds what the client holds.
@@ -105,8 +108,10 @@ import Testing
         #expect(twice.isEmpty, "commands applied under two keys: \(twice.count): \(details)")
         #expect(outOfOrder.isEmpty, "\(outOfOrder.prefix(5))")
         #expect(appliedPerCommand.count + failed.count == queued.count)
-        print("sync convergence: \(queued.count) commands, \(Self.kills) kills, \(server.firedFaultCount) injected faults, "
-              + "\(server.requestCount) requests, \(failed.count) dead letters (all refused), 0 mismatches; written in \(written), drained in \(ContinuousClock.now - clock - written)")
+        print(
+            "sync convergence: \(queued.count) commands, \(Self.kills) kills, \(server.firedFaultCount) injected faults, "
+                + "\(server.requestCount) requests, \(failed.count) dead letters (all refused), 0 mismatches; written in \(written), drained in \(ContinuousClock.now - clock - written)"
+        )
         try await reopened.close()
     }
 

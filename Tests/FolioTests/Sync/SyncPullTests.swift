@@ -34,7 +34,7 @@ import Testing
         var edited = original
         edited.done = true
         let local = edited
-        try await harness.store.write { tx in try tx.upsert(local) }     // pending, offline
+        try await harness.store.write { tx in try tx.upsert(local) }   // pending, offline
         var server = original
         server.title = "Call mum (Sunday)"
         try harness.editOnServer(server, partition: "2026-11-21")

@@ -13,8 +13,9 @@ import Testing
         let store = try await Store.open(at: harness.folder.url, configuration: .testing())
         var options = HTTPTransport.Options()
         options.requestTimeout = .seconds(5)
-        let engine = SyncEngine(store: store, transport: HTTPTransport(baseURL: harness.server.baseURL, options: options),
-                                configuration: .testing)
+        let engine = SyncEngine(
+            store: store, transport: HTTPTransport(baseURL: harness.server.baseURL, options: options),
+            configuration: .testing)
         return (store, engine)
     }
 
@@ -156,7 +157,11 @@ import Testing
 
         func push(_ request: PushRequest) async throws -> PushOutcome {
             let outcome = try await inner.push(request)
-            if lock.withLock({ () -> Bool in defer { answered = true }; return !answered }) { try await onFirstAnswer?() }
+            if lock.withLock({ () -> Bool in
+                defer { answered = true }; return !answered
+            }) {
+                try await onFirstAnswer?()
+            }
             return outcome
         }
 
@@ -205,8 +210,9 @@ import Testing
         try await drainAll(engine)
         // Every DELETE names the version the server has: none meets a conflict on the way.
         let deletes = harness.server.pushes.filter { $0.method == "DELETE" }
-        #expect(!deletes.isEmpty && deletes.allSatisfy { $0.header("If-Match") == "\"\(renamedVersion)\"" },
-                "\(deletes.map { $0.header("If-Match") ?? "none" })")
+        #expect(
+            !deletes.isEmpty && deletes.allSatisfy { $0.header("If-Match") == "\"\(renamedVersion)\"" },
+            "\(deletes.map { $0.header("If-Match") ?? "none" })")
         #expect(harness.server.entity("tags", "work") == nil)
         #expect(try await store.failedCommands().isEmpty)
         await engine.stop()
@@ -237,10 +243,10 @@ import Testing
         try await harness.store.write { tx in try tx.upsert(item) }
         try await drainAll(harness.engine)
         var moved = item
-        moved.date = "2026-12-14"                                   // another client moved it
+        moved.date = "2026-12-14"   // another client moved it
         try harness.editOnServer(moved, partition: "2026-12-14")
         var done = item
-        done.done = true                                            // this client ticked it
+        done.done = true   // this client ticked it
         try await harness.store.write { [done] tx in try tx.upsert(done) }
         try await drainAll(harness.engine)
         let stored = try #require(harness.server.entity("todos", item.id.uuidString))
@@ -266,8 +272,9 @@ import Testing
         try await app.write { tx in try tx.delete(Todo.self, id: item.id) }
         var options = HTTPTransport.Options()
         options.requestTimeout = .seconds(5)
-        let appEngine = SyncEngine(store: app, transport: HTTPTransport(baseURL: harness.server.baseURL, options: options),
-                                   configuration: .testing)
+        let appEngine = SyncEngine(
+            store: app, transport: HTTPTransport(baseURL: harness.server.baseURL, options: options),
+            configuration: .testing)
         try await drainAll(appEngine)
         #expect(harness.server.entity("todos", item.id.uuidString) == nil, "the create was coalesced away with its delete")
         await appEngine.stop()

@@ -101,12 +101,14 @@ import Testing
         }
         let local = try await store.fetch(Query<Todo>())
         #expect(Set(local.map(\.id)) == Set(model.keys), "the app's own store differs from its history")
-        print("sync while writing: \(counts.creates + counts.edits + counts.moves + counts.deletes) operations "
-              + "(\(counts.creates) creates, \(counts.edits) edits, \(counts.moves) moves, \(counts.deletes) deletes) during "
-              + "\(counts.passes) drain passes, \(missing) missing, \(resurrected) resurrected, \(differing) differing "
-              + "(seed 0x\(String(seed, radix: 16)))")
-        #expect(missing == 0 && resurrected == 0 && differing == 0,
-                "seed 0x\(String(seed, radix: 16)):\n\(problems.prefix(10).joined(separator: "\n"))")
+        print(
+            "sync while writing: \(counts.creates + counts.edits + counts.moves + counts.deletes) operations "
+                + "(\(counts.creates) creates, \(counts.edits) edits, \(counts.moves) moves, \(counts.deletes) deletes) during "
+                + "\(counts.passes) drain passes, \(missing) missing, \(resurrected) resurrected, \(differing) differing "
+                + "(seed 0x\(String(seed, radix: 16)))")
+        #expect(
+            missing == 0 && resurrected == 0 && differing == 0,
+            "seed 0x\(String(seed, radix: 16)):\n\(problems.prefix(10).joined(separator: "\n"))")
         #expect(harness.server.maxAppliedCountPerKey == 1)
         try await harness.close()
     }

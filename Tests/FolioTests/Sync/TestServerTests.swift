@@ -87,7 +87,8 @@ import Testing
         #expect(server.applyCount(forKey: "key-1") == 1)
         #expect(server.entity("todos", "T1")?.json == json(#"{"title":"first"}"#))
 
-        let command = try await client.send("POST", "_commands/archive", headers: ["Idempotency-Key": "key-2", "Folio-Entity": "todos/T1"], body: json(#"{"days":7}"#))
+        let command = try await client.send(
+            "POST", "_commands/archive", headers: ["Idempotency-Key": "key-2", "Folio-Entity": "todos/T1"], body: json(#"{"days":7}"#))
         #expect(command.status == 200)
         #expect(command.body == json("{}"))
         _ = try await client.send("POST", "_commands/archive", headers: ["Idempotency-Key": "key-2"], body: json(#"{"days":7}"#))
@@ -176,7 +177,8 @@ import Testing
         let client = Client(server)
         server.edit("todos", "T2", json: json(#"{"v":"server"}"#), partition: "")
         server.edit("todos", "T3", json: json(#"{"v":"keep"}"#), partition: "")
-        let batch = json("""
+        let batch = json(
+            """
             {"requests": [
               {"method": "PUT", "path": "todos/T%201", "headers": {"Idempotency-Key": "b1", "If-None-Match": "*", "Folio-Partition": "2026-11"}, "body": {"v": 1,  "n": 1.50}},
               {"method": "PUT", "path": "todos/T2", "headers": {"Idempotency-Key": "b2", "If-Match": "\\"9\\""}, "body": {"v": 2}},
@@ -203,7 +205,9 @@ import Testing
 
         // A fault aimed at one request inside a batch ends the batch there.
         server.inject(.status(503, retryAfter: "0"), where: { $0.inBatch && $0.id == "T3" })
-        let deletes = json(#"{"requests":[{"method":"DELETE","path":"todos/T%201","headers":{"Idempotency-Key":"d1"}},{"method":"DELETE","path":"todos/T3","headers":{"Idempotency-Key":"d3"}}]}"#)
+        let deletes = json(
+            #"{"requests":[{"method":"DELETE","path":"todos/T%201","headers":{"Idempotency-Key":"d1"}},{"method":"DELETE","path":"todos/T3","headers":{"Idempotency-Key":"d3"}}]}"#
+        )
         let failed = try #require(try await client.send("POST", "_batch", body: deletes).object?["responses"] as? [[String: Any]])
         #expect(failed.map { $0["status"] as? Int } == [204, 503])
         #expect((failed[1]["headers"] as? [String: String])?["Retry-After"] == "0")
@@ -276,7 +280,7 @@ import Testing
     @Test func stopReturnsPromptlyWithConnectionsOpenAndARequestInFlight() async throws {
         let server = try TestServer()
         let client = Client(server)
-        _ = try await client.send("PUT", "todos/T1", headers: push("k1"), body: json("{}")) // a kept-alive connection
+        _ = try await client.send("PUT", "todos/T1", headers: push("k1"), body: json("{}"))   // a kept-alive connection
         // A delay far longer than the test (stop ends it): with 30 s, a loaded machine once let
         // it run out before this test's task got to call stop, and T2 was applied.
         server.inject(.delay(seconds: 900))
@@ -286,7 +290,8 @@ import Testing
         let port = try #require(server.baseURL.port)
         let socket = try ProxySocket.connect(port: UInt16(port))
         defer { close(socket) }
-        let request = "PUT /api/todos/T2 HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: k2\r\n"
+        let request =
+            "PUT /api/todos/T2 HTTP/1.1\r\nHost: 127.0.0.1\r\nIdempotency-Key: k2\r\n"
             + "Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
         #expect(Socket.sendAll(socket, Data(request.utf8)))
         let deadline = ContinuousClock.now + .seconds(60)
@@ -308,7 +313,7 @@ import Testing
         #expect(received.isEmpty || text.hasPrefix("HTTP/1.1 503") && text.hasSuffix("{\"dropped"), "\(text)")
         #expect(server.entity("todos", "T2") == nil)
         await #expect(throws: (any Error).self) { try await client.send("GET", "todos?partition=") }
-        server.stop() // idempotent
+        server.stop()   // idempotent
     }
 
     @Test func aRequiredTokenAndAPermanentRejectionAnswer401And400() async throws {
@@ -338,7 +343,7 @@ import Testing
             let client = Client(server)
             var outcomes: [String] = []
             for index in 0..<24 {
-                let key = "k\(index % 8)" // every key sent three times
+                let key = "k\(index % 8)"   // every key sent three times
                 do {
                     let answer = try await client.send("PUT", "todos/T\(index % 8)", headers: push(key), body: json("{}"))
                     outcomes.append("\(answer.status)\(answer.object == nil ? " garbage" : "")")

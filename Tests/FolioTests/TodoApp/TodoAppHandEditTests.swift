@@ -106,6 +106,8 @@ import Testing
             #expect(try await app.export().todo(id)?["title"] as? String == title, "round \(round), seed \(seed)")
         }
         #expect(kills >= 3, "\(kills) of \(round) runs killed (seed \(seed))")
-        print("hand edit kills: \(kills) SIGKILLs in \(round) rounds at random instants of the adopting process, content and command together in every round (seed \(seed))")
+        print(
+            "hand edit kills: \(kills) SIGKILLs in \(round) rounds at random instants of the adopting process, content and command together in every round (seed \(seed))"
+        )
     }
 }

@@ -127,8 +127,9 @@ import Testing
             guard parent.process.isRunning, server.requestCount > requests, children.count == 1 else {
                 parent.kill()
                 let printed = (try? String(contentsOf: parent.output, encoding: .utf8)) ?? ""
-                unobserved.append("the sync ended with status \(parent.process.terminationStatus) (\(children.count) children seen, "
-                                  + "\(server.requestCount - requests) requests): \(parent.errorText) \(printed)")
+                unobserved.append(
+                    "the sync ended with status \(parent.process.terminationStatus) (\(children.count) children seen, "
+                        + "\(server.requestCount - requests) requests): \(parent.errorText) \(printed)")
                 continue
             }
             parent.kill()
@@ -150,7 +151,8 @@ import Testing
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { Int32($0) }.filter { candidate in
             guard let stat = try? String(contentsOfFile: "/proc/\(candidate)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
+                let close = stat.lastIndex(of: ")")
+            else { return false }
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             return fields.count > 2 && Int32(fields[1]) == pid
         }
@@ -159,7 +161,8 @@ import Testing
     /// Whether a process exists and is not a zombie waiting to be reaped.
     static func isRunning(_ pid: Int32) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
+            let close = stat.lastIndex(of: ")")
+        else { return false }
         return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 }

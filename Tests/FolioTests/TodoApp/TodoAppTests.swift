@@ -13,11 +13,12 @@ import Testing
         _ = try await app.add("Elsewhere", "--date", "2031-03-11")
 
         let lines = try await app.ok("list", "2031-03-10")
-        #expect(lines == [
-            "2031-03-10: 2 todos, 0 done",
-            "  [ ] \(milk.prefix(8))  Buy milk  !2  #errands  (pending)",
-            "  [ ] \(mom.prefix(8))  Call mom  (pending)",
-        ])
+        #expect(
+            lines == [
+                "2031-03-10: 2 todos, 0 done",
+                "  [ ] \(milk.prefix(8))  Buy milk  !2  #errands  (pending)",
+                "  [ ] \(mom.prefix(8))  Call mom  (pending)",
+            ])
         // No server was ever involved: one command per change waits in the outbox, in order.
         #expect(try app.outbox() == [1, 2, 3, 4])
         #expect(app.folder.exists("todos/2031-03/2031-03-10.json"))
@@ -113,9 +114,11 @@ import Testing
 
     @Test func usageErrorsExitWithTwo() async throws {
         let app = TodoCLI()
-        for arguments in [[], ["frobnicate"], ["add"], ["add", "x", "--priority", "4"], ["add", "x", "--date", "2031-02-30"],
-                          ["list", "a", "b"], ["edit", "abc"], ["move", "abc"], ["tag"], ["stats", "2031-13"],
-                          ["add", "x", "--bogus"], ["sync"], ["sync", "--server", "ftp://example.com/"]] {
+        for arguments in [
+            [], ["frobnicate"], ["add"], ["add", "x", "--priority", "4"], ["add", "x", "--date", "2031-02-30"],
+            ["list", "a", "b"], ["edit", "abc"], ["move", "abc"], ["tag"], ["stats", "2031-13"],
+            ["add", "x", "--bogus"], ["sync"], ["sync", "--server", "ftp://example.com/"],
+        ] {
             let outcome = try await app.run(arguments)
             #expect(outcome.status == 2, "todo \(arguments): \(outcome.errors)")
             #expect(outcome.errors.hasPrefix("todo: "), "todo \(arguments): \(outcome.errors)")

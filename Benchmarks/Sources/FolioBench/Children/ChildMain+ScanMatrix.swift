@@ -11,15 +11,17 @@ import Foundation
 extension ChildMain {
     static func scanMatrix(engine: String, path: String, _ rest: [String]) async throws -> String {
         guard rest.count == 5, let shape = ScanShape(rawValue: rest[0]), let selectivity = ScanSelectivity(rawValue: rest[1]),
-              let process = ScanRuns.Process(rawValue: rest[2]), let cache = ScanRuns.Cache(rawValue: rest[3]) else {
+            let process = ScanRuns.Process(rawValue: rest[2]), let cache = ScanRuns.Cache(rawValue: rest[3])
+        else {
             throw BenchError("matrix: bad arguments \(rest)")
         }
         let runs = ScanRuns(process: process, cache: cache, path: path, allowDropCaches: rest[4] == "drop")
         let timing: ScanRuns.Timing
         switch engine {
         case "folio":
-            timing = try await FolioContender.matrixScan(URL(fileURLWithPath: path, isDirectory: true), shape: shape,
-                                                         selectivity: selectivity, runs: runs)
+            timing = try await FolioContender.matrixScan(
+                URL(fileURLWithPath: path, isDirectory: true), shape: shape,
+                selectivity: selectivity, runs: runs)
         case "grdb":
             timing = try await GRDBContender.matrixScan(path, shape: shape, selectivity: selectivity, runs: runs)
         default:

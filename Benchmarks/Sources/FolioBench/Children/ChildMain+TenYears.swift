@@ -36,7 +36,8 @@ extension ChildMain {
         case "widget":
             guard rest.count == 1 else { throw BenchError("widget: bad arguments") }
             let baseline = PeakMemory.kilobytes()
-            let (count, peak) = folio
+            let (count, peak) =
+                folio
                 ? try await FolioContender.widget(folder, today: rest[0], measure: PeakMemory.kilobytes)
                 : try GRDBContender.widget(path, today: rest[0], measure: PeakMemory.kilobytes)
             return "\(count) \(baseline) \(peak)"

@@ -23,7 +23,8 @@ enum ChildMain {
         switch command {
         case "cold":
             guard arguments.count == 4 else { throw BenchError("cold: bad arguments") }
-            let (elapsed, count) = engine == "folio"
+            let (elapsed, count) =
+                engine == "folio"
                 ? try await FolioContender.openAndRead(URL(fileURLWithPath: path, isDirectory: true), day: arguments[3])
                 : try GRDBContender.openAndRead(path, day: arguments[3])
             print("\(elapsed.nanoseconds) \(count)")
@@ -34,7 +35,8 @@ enum ChildMain {
             // For profiling the bulk import alone: `perf record folio-bench __child bulk folio|grdb PATH SEED TODOS 1`
             // (with the outbox; 0 without).
             let (workload, outbox) = try workload(arguments)
-            let timing = engine == "folio"
+            let timing =
+                engine == "folio"
                 ? try await FolioContender.bulkImport(URL(fileURLWithPath: path, isDirectory: true), todos: workload.todos, outbox: outbox != 0)
                 : try GRDBContender.bulkImport(path, todos: workload.todos, outbox: outbox != 0)
             print("\(timing.commit.nanoseconds) \(timing.total.nanoseconds)")

@@ -11,8 +11,10 @@ enum ChildProcess {
     /// Runs `executable` with `arguments` (prefixed with `wrapper`, e.g. strace, when given),
     /// waits at most `timeout`, and returns its standard output. A non-zero exit throws.
     /// `environment` sets (a value) or removes (nil) variables of this process's environment.
-    static func run(_ arguments: [String], wrapper: [String] = [], environment: [String: String?] = [:],
-                    timeout: Duration = .seconds(600)) throws -> String {
+    static func run(
+        _ arguments: [String], wrapper: [String] = [], environment: [String: String?] = [:],
+        timeout: Duration = .seconds(600)
+    ) throws -> String {
         let process = Process()
         if !environment.isEmpty {
             var variables = ProcessInfo.processInfo.environment

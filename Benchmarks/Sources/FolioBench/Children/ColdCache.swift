@@ -52,7 +52,8 @@ extension ColdCache {
     static func warm(_ path: String) {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return }
-        let files = isFolder.boolValue
+        let files =
+            isFolder.boolValue
             ? (FileManager.default.enumerator(atPath: path)?.compactMap { ($0 as? String).map { path + "/" + $0 } } ?? [])
             : [path]
         // Folders and vanished files read as nil; only the page cache matters here.

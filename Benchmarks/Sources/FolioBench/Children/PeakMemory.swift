@@ -12,7 +12,8 @@ enum PeakMemory {
         // Not every system has /proc: reading it failing means falling back to getrusage.
         let status = (FileManager.default.contents(atPath: "/proc/self/status")).map { String(decoding: $0, as: UTF8.self) } ?? ""
         if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let value = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) {
+            let value = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        {
             return value
         }
         var usage = rusage()

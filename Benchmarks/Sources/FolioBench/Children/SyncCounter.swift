@@ -34,8 +34,9 @@ enum SyncCounter {
 
     static func count(engine: String, path: String, traceFile: String, seed: UInt64, todos: Int, transactions: Int) throws -> Count {
         guard let strace else { throw BenchError("strace is not installed (apt-get install strace)") }
-        _ = try ChildProcess.run(["syncs", engine, path, String(seed), String(todos), String(transactions)],
-                                 wrapper: [strace, "-f", "--seccomp-bpf", "-qq", "-y", "-o", traceFile, "-e", "trace=" + traced])
+        _ = try ChildProcess.run(
+            ["syncs", engine, path, String(seed), String(todos), String(transactions)],
+            wrapper: [strace, "-f", "--seccomp-bpf", "-qq", "-y", "-o", traceFile, "-e", "trace=" + traced])
         let trace = try String(contentsOfFile: traceFile, encoding: .utf8)
         var phase = 0
         var result = Count(engine: engine, transactions: transactions, commitSyncs: [:], checkpointSyncs: [:])
@@ -61,7 +62,7 @@ enum SyncCounter {
         guard let open = line.range(of: call) else { return nil }
         let rest = line[open.upperBound...]
         let name = String(call.dropLast())
-        guard let start = rest.firstIndex(of: "<"), let end = rest.firstIndex(of: ">") , start < end else { return name + " (?)" }
+        guard let start = rest.firstIndex(of: "<"), let end = rest.firstIndex(of: ">"), start < end else { return name + " (?)" }
         return name + " " + category(String(rest[rest.index(after: start)..<end]))
     }
 

@@ -73,8 +73,9 @@ enum DrainContender {
         var options = HTTPTransport.Options()
         options.batchSize = batchSize
         options.requestTimeout = requestTimeout
-        let engine = SyncEngine(store: store, transport: HTTPTransport(baseURL: server.baseURL, options: options),
-                                configuration: configuration)
+        let engine = SyncEngine(
+            store: store, transport: HTTPTransport(baseURL: server.baseURL, options: options),
+            configuration: configuration)
         // A pass ends early only on a failure (this server injects none); a few passes allow for
         // a stray network error, then the run fails.
         let maxPasses = 10

@@ -12,10 +12,12 @@ enum MigrationContender {
 
     static func folio(_ folder: URL) async throws -> Duration {
         var migrator = Migrator()
-        migrator.registerMigration(name, [
-            .renameField("title", to: "text", in: "todos"),
-            .setDefault("weather", .string("unknown"), in: "todos"),
-        ])
+        migrator.registerMigration(
+            name,
+            [
+                .renameField("title", to: "text", in: "todos"),
+                .setDefault("weather", .string("unknown"), in: "todos"),
+            ])
         let start = ContinuousClock.now
         let report = try await migrator.migrate(at: folder)
         let elapsed = ContinuousClock.now - start

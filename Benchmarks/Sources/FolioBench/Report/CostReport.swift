@@ -11,17 +11,19 @@ enum CostReport {
         for count in runner.syncCounts {
             let commit = count.commitSyncs.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             let checkpoint = count.checkpointSyncs.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            out.append("  " + Format.pad(count.engine, 14, left: true) + " commits: " + Format.value(count.perTransaction) + " per txn"
-                + "  then checkpoint: " + Format.value(count.checkpointPerTransaction) + " per txn"
-                + "   (\(count.transactions) txns; commits: \(commit.isEmpty ? "none" : commit); checkpoint: \(checkpoint.isEmpty ? "none" : checkpoint))")
+            out.append(
+                "  " + Format.pad(count.engine, 14, left: true) + " commits: " + Format.value(count.perTransaction) + " per txn"
+                    + "  then checkpoint: " + Format.value(count.checkpointPerTransaction) + " per txn"
+                    + "   (\(count.transactions) txns; commits: \(commit.isEmpty ? "none" : commit); checkpoint: \(checkpoint.isEmpty ? "none" : checkpoint))")
         }
         out.append("")
         out.append("Cost of one transaction's commit, without strace, over \(SyncCounter.costTransactions) commits after the seeded files were")
         out.append("written out (wall time depends on the machine's load; CPU time and context switches much less):")
         for count in runner.syncCounts where count.cost.count == 4 {
-            out.append("  " + Format.pad(count.engine, 14, left: true) + Format.pad(Format.value(count.cost[0]), 9) + " µs wall"
-                + Format.pad(Format.value(count.cost[1]), 9) + " µs CPU" + Format.pad(Format.value(count.cost[2]), 8) + " voluntary"
-                + Format.pad(Format.value(count.cost[3]), 8) + " involuntary context switches")
+            out.append(
+                "  " + Format.pad(count.engine, 14, left: true) + Format.pad(Format.value(count.cost[0]), 9) + " µs wall"
+                    + Format.pad(Format.value(count.cost[1]), 9) + " µs CPU" + Format.pad(Format.value(count.cost[2]), 8) + " voluntary"
+                    + Format.pad(Format.value(count.cost[3]), 8) + " involuntary context switches")
         }
         out.append("")
         out.append("Peak RSS (VmHWM) of a child running one engine's session (bulk import, \(runner.options.transactions) transactions, a read of every day):")
@@ -29,7 +31,9 @@ enum CostReport {
         for (engine, kilobytes) in runner.peakMemory {
             let name = Format.pad(engine == "none" ? "baseline" : engine, 9, left: true)
             let size = Format.pad(String(format: "%.1f MiB", Double(kilobytes) / 1024), 11)
-            let note = engine == "none" ? "  (the process and the workload alone)"
+            let note =
+                engine == "none"
+                ? "  (the process and the workload alone)"
                 : String(format: "  (+%.1f MiB over the baseline)", Double(kilobytes - baseline) / 1024)
             out.append("  " + name + size + note)
         }

@@ -91,46 +91,55 @@ struct JSONReport: Encodable {
     init(runner: Runner, machine: [String: String]) {
         self.machine = machine
         let options = runner.options
-        self.options = ["rounds": "\(options.rounds)", "todos": "\(options.todos)", "transactions": "\(options.transactions)",
-                        "reads": "\(options.reads)", "commands": "\(options.commands)", "tenYearDays": "\(options.tenYearDays)",
-                        "seed": "\(options.seed)", "quick": "\(options.quick)",
-                        "groups": Options.Group.allCases.filter(options.runs).map(\.rawValue).joined(separator: ",")]
+        self.options = [
+            "rounds": "\(options.rounds)", "todos": "\(options.todos)", "transactions": "\(options.transactions)",
+            "reads": "\(options.reads)", "commands": "\(options.commands)", "tenYearDays": "\(options.tenYearDays)",
+            "seed": "\(options.seed)", "quick": "\(options.quick)",
+            "groups": Options.Group.allCases.filter(options.runs).map(\.rawValue).joined(separator: ","),
+        ]
         coldCacheMethod = runner.coldMethod.rawValue
         rows = Row.Key.allCases.compactMap { key in runner.rows[key].map { (key, $0) } }.filter { $0.1.isMeasured }.map { key, row in
             Self.result(key: "\(key)", row)
         }
         syncs = runner.syncCounts.map {
-            SyncResult(engine: $0.engine, transactions: $0.transactions, syncsPerTransaction: $0.perTransaction,
-                       checkpointSyncsPerTransaction: $0.checkpointPerTransaction,
-                       commitSyncsByFile: $0.commitSyncs, checkpointSyncsByFile: $0.checkpointSyncs, commitCost: $0.cost)
+            SyncResult(
+                engine: $0.engine, transactions: $0.transactions, syncsPerTransaction: $0.perTransaction,
+                checkpointSyncsPerTransaction: $0.checkpointPerTransaction,
+                commitSyncsByFile: $0.commitSyncs, checkpointSyncsByFile: $0.checkpointSyncs, commitCost: $0.cost)
         }
         syncProblem = runner.syncProblem
         peakRSSKilobytes = Dictionary(uniqueKeysWithValues: runner.peakMemory)
         if runner.tenYears != nil {
-            tenYearStore = TenYearStore(days: options.tenYearDays, todos: runner.tenYearTodos, today: runner.tenYearDay,
-                                        todayTodos: runner.tenYearDayTodos,
-                                        predicate: "title contains \"\(Runner.scanWord)\" and not done",
-                                        predicateMatches: runner.expectedScanMatches)
+            tenYearStore = TenYearStore(
+                days: options.tenYearDays, todos: runner.tenYearTodos, today: runner.tenYearDay,
+                todayTodos: runner.tenYearDayTodos,
+                predicate: "title contains \"\(Runner.scanWord)\" and not done",
+                predicateMatches: runner.expectedScanMatches)
         }
         let matrix = runner.scanMatrix
         if !matrix.stores.isEmpty {
             let stores = ScanShape.allCases.compactMap { matrix.stores[$0] }.map { store in
-                ScanMatrixResult.Store(shape: store.shape.rawValue, days: store.days, entities: store.entities,
-                                       dataFiles: store.dataFiles, dataBytes: store.dataBytes, fieldIndexBytes: store.indexBytes,
-                                       sqliteBytes: store.sqliteBytes, predicates: ScanSelectivity.allCases.map { selectivity in
-                    ScanMatrixResult.Predicate(selectivity: selectivity.rawValue, predicate: store.shape.predicateText(selectivity),
-                                               sql: store.shape.sql(selectivity), sqlitePlan: store.plans[selectivity] ?? "",
-                                               matches: store.matches[selectivity] ?? 0)
-                })
+                ScanMatrixResult.Store(
+                    shape: store.shape.rawValue, days: store.days, entities: store.entities,
+                    dataFiles: store.dataFiles, dataBytes: store.dataBytes, fieldIndexBytes: store.indexBytes,
+                    sqliteBytes: store.sqliteBytes,
+                    predicates: ScanSelectivity.allCases.map { selectivity in
+                        ScanMatrixResult.Predicate(
+                            selectivity: selectivity.rawValue, predicate: store.shape.predicateText(selectivity),
+                            sql: store.shape.sql(selectivity), sqlitePlan: store.plans[selectivity] ?? "",
+                            matches: store.matches[selectivity] ?? 0)
+                    })
             }
             let cells = ScanMatrix.cells.flatMap { cell in
                 ScanContender.folio.compactMap { contender in
                     matrix.rows[cell]?[contender].map { Self.result(key: ScanMatrix.key(cell, contender), $0) }
                 }
             }
-            scanMatrix = ScanMatrixResult(stores: stores, runs: "fresh process: the first query after opening the store (not timed); "
-                + "warm process: the median of at least \(ScanRuns.minimumRuns) runs after an untimed one (a cold page cache: "
-                + "caches dropped before each run); ms", cells: cells)
+            scanMatrix = ScanMatrixResult(
+                stores: stores,
+                runs: "fresh process: the first query after opening the store (not timed); "
+                    + "warm process: the median of at least \(ScanRuns.minimumRuns) runs after an untimed one (a cold page cache: "
+                    + "caches dropped before each run); ms", cells: cells)
         }
     }
 }
@@ -139,10 +148,11 @@ extension JSONReport {
     /// A measured row as the report holds it.
     static func result(key: String, _ row: Row) -> RowResult {
         func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
-        return RowResult(key: key, measure: row.name, unit: row.unit, contender: row.contender, peer: row.peer, values: row.values,
-                  peerValues: row.peerValues, median: finite(median(row.values)), peerMedian: finite(median(row.peerValues)),
-                  ratios: row.ratios, medianRatio: finite(row.medianRatio), target: row.target == nil ? nil : row.targetText,
-                  targetValue: row.target, targetKind: row.target == nil ? nil : row.targetKind.rawValue, met: row.met,
-                  direction: row.direction.rawValue)
+        return RowResult(
+            key: key, measure: row.name, unit: row.unit, contender: row.contender, peer: row.peer, values: row.values,
+            peerValues: row.peerValues, median: finite(median(row.values)), peerMedian: finite(median(row.peerValues)),
+            ratios: row.ratios, medianRatio: finite(row.medianRatio), target: row.target == nil ? nil : row.targetText,
+            targetValue: row.target, targetKind: row.target == nil ? nil : row.targetKind.rawValue, met: row.met,
+            direction: row.direction.rawValue)
     }
 }

@@ -5,7 +5,8 @@ enum Machine {
     static func describe(scratch: URL) -> [String: String] {
         var result: [String: String] = [:]
         let cpuinfo = FileManager.default.contents(atPath: "/proc/cpuinfo").map { String(decoding: $0, as: UTF8.self) } ?? ""
-        result["cpu"] = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        result["cpu"] =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown"
         result["cores"] = String(ProcessInfo.processInfo.activeProcessorCount)
         result["memory"] = String(ProcessInfo.processInfo.physicalMemory >> 20) + " MiB"

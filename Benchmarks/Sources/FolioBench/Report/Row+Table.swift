@@ -27,10 +27,13 @@ extension Row {
         func rate(_ key: Key, _ name: String, _ contender: String, _ peer: String?, _ target: Double?, unit: String = "tx/s") {
             rows[key] = Row(name: name, unit: unit, direction: .higherIsBetter, contender: contender, peer: peer, target: target)
         }
-        func time(_ key: Key, _ name: String, _ unit: String, _ contender: String, _ peer: String, _ target: Double?,
-                  kind: TargetKind = .ratio) {
-            rows[key] = Row(name: name, unit: unit, direction: .lowerIsBetter, contender: contender, peer: peer, target: target,
-                            targetKind: kind)
+        func time(
+            _ key: Key, _ name: String, _ unit: String, _ contender: String, _ peer: String, _ target: Double?,
+            kind: TargetKind = .ratio
+        ) {
+            rows[key] = Row(
+                name: name, unit: unit, direction: .lowerIsBetter, contender: contender, peer: peer, target: target,
+                targetKind: kind)
         }
         rate(.durableTotal, "1 durable txn, commits + checkpoint", "Folio full", "GRDB WAL FULL", 1.0)
         rate(.durableCommit, "1 durable txn, commits only", "Folio full", "GRDB WAL FULL", 1.5)
@@ -58,8 +61,9 @@ extension Row {
         time(.commitSwitches, "8 context switches per durable commit", "switches", "Folio full", "GRDB WAL FULL", 2, kind: .value)
         time(.commitCPU, "8 CPU time per durable commit", "µs", "Folio full", "GRDB WAL FULL", 1.0)
         time(.migrateTenYears, "9 migrate the \(store) (rename + default)", "ms", "Folio Migrator", "GRDB DatabaseMigrator", nil)
-        time(.tenYearScan, "10 predicate over \(years) (title contains, not done)", "ms", "Folio .all + #Predicate",
-             "GRDB LIKE + done = 0", 3.0)
+        time(
+            .tenYearScan, "10 predicate over \(years) (title contains, not done)", "ms", "Folio .all + #Predicate",
+            "GRDB LIKE + done = 0", 3.0)
         time(.tenYearEveryDay, "10 read every day of \(years), one query each", "ms", "Folio", "GRDB by date index", 1.2)
         time(.tenYearColdGet, "10 cold process: open \(store) + get one id", "ms", "Folio get(id:)", "GRDB primary key", 2.0)
         time(.tenYearPeakMemory, "10 peak RSS after reading \(years), over baseline", "MiB", "Folio", "GRDB", 2.0)

@@ -9,16 +9,19 @@ enum ScanMatrixTable {
         for shape in ScanShape.allCases {
             guard let store = matrix.stores[shape] else { continue }
             out.append("Scan matrix, \(shape.title): \(store.entities) entities over \(store.days) days.")
-            out.append("On disk: Folio \(store.dataFiles) day files, \(mebibytes(store.dataBytes)), field index \(mebibytes(store.indexBytes)); "
-                + "SQLite \(mebibytes(store.sqliteBytes)).")
-            out.append("Median ms over \(rounds) round\(rounds == 1 ? "" : "s"); ×GRDB: median of the per-round ratios to GRDB "
-                + "(target ≤ \(Format.ratio(ScanMatrix.target))). FOLIO_SCAN_WITHOUT: all (unset), -rows (rows), "
-                + "fields only (rows,index), plain decode (fields,index,rows).")
+            out.append(
+                "On disk: Folio \(store.dataFiles) day files, \(mebibytes(store.dataBytes)), field index \(mebibytes(store.indexBytes)); "
+                    + "SQLite \(mebibytes(store.sqliteBytes)).")
+            out.append(
+                "Median ms over \(rounds) round\(rounds == 1 ? "" : "s"); ×GRDB: median of the per-round ratios to GRDB "
+                    + "(target ≤ \(Format.ratio(ScanMatrix.target))). FOLIO_SCAN_WITHOUT: all (unset), -rows (rows), "
+                    + "fields only (rows,index), plain decode (fields,index,rows).")
             let cells = ScanMatrix.cells.filter { $0.shape == shape }
             let labels = cells.map { label($0, store) }
             let width = (labels.map(\.count).max() ?? 30) + 2
             var header = Format.pad("", width + 16)
-            var units = Format.pad("share, predicate (matches)", width, left: true) + Format.pad("process", 9, left: true)
+            var units =
+                Format.pad("share, predicate (matches)", width, left: true) + Format.pad("process", 9, left: true)
                 + Format.pad("cache", 7, left: true)
             for contender in ScanContender.folio {
                 header += Format.pad(contender.heading, 20)
@@ -30,12 +33,14 @@ enum ScanMatrixTable {
             out.append(units)
             out.append(String(repeating: "-", count: units.count))
             for (cell, text) in zip(cells, labels) {
-                var line = Format.pad(text, width, left: true) + Format.pad(cell.process.rawValue, 9, left: true)
+                var line =
+                    Format.pad(text, width, left: true) + Format.pad(cell.process.rawValue, 9, left: true)
                     + Format.pad(cell.cache.rawValue, 7, left: true)
                 let rows = matrix.rows[cell] ?? [:]
                 for contender in ScanContender.folio {
                     let row = rows[contender]
-                    line += Format.pad(row.map { Format.value(median($0.values)) } ?? "—", 12)
+                    line +=
+                        Format.pad(row.map { Format.value(median($0.values)) } ?? "—", 12)
                         + Format.pad(row.map { Format.ratio($0.medianRatio) } ?? "", 8)
                 }
                 line += Format.pad(rows[.all].map { Format.value(median($0.peerValues)) } ?? "—", 10)
@@ -44,8 +49,9 @@ enum ScanMatrixTable {
             out.append("SQLite's plans: " + ScanSelectivity.allCases.map { "\($0.rawValue): \(store.plans[$0] ?? "?")" }.joined(separator: "; "))
             out.append("")
         }
-        out.append("Each value is a child process: fresh = the first query after opening the store; warm = the median of "
-            + "\(ScanRuns.minimumRuns)+ runs after an untimed one (cold cache: \(ScanRuns.minimumRuns) runs, caches dropped before each).")
+        out.append(
+            "Each value is a child process: fresh = the first query after opening the store; warm = the median of "
+                + "\(ScanRuns.minimumRuns)+ runs after an untimed one (cold cache: \(ScanRuns.minimumRuns) runs, caches dropped before each).")
         return out
     }
 

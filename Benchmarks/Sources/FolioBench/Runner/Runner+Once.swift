@@ -17,8 +17,10 @@ extension Runner {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for engine in Self.syncEngines {
                 let path = folder.appendingPathComponent(engine.hasPrefix("grdb") ? engine + ".sqlite" : engine).path
-                syncCounts.append(try SyncCounter.count(engine: engine, path: path, traceFile: path + ".trace",
-                                                        seed: options.seed, todos: options.todos, transactions: min(options.transactions, 200)))
+                syncCounts.append(
+                    try SyncCounter.count(
+                        engine: engine, path: path, traceFile: path + ".trace",
+                        seed: options.seed, todos: options.todos, transactions: min(options.transactions, 200)))
             }
         } catch {
             syncProblem = "could not count: \(error)"

@@ -13,8 +13,9 @@ extension Runner {
     /// store), which the timed runs then find current.
     func prepareScanMatrix() async throws {
         let perDay = Double(options.todos) / 365
-        let workload = ScanWorkload(seed: options.seed ^ 0x5CA7, count: Int(perDay * Double(options.tenYearDays)),
-                                    dayCount: options.tenYearDays)
+        let workload = ScanWorkload(
+            seed: options.seed ^ 0x5CA7, count: Int(perDay * Double(options.tenYearDays)),
+            dayCount: options.tenYearDays)
         for shape in ScanShape.allCases {
             let folio = scratch.appendingPathComponent("matrix-\(shape.rawValue)-folio", isDirectory: true)
             let grdb = scratch.appendingPathComponent("matrix-\(shape.rawValue).sqlite")
@@ -31,9 +32,10 @@ extension Runner {
                 matches = try Self.counts(workload.wide, WideTodo.predicate)
             }
             try GRDBContender.analyze(grdb.path)
-            scanMatrix.stores[shape] = ScanMatrix.Store(shape: shape, folio: folio, grdb: grdb, days: workload.days.count,
-                                                        entities: workload.wide.count, matches: matches,
-                                                        plans: try GRDBContender.plans(grdb.path, shape: shape))
+            scanMatrix.stores[shape] = ScanMatrix.Store(
+                shape: shape, folio: folio, grdb: grdb, days: workload.days.count,
+                entities: workload.wide.count, matches: matches,
+                plans: try GRDBContender.plans(grdb.path, shape: shape))
         }
         // Folio's field index takes in files that last changed at least two seconds before they
         // were read (FORMAT.md): the seed's newest files must be that old first.
@@ -81,14 +83,17 @@ extension Runner {
         // A warm process drops the caches itself, between its untimed run and each timed one.
         if cell.cache == .cold, cell.process == .fresh { coldMethod = ColdCache.drop(path, allowDropCaches: options.dropCaches) }
         let output = try ChildProcess.run(
-            ["matrix", contender == .grdb ? "grdb" : "folio", path, cell.shape.rawValue, cell.selectivity.rawValue,
-             cell.process.rawValue, cell.cache.rawValue, options.dropCaches ? "drop" : "fadvise"],
+            [
+                "matrix", contender == .grdb ? "grdb" : "folio", path, cell.shape.rawValue, cell.selectivity.rawValue,
+                cell.process.rawValue, cell.cache.rawValue, options.dropCaches ? "drop" : "fadvise",
+            ],
             environment: ["FOLIO_SCAN_WITHOUT": contender.scanWithout])
         let values = try ChildProcess.numbers(output, expected: 3)
         let expected = store.matches[cell.selectivity] ?? -1
         guard Int(values[1]) == expected else {
-            throw BenchError("\(contender.title)'s \(cell.shape.rawValue) scan \"\(cell.shape.predicateText(cell.selectivity))\" "
-                + "matched \(Int(values[1])) entities, expected \(expected)")
+            throw BenchError(
+                "\(contender.title)'s \(cell.shape.rawValue) scan \"\(cell.shape.predicateText(cell.selectivity))\" "
+                    + "matched \(Int(values[1])) entities, expected \(expected)")
         }
         return values[0] / 1e6
     }

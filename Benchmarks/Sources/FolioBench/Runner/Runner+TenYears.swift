@@ -37,40 +37,52 @@ extension Runner {
         // every file, which warmed the next row; now it reads the index and a part of them).
         ColdCache.warm(folio)
         ColdCache.warm(grdb)
-        try await pair(flip, {
-            record(.tenYearScan, try scan("folio", folio))
-        }, {
-            recordPeer(.tenYearScan, try scan("grdb", grdb))
-        })
+        try await pair(
+            flip,
+            {
+                record(.tenYearScan, try scan("folio", folio))
+            },
+            {
+                recordPeer(.tenYearScan, try scan("grdb", grdb))
+            })
 
         // Every day, one query each, oldest first; then the process's peak memory over its baseline.
-        try await pair(flip, {
-            let (time, growth, peak) = try everyDay("folio", folio, tenYears)
-            record(.tenYearEveryDay, time)
-            record(.tenYearPeakMemory, growth)
-            record(.tenYearPeakMemoryTotal, peak)
-        }, {
-            let (time, growth, peak) = try everyDay("grdb", grdb, tenYears)
-            recordPeer(.tenYearEveryDay, time)
-            recordPeer(.tenYearPeakMemory, growth)
-            recordPeer(.tenYearPeakMemoryTotal, peak)
-        })
+        try await pair(
+            flip,
+            {
+                let (time, growth, peak) = try everyDay("folio", folio, tenYears)
+                record(.tenYearEveryDay, time)
+                record(.tenYearPeakMemory, growth)
+                record(.tenYearPeakMemoryTotal, peak)
+            },
+            {
+                let (time, growth, peak) = try everyDay("grdb", grdb, tenYears)
+                recordPeer(.tenYearEveryDay, time)
+                recordPeer(.tenYearPeakMemory, growth)
+                recordPeer(.tenYearPeakMemoryTotal, peak)
+            })
 
         // A cold process: caches dropped, open + one todo by id (a different todo each round).
         var random = SplitMix64(seed: options.seed ^ (0x6E7 &* UInt64(round)))
         let todo = tenYears.todos[random.index(tenYears.todos.count)]
-        try await pair(flip, {
-            record(.tenYearColdGet, try coldGet("folio", folio, todo))
-        }, {
-            recordPeer(.tenYearColdGet, try coldGet("grdb", grdb, todo))
-        })
+        try await pair(
+            flip,
+            {
+                record(.tenYearColdGet, try coldGet("folio", folio, todo))
+            },
+            {
+                recordPeer(.tenYearColdGet, try coldGet("grdb", grdb, todo))
+            })
 
         // A widget: open + today's todos, the peak memory over the process's baseline.
-        try await pair(flip, {
-            record(.widgetMemory, try widget("folio", folio))
-        }, {
-            recordPeer(.widgetMemory, try widget("grdb", grdb))
-        })
+        try await pair(
+            flip,
+            {
+                record(.widgetMemory, try widget("folio", folio))
+            },
+            {
+                recordPeer(.widgetMemory, try widget("grdb", grdb))
+            })
     }
 
     /// Milliseconds of the predicate query in a fresh child, checked against the workload.

@@ -48,8 +48,9 @@ final class Runner {
         if options.runs(.scanmatrix) { try await prepareScanMatrix() }
         guard options.runs(.read) || options.runs(.migrate) || options.runs(.tenyear) else { return }
         let perDay = Double(options.todos) / 365
-        let tenYears = Workload(seed: options.seed ^ 0x10, todoCount: Int(perDay * Double(options.tenYearDays)),
-                                dayCount: options.tenYearDays)
+        let tenYears = Workload(
+            seed: options.seed ^ 0x10, todoCount: Int(perDay * Double(options.tenYearDays)),
+            dayCount: options.tenYearDays)
         try await FolioContender.seed(folioTenYears, todos: tenYears.todos)
         try GRDBContender.seed(grdbTenYears.path, todos: tenYears.todos)
         tenYearDay = tenYears.days[tenYears.days.count - 1]

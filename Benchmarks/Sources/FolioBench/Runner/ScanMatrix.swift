@@ -56,9 +56,10 @@ struct ScanMatrix: Sendable {
 
         init?(_ url: URL) {
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-                  let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
-                  let size = (attributes[.size] as? NSNumber)?.uint64Value,
-                  let modified = attributes[.modificationDate] as? Date else { return nil }
+                let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
+                let size = (attributes[.size] as? NSNumber)?.uint64Value,
+                let modified = attributes[.modificationDate] as? Date
+            else { return nil }
             (self.inode, self.size, self.modified) = (inode, size, modified)
         }
     }
@@ -83,11 +84,13 @@ struct ScanMatrix: Sendable {
         guard let peer = values[.grdb], let store = stores[cell.shape] else { return }
         for contender in ScanContender.folio {
             guard let value = values[contender] else { continue }
-            var row = rows[cell]?[contender] ?? Row(
-                name: "scan matrix, \(cell.shape.rawValue), \(cell.selectivity.rawValue) \(cell.shape.predicateText(cell.selectivity))"
-                    + " (\(store.matches[cell.selectivity] ?? 0) of \(store.entities)), \(cell.process.rawValue) process, \(cell.cache.rawValue) page cache",
-                unit: "ms", direction: .lowerIsBetter, contender: contender.title, peer: "GRDB " + cell.shape.sql(cell.selectivity),
-                target: Self.target)
+            var row =
+                rows[cell]?[contender]
+                ?? Row(
+                    name: "scan matrix, \(cell.shape.rawValue), \(cell.selectivity.rawValue) \(cell.shape.predicateText(cell.selectivity))"
+                        + " (\(store.matches[cell.selectivity] ?? 0) of \(store.entities)), \(cell.process.rawValue) process, \(cell.cache.rawValue) page cache",
+                    unit: "ms", direction: .lowerIsBetter, contender: contender.title, peer: "GRDB " + cell.shape.sql(cell.selectivity),
+                    target: Self.target)
             row.values.append(value)
             row.peerValues.append(peer)
             rows[cell, default: [:]][contender] = row

@@ -94,12 +94,13 @@ struct Options: Sendable {
             case "--only":
                 index += 1
                 guard index < arguments.count else { throw BenchError("--only needs groups\n\(usage)") }
-                options.groups = try Set(arguments[index].split(separator: ",").map { name in
-                    guard let group = Group(rawValue: String(name)) else {
-                        throw BenchError("--only: unknown group \(name)\n\(usage)")
-                    }
-                    return group
-                })
+                options.groups = try Set(
+                    arguments[index].split(separator: ",").map { name in
+                        guard let group = Group(rawValue: String(name)) else {
+                            throw BenchError("--only: unknown group \(name)\n\(usage)")
+                        }
+                        return group
+                    })
             case "--help", "-h":
                 print(usage)
                 exit(0)

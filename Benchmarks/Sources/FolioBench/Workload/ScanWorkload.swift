@@ -37,13 +37,15 @@ struct ScanWorkload: Sendable {
         let tags = (0..<random.index(4)).map { _ in tagNames[random.index(tagNames.count)] }
         var place: WideTodo.Place?
         if random.unit() < 0.2 {
-            place = WideTodo.Place(name: placeNames[random.index(placeNames.count)],
-                                   latitude: Double(random.index(1_800_000)) / 10_000 - 90,
-                                   longitude: Double(random.index(3_600_000)) / 10_000 - 180)
+            place = WideTodo.Place(
+                name: placeNames[random.index(placeNames.count)],
+                latitude: Double(random.index(1_800_000)) / 10_000 - 90,
+                longitude: Double(random.index(3_600_000)) / 10_000 - 180)
         }
-        return WideTodo(id: Workload.uuid(&random), title: title, done: done, day: day, priority: priority, estimate: estimate,
-                        createdAt: created, updatedAt: updated, dueAt: due, notes: notes, tags: tags, place: place,
-                        project: projects[random.index(projects.count)])
+        return WideTodo(
+            id: Workload.uuid(&random), title: title, done: done, day: day, priority: priority, estimate: estimate,
+            createdAt: created, updatedAt: updated, dueAt: due, notes: notes, tags: tags, place: place,
+            project: projects[random.index(projects.count)])
     }
 
     /// A title of about 40 characters of filler, with each planted word at its share.

@@ -80,9 +80,10 @@ struct Workload: Sendable {
         // Old todos are mostly done; today's mostly not.
         let done = random.unit() < min(0.9, 0.2 + Double(age) / 30)
         let tag = random.index(10)
-        return Todo(id: uuid(&random), title: title(&random), date: day, done: done,
-                    priority: random.index(4), tagID: tag < 8 ? "tag-\(tag)" : nil,
-                    createdAt: created, updatedAt: created)
+        return Todo(
+            id: uuid(&random), title: title(&random), date: day, done: done,
+            priority: random.index(4), tagID: tag < 8 ? "tag-\(tag)" : nil,
+            createdAt: created, updatedAt: created)
     }
 
     private static let words = [

@@ -68,7 +68,7 @@ guard !options.urls.isEmpty, !options.tokens.isEmpty, options.seconds > 0, optio
 /// One kept-alive connection that sends a request and reads its answer (Content-Length framed).
 final class Connection {
     let fd: Int32
-    private var buffer = [UInt8]()
+    private var buffer: [UInt8] = []
 
     init?(port: UInt16) {
         #if canImport(Glibc)
@@ -174,9 +174,11 @@ for index in 0..<options.connections {
             }
             let id = UUID().uuidString
             let token = hot ? tokens[0] : tokens[Int.random(in: 0..<tokens.count)]
-            let body = #"{"id":"\#(id)","title":"Load","date":"2026-11-2\#(Int.random(in: 0...6))","done":false,"priority":1,"#
+            let body =
+                #"{"id":"\#(id)","title":"Load","date":"2026-11-2\#(Int.random(in: 0...6))","done":false,"priority":1,"#
                 + #""createdAt":"2026-11-22T09:00:00.000Z","updatedAt":"2026-11-22T09:00:00.000Z"}"#
-            let request = "PUT \(path)todos/\(id) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+            let request =
+                "PUT \(path)todos/\(id) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
                 + "Idempotency-Key: \(UUID().uuidString)-00000000000000000001\r\nIf-None-Match: *\r\n"
                 + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
             let sent = Date()

@@ -16,7 +16,7 @@ enum StopSignals {
         for number in [SIGINT, SIGTERM] {
             signal(number) { _ in
                 var byte: UInt8 = 1
-                _ = write(signalPipe.write, &byte, 1) // a full pipe already holds a stop request
+                _ = write(signalPipe.write, &byte, 1)   // a full pipe already holds a stop request
             }
         }
     }

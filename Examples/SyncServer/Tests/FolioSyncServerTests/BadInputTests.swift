@@ -12,19 +12,71 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "priority out of range", change: { var t = $0; t["priority"] = 4; return t }, field: "priority"),
-        Case(name: "priority as a string", change: { var t = $0; t["priority"] = "high"; return t }, field: "priority"),
-        Case(name: "priority as a fraction", change: { var t = $0; t["priority"] = 1.5; return t }, field: "priority"),
-        Case(name: "done as a string", change: { var t = $0; t["done"] = "yes"; return t }, field: "done"),
-        Case(name: "title missing", change: { var t = $0; t["title"] = nil; return t }, field: "title"),
-        Case(name: "title a number", change: { var t = $0; t["title"] = 7; return t }, field: "title"),
-        Case(name: "date not a day", change: { var t = $0; t["date"] = "2026-13-01"; return t }, field: "date"),
-        Case(name: "date a path", change: { var t = $0; t["date"] = "../../etc"; return t }, field: "date"),
-        Case(name: "tagID a number", change: { var t = $0; t["tagID"] = 3; return t }, field: "tagID"),
-        Case(name: "tagID with a slash", change: { var t = $0; t["tagID"] = "a/b"; return t }, field: "tagID"),
-        Case(name: "createdAt not a date", change: { var t = $0; t["createdAt"] = "yesterday"; return t }, field: "createdAt"),
-        Case(name: "updatedAt missing", change: { var t = $0; t["updatedAt"] = nil; return t }, field: "updatedAt"),
-        Case(name: "id differs from the URL's", change: { var t = $0; t["id"] = UUID().uuidString; return t }, field: "id"),
+        Case(
+            name: "priority out of range",
+            change: {
+                var t = $0; t["priority"] = 4; return t
+            }, field: "priority"),
+        Case(
+            name: "priority as a string",
+            change: {
+                var t = $0; t["priority"] = "high"; return t
+            }, field: "priority"),
+        Case(
+            name: "priority as a fraction",
+            change: {
+                var t = $0; t["priority"] = 1.5; return t
+            }, field: "priority"),
+        Case(
+            name: "done as a string",
+            change: {
+                var t = $0; t["done"] = "yes"; return t
+            }, field: "done"),
+        Case(
+            name: "title missing",
+            change: {
+                var t = $0; t["title"] = nil; return t
+            }, field: "title"),
+        Case(
+            name: "title a number",
+            change: {
+                var t = $0; t["title"] = 7; return t
+            }, field: "title"),
+        Case(
+            name: "date not a day",
+            change: {
+                var t = $0; t["date"] = "2026-13-01"; return t
+            }, field: "date"),
+        Case(
+            name: "date a path",
+            change: {
+                var t = $0; t["date"] = "../../etc"; return t
+            }, field: "date"),
+        Case(
+            name: "tagID a number",
+            change: {
+                var t = $0; t["tagID"] = 3; return t
+            }, field: "tagID"),
+        Case(
+            name: "tagID with a slash",
+            change: {
+                var t = $0; t["tagID"] = "a/b"; return t
+            }, field: "tagID"),
+        Case(
+            name: "createdAt not a date",
+            change: {
+                var t = $0; t["createdAt"] = "yesterday"; return t
+            }, field: "createdAt"),
+        Case(
+            name: "updatedAt missing",
+            change: {
+                var t = $0; t["updatedAt"] = nil; return t
+            }, field: "updatedAt"),
+        Case(
+            name: "id differs from the URL's",
+            change: {
+                var t = $0; t["id"] = UUID().uuidString; return t
+            }, field: "id"),
     ]
 
     @Test(arguments: cases)
@@ -41,7 +93,9 @@ import Testing
     }
 
     @Test func brokenBodiesHostileIdsAndUnknownRoutesAreRefused() async throws {
-        let harness = try await Harness.start { $0.maxEntityBytes = 1_000; $0.maxBodyBytes = 10_000 }
+        let harness = try await Harness.start {
+            $0.maxEntityBytes = 1_000; $0.maxBodyBytes = 10_000
+        }
         let id = UUID().uuidString
         let client = harness.client
         func expectRefused(_ answer: Answer, _ status: Int, field: String?, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -57,10 +111,14 @@ import Testing
         expectRefused(try await client.send("PUT", "/api/tags/a%2F..%2Fb", json: ["id": "a/../b", "name": "x", "color": "#000000"]), 400, field: "id")
         expectRefused(try await client.send("PUT", "/api/tags/%00", json: ["id": "\u{0}", "name": "x", "color": "#000000"]), 400, field: "id")
         expectRefused(try await client.send("PUT", "/api/tags/t", json: ["id": "t", "name": "x", "color": "red"]), 400, field: "color")
-        expectRefused(try await client.send("PUT", "/api/tags/t", headers: ["Idempotency-Key": "has space"],
-                                            json: ["id": "t", "name": "x", "color": "#000000"]), 400, field: "Idempotency-Key")
-        expectRefused(try await client.send("PUT", "/api/tags/t", headers: ["If-Match": "\"\""],
-                                            json: ["id": "t", "name": "x", "color": "#000000"]), 400, field: "If-Match")
+        expectRefused(
+            try await client.send(
+                "PUT", "/api/tags/t", headers: ["Idempotency-Key": "has space"],
+                json: ["id": "t", "name": "x", "color": "#000000"]), 400, field: "Idempotency-Key")
+        expectRefused(
+            try await client.send(
+                "PUT", "/api/tags/t", headers: ["If-Match": "\"\""],
+                json: ["id": "t", "name": "x", "color": "#000000"]), 400, field: "If-Match")
         let big = todoJSON(id, title: String(repeating: "x", count: 2_000))
         expectRefused(try await client.send("PUT", "/api/todos/\(id)", json: big), 413, field: "body")
         let huge = Data(repeating: UInt8(ascii: " "), count: 20_000)

@@ -10,8 +10,10 @@ import Testing
         var bad = todoJSON(title: "bad")
         bad["priority"] = 9
         func item(_ todo: [String: Any], key: String) -> [String: Any] {
-            ["method": "PUT", "path": "todos/\(todo["id"] as? String ?? "")",
-             "headers": ["Idempotency-Key": key, "If-None-Match": "*", "Folio-Partition": "2026-11-22"], "body": todo]
+            [
+                "method": "PUT", "path": "todos/\(todo["id"] as? String ?? "")",
+                "headers": ["Idempotency-Key": key, "If-None-Match": "*", "Folio-Partition": "2026-11-22"], "body": todo,
+            ]
         }
         let keys = [newKey(), newKey(), newKey()]
         let batch = ["requests": [item(first, key: keys[0]), item(bad, key: keys[1]), item(third, key: keys[2])]]
@@ -41,11 +43,13 @@ import Testing
         let todo = todoJSON(done: true, tagID: "home")
         let id = todo["id"] as? String ?? ""
         let tag: [String: Any] = ["id": "home", "name": "Home", "color": "#00aa00"]
-        let batch: [String: Any] = ["requests": [
-            ["method": "PUT", "path": "tags/home", "headers": ["Idempotency-Key": newKey()], "body": tag],
-            ["method": "PUT", "path": "todos/\(id)", "headers": ["Idempotency-Key": newKey()], "body": todo],
-            ["method": "DELETE", "path": "todos/\(id)", "headers": ["Idempotency-Key": newKey()]],
-        ]]
+        let batch: [String: Any] = [
+            "requests": [
+                ["method": "PUT", "path": "tags/home", "headers": ["Idempotency-Key": newKey()], "body": tag],
+                ["method": "PUT", "path": "todos/\(id)", "headers": ["Idempotency-Key": newKey()], "body": todo],
+                ["method": "DELETE", "path": "todos/\(id)", "headers": ["Idempotency-Key": newKey()]],
+            ]
+        ]
         let answer = try await harness.client.send("POST", "/api/_batch", json: batch)
         let statuses = (answer.object["responses"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? Int }
         #expect(statuses == [201, 201, 204])

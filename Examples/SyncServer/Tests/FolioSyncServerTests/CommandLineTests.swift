@@ -71,8 +71,9 @@ import Testing
         let unauthorized = try await client.get("/api/todos?since=")
         #expect(unauthorized.status == 401)
         let todo = todoJSON()
-        let put = try await client.send("PUT", "/api/todos/\(todo["id"] as? String ?? "")",
-                                        headers: ["Authorization": "Bearer t0ken", "Idempotency-Key": newKey()], json: todo)
+        let put = try await client.send(
+            "PUT", "/api/todos/\(todo["id"] as? String ?? "")",
+            headers: ["Authorization": "Bearer t0ken", "Idempotency-Key": newKey()], json: todo)
         #expect(put.status == 201)
 
         kill(process.processIdentifier, SIGTERM)
@@ -115,7 +116,9 @@ import Testing
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self),
-                String(decoding: try Data(contentsOf: errors), as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: try Data(contentsOf: output), as: UTF8.self),
+            String(decoding: try Data(contentsOf: errors), as: UTF8.self)
+        )
     }
 }

@@ -9,12 +9,16 @@ import Testing
     /// The options that describe this server: todos by day, tags unpartitioned (any id), the
     /// computed dailyStats, a feed, and a token when given.
     static func options(_ server: SyncServer, token: String?) -> ConformanceOptions {
-        var options = ConformanceOptions(baseURL: server.baseURL, collections: [
-            .init(name: "todos", partition: "2026-11-22", sample: #"""
-                {"id":"$ID","title":"Buy milk","date":"2026-11-22","done":false,"priority":1,"createdAt":"2026-11-22T09:00:00Z","updatedAt":"2026-11-22T09:00:00Z"}
-                """#),
-            .init(name: "tags", partition: "", sample: ##"{"id":"$ID","name":"Home","color":"#33AA55"}"##, acceptsAnyID: true),
-        ])
+        var options = ConformanceOptions(
+            baseURL: server.baseURL,
+            collections: [
+                .init(
+                    name: "todos", partition: "2026-11-22",
+                    sample: #"""
+                        {"id":"$ID","title":"Buy milk","date":"2026-11-22","done":false,"priority":1,"createdAt":"2026-11-22T09:00:00Z","updatedAt":"2026-11-22T09:00:00Z"}
+                        """#),
+                .init(name: "tags", partition: "", sample: ##"{"id":"$ID","name":"Home","color":"#33AA55"}"##, acceptsAnyID: true),
+            ])
         options.serverComputed = [.init(name: "dailyStats", partition: "2026-11")]
         options.token = token
         options.seed = UInt64.random(in: 1...1_000_000)
@@ -35,7 +39,7 @@ import Testing
     private func check(_ storage: TestStorage, token: String?) async throws {
         let harness = try await Harness.start(on: storage) {
             $0.token = token
-            $0.changesPageSize = 3 // so the feed check pages
+            $0.changesPageSize = 3   // so the feed check pages
         }
         let options = Self.options(harness.server, token: token)
         // The suite blocks on sockets: run it off the cooperative pool the server needs.

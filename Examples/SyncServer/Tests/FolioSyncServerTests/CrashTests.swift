@@ -49,8 +49,9 @@ import Testing
                 for request in requests {
                     group.addTask {
                         do {
-                            _ = try await client.send("PUT", request.path, headers: ["Idempotency-Key": request.key, "If-None-Match": "*"],
-                                                      body: request.body)
+                            _ = try await client.send(
+                                "PUT", request.path, headers: ["Idempotency-Key": request.key, "If-None-Match": "*"],
+                                body: request.body)
                         } catch {
                             // Expected for the requests the kill cut off: they are sent again below.
                         }

@@ -30,9 +30,10 @@ import Testing
     func everyReaderSeesEveryChangeOnceInOrder() async throws {
         let seed = Self.seed
         let outcome = try await Self.run(seed: seed, fault: nil)
-        print("feed: \(Self.writers) writers, \(Self.processes) processes, \(Self.readersPerOwner * Self.owners.count) readers, "
-              + "\(outcome.changes) changes, \(outcome.skipped) skipped, \(outcome.duplicated) duplicated "
-              + "(\(outcome.outOfOrder) out of order, \(outcome.leaked) of another owner, \(outcome.pages) pages; seed \(seed))")
+        print(
+            "feed: \(Self.writers) writers, \(Self.processes) processes, \(Self.readersPerOwner * Self.owners.count) readers, "
+                + "\(outcome.changes) changes, \(outcome.skipped) skipped, \(outcome.duplicated) duplicated "
+                + "(\(outcome.outOfOrder) out of order, \(outcome.leaked) of another owner, \(outcome.pages) pages; seed \(seed))")
         #expect(outcome.problems.isEmpty, "seed \(seed):\n\(outcome.problems.prefix(12).joined(separator: "\n"))")
         #expect(outcome.changes == Self.writers * Self.operationsPerWriter)
     }
@@ -75,9 +76,10 @@ import Testing
         try owners.map { "\($0.name) \($0.token)" }.joined(separator: "\n").write(to: tokens, atomically: true, encoding: .utf8)
         var servers: [ServerProcess] = []
         for index in 0..<processes {
-            servers.append(try await ServerProcess(
-                ["--postgres", "\(settings.urlForTests)", "--tokens", tokens.path, "--page-size", "7", "--pool-size", "8"],
-                environment: fault.map { ["FOLIO_SYNC_SERVER_FAULT": $0] } ?? [:], in: folder, name: "server-\(index)"))
+            servers.append(
+                try await ServerProcess(
+                    ["--postgres", "\(settings.urlForTests)", "--tokens", tokens.path, "--page-size", "7", "--pool-size", "8"],
+                    environment: fault.map { ["FOLIO_SYNC_SERVER_FAULT": $0] } ?? [:], in: folder, name: "server-\(index)"))
         }
         defer { for server in servers { Task { await server.stop() } } }
         let clients = servers.map(\.client)
@@ -190,9 +192,11 @@ import Testing
                     var todo = current.todo
                     todo["title"] = "w\(writer) s\(step)"
                     todo["done"] = Bool.random(using: &random)
-                    let answer = try await client.send("PUT", "/api/todos/\(id)", headers: [
-                        "Authorization": authorization, "Idempotency-Key": newKey(), "If-Match": "\"\(current.version)\"",
-                    ], json: todo)
+                    let answer = try await client.send(
+                        "PUT", "/api/todos/\(id)",
+                        headers: [
+                            "Authorization": authorization, "Idempotency-Key": newKey(), "If-Match": "\"\(current.version)\"",
+                        ], json: todo)
                     guard answer.status == 200, let version = answer.version else {
                         problems.append("writer \(writer): an edit of \(id) answered \(answer.status) \(answer.text)")
                         continue
@@ -200,9 +204,11 @@ import Testing
                     live[id] = (todo, version)
                     finals[id] = Seen(id: id, version: version, deleted: false)
                 } else if roll < 35, let id = ids.randomElement(using: &random), let current = live[id] {
-                    let answer = try await client.send("DELETE", "/api/todos/\(id)", headers: [
-                        "Authorization": authorization, "Idempotency-Key": newKey(), "If-Match": "\"\(current.version)\"",
-                    ])
+                    let answer = try await client.send(
+                        "DELETE", "/api/todos/\(id)",
+                        headers: [
+                            "Authorization": authorization, "Idempotency-Key": newKey(), "If-Match": "\"\(current.version)\"",
+                        ])
                     guard answer.status == 204 else {
                         problems.append("writer \(writer): a delete of \(id) answered \(answer.status) \(answer.text)")
                         continue
@@ -212,9 +218,11 @@ import Testing
                 } else {
                     let id = UUID().uuidString
                     let todo = todoJSON(id, title: "w\(writer) s\(step)", date: "2026-11-2\(Int.random(in: 0...3, using: &random))")
-                    let answer = try await client.send("PUT", "/api/todos/\(id)", headers: [
-                        "Authorization": authorization, "Idempotency-Key": newKey(), "If-None-Match": "*",
-                    ], json: todo)
+                    let answer = try await client.send(
+                        "PUT", "/api/todos/\(id)",
+                        headers: [
+                            "Authorization": authorization, "Idempotency-Key": newKey(), "If-None-Match": "*",
+                        ], json: todo)
                     guard answer.status == 201, let version = answer.version else {
                         problems.append("writer \(writer): a create of \(id) answered \(answer.status) \(answer.text)")
                         continue
@@ -238,12 +246,13 @@ import Testing
         var cursor = ""
         var pages = 0
         while ContinuousClock.now < deadline {
-            let writersDone = await done.value // before the request: its answer then covers every write
+            let writersDone = await done.value   // before the request: its answer then covers every write
             let client = clients[Int.random(in: 0..<clients.count, using: &random)]
             do {
                 let answer = try await client.send("GET", "/api/todos?since=\(cursor)", headers: ["Authorization": "Bearer \(owners[owner].token)"])
                 guard answer.status == 200, let changes = answer.object["changes"] as? [[String: Any]],
-                      let next = answer.object["cursor"] as? String, let hasMore = answer.object["hasMore"] as? Bool else {
+                    let next = answer.object["cursor"] as? String, let hasMore = answer.object["hasMore"] as? Bool
+                else {
                     return (owner, seen, pages, "a feed page answered \(answer.status) \(answer.text.prefix(300))")
                 }
                 pages += 1

@@ -39,8 +39,10 @@ import Testing
         var leaks: [String] = []
         func expect(_ condition: Bool, _ text: @autoclosure () -> String) { if !condition { leaks.append(text()) } }
         let client = harness.client
-        func send(_ token: String?, _ method: String, _ path: String, key: String? = nil, headers: [String: String] = [:],
-                  json: Any? = nil, body: Data? = nil) async throws -> Answer {
+        func send(
+            _ token: String?, _ method: String, _ path: String, key: String? = nil, headers: [String: String] = [:],
+            json: Any? = nil, body: Data? = nil
+        ) async throws -> Answer {
             var headers = headers
             if let token { headers["Authorization"] = "Bearer \(token)" }
             if let key { headers["Idempotency-Key"] = key }
@@ -82,18 +84,22 @@ import Testing
         expect(feed.object["cursor"] as? String == "0", "alice's cursor moved with bob's changes: \(feed.text)")
 
         // Alice cannot overwrite, delete or replay them.
-        let overwrite = try await send(alice, "PUT", "/api/todos/\(todoID)", key: newKey(), headers: ["If-Match": created.etag ?? "\"1\""],
-                                       json: todoJSON(todoID, title: "alice was here"))
+        let overwrite = try await send(
+            alice, "PUT", "/api/todos/\(todoID)", key: newKey(), headers: ["If-Match": created.etag ?? "\"1\""],
+            json: todoJSON(todoID, title: "alice was here"))
         expect(overwrite.status == 404, "alice's If-Match on bob's todo answered \(overwrite.status) \(overwrite.text)")
         let delete = try await send(alice, "DELETE", "/api/todos/\(todoID)", key: newKey())
         expect(delete.status == 404, "alice's delete of bob's todo answered \(delete.status) \(delete.text)")
         let replay = try await send(alice, "PUT", "/api/todos/\(todoID)", key: bobKey, headers: ["If-None-Match": "*"], json: bobTodo)
-        expect(replay.status == 201 && replay.headers["idempotent-replayed"] == nil,
-               "alice sending bob's key and body got bob's answer: \(replay.status) \(replay.headers) \(replay.text)")
+        expect(
+            replay.status == 201 && replay.headers["idempotent-replayed"] == nil,
+            "alice sending bob's key and body got bob's answer: \(replay.status) \(replay.headers) \(replay.text)")
         expect(replay.version == 1, "alice's first change has version \(replay.version ?? -1), not 1: versions tell of bob's changes")
-        let batch: [String: Any] = ["requests": hostileIDs.map { id -> [String: Any] in
-            ["method": "DELETE", "path": "tags/\(escape(id))", "headers": ["Idempotency-Key": newKey()]]
-        }]
+        let batch: [String: Any] = [
+            "requests": hostileIDs.map { id -> [String: Any] in
+                ["method": "DELETE", "path": "tags/\(escape(id))", "headers": ["Idempotency-Key": newKey()]]
+            }
+        ]
         let batchAnswer = try await send(alice, "POST", "/api/_batch", json: batch)
         expect(batchAnswer.status == 200, "alice's batch answered \(batchAnswer.status) \(batchAnswer.text)")
 
@@ -111,8 +117,9 @@ import Testing
         let bobRead = try await send(bob, "GET", "/api/todos/\(todoID)")
         expect(bobRead.object["title"] as? String == "bob's secret" && bobRead.etag == created.etag, "bob's todo changed: \(bobRead.text)")
         let bobReplay = try await send(bob, "PUT", "/api/todos/\(todoID)", key: bobKey, headers: ["If-None-Match": "*"], json: bobTodo)
-        expect(bobReplay.status == 201 && bobReplay.headers["idempotent-replayed"] == "true" && bobReplay.etag == created.etag,
-               "bob's key no longer replays his answer: \(bobReplay.status) \(bobReplay.text)")
+        expect(
+            bobReplay.status == 201 && bobReplay.headers["idempotent-replayed"] == "true" && bobReplay.etag == created.etag,
+            "bob's key no longer replays his answer: \(bobReplay.status) \(bobReplay.text)")
         let bobTags = try await send(bob, "GET", "/api/tags?partition=")
         expect((bobTags.object["entities"] as? [Any])?.count == hostileIDs.count, "bob's tags: \(bobTags.text)")
         let bobFeedAfter = try await send(bob, "GET", "/api/todos?since=")

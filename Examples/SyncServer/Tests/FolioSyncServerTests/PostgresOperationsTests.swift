@@ -71,7 +71,8 @@ struct PostgresOperationsTests {
         let storage = try #require(await harness.server.storage as? PostgresStorage)
         let settings = storage.settings
         let old = 2 * PostgresStorage.forgetBatch + 345
-        _ = try TestPostgres.shared.sql("""
+        _ = try TestPostgres.shared.sql(
+            """
             INSERT INTO folio_idempotency (owner, key, key_text, stored_day, stored_at, method, path, status, headers)
             SELECT 'shared', 'old-' || g, 'old-' || g, '2026-01-0' || (1 + g % 9), now(), 'PUT', 'todos/x', 201, '{}'
             FROM generate_series(1, \(old)) AS g

@@ -72,10 +72,15 @@ import Testing
     @Test func aBatchGoesOnAfterADeleteOfSomethingGone() async throws {
         let harness = try await Harness.start()
         let todo = todoJSON()
-        let batch: [String: Any] = ["requests": [
-            ["method": "DELETE", "path": "todos/\(UUID().uuidString)", "headers": ["Idempotency-Key": newKey()]],
-            ["method": "PUT", "path": "todos/\(todo["id"] as? String ?? "")", "headers": ["Idempotency-Key": newKey(), "If-None-Match": "*"], "body": todo],
-        ]]
+        let batch: [String: Any] = [
+            "requests": [
+                ["method": "DELETE", "path": "todos/\(UUID().uuidString)", "headers": ["Idempotency-Key": newKey()]],
+                [
+                    "method": "PUT", "path": "todos/\(todo["id"] as? String ?? "")", "headers": ["Idempotency-Key": newKey(), "If-None-Match": "*"],
+                    "body": todo,
+                ],
+            ]
+        ]
         let answer = try await harness.client.send("POST", "/api/_batch", json: batch)
         let statuses = (answer.object["responses"] as? [[String: Any]])?.map { $0["status"] as? Int }
         #expect(statuses == [404, 201])

@@ -133,8 +133,8 @@ import Testing
         let key = newKey()
         let deleted = try await harness.delete("todos", id, key: key, ifMatch: version)
         #expect(deleted.status == 204)
-        #expect(try await harness.delete("todos", id, key: key, ifMatch: version).status == 204) // replayed
-        #expect(try await harness.delete("todos", id, key: newKey()).status == 404) // already gone
+        #expect(try await harness.delete("todos", id, key: key, ifMatch: version).status == 204)   // replayed
+        #expect(try await harness.delete("todos", id, key: newKey()).status == 404)   // already gone
         #expect(try await harness.client.get("/api/todos/\(id)").status == 404)
         #expect(try await harness.partition("todos", "2026-11-22").isEmpty)
 

@@ -39,8 +39,9 @@ import TodoModels
         configuration.pollInterval = nil
         var options = HTTPTransport.Options()
         options.batchSize = 2
-        let engine = SyncEngine(store: client, transport: HTTPTransport(baseURL: harness.server.baseURL, options: options),
-                                configuration: configuration)
+        let engine = SyncEngine(
+            store: client, transport: HTTPTransport(baseURL: harness.server.baseURL, options: options),
+            configuration: configuration)
         let report = try await engine.drainNow()
         #expect(report.deadLettered == 0)
         #expect(report.remaining == 0)
@@ -75,9 +76,13 @@ import TodoModels
         try await client.checkpoint()
         try await harness.stop()
         try await client.close()
-        let clientFile = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.sibling("ClientData").appendingPathComponent("todos/2026-11/2026-11-22.json"))) as? [String: Any]
+        let clientFile =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: folder.sibling("ClientData").appendingPathComponent("todos/2026-11/2026-11-22.json")))
+            as? [String: Any]
         let serverFile = try folder.json("todos/2026-11/2026-11-22.json")
-        #expect(NSDictionary(dictionary: clientFile?["entities"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: serverFile["entities"] as? [String: Any] ?? [:]))
+        #expect(
+            NSDictionary(dictionary: clientFile?["entities"] as? [String: Any] ?? [:])
+                == NSDictionary(dictionary: serverFile["entities"] as? [String: Any] ?? [:]))
     }
 
     @Test func aConcurrentEditIsSettledByTheClientsMerge() async throws {

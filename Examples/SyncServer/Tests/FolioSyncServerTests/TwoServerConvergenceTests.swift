@@ -84,12 +84,14 @@ struct TwoServerConvergenceTests {
         let elapsed = Double((ContinuousClock.now - start).components.seconds)
         let (operations, kills, faults, conflicts, mismatches, resurrected) = await run.summary
         let children = await run.childCounts
-        print("two-server convergence: \(Self.clients) clients, 2 server processes, \(operations) ops, \(kills) server kills, "
-              + "\(children.kills) client kills, \(faults) faults, \(conflicts) conflicts, \(mismatches.count) mismatches, "
-              + "\(resurrected) resurrected (seed \(seed), \(rounds) rounds, \(children.traps) FoundationNetworking traps, \(Int(elapsed)) s)")
+        print(
+            "two-server convergence: \(Self.clients) clients, 2 server processes, \(operations) ops, \(kills) server kills, "
+                + "\(children.kills) client kills, \(faults) faults, \(conflicts) conflicts, \(mismatches.count) mismatches, "
+                + "\(resurrected) resurrected (seed \(seed), \(rounds) rounds, \(children.traps) FoundationNetworking traps, \(Int(elapsed)) s)")
         #expect(mismatches.isEmpty, "seed \(seed): the first mismatches:\n\(mismatches.prefix(12).joined(separator: "\n"))")
-        #expect(await run.minimumReached(),
-                "the minimum of work was not reached: \(operations) ops, \(kills) server kills, \(children.kills) client kills, \(faults) faults")
+        #expect(
+            await run.minimumReached(),
+            "the minimum of work was not reached: \(operations) ops, \(kills) server kills, \(children.kills) client kills, \(faults) faults")
     }
 }
 
@@ -194,7 +196,8 @@ actor ConvergenceRun {
             let roll = Int.random(in: 0..<100, using: &random)
             if roll < 30 || mine.isEmpty {
                 if roll % 3 == 0 {
-                    let tag = TodoModels.Tag(id: "c\(client)-\(UUID().uuidString.prefix(8))", name: "tag \(operations)", color: "#11AA\(String(format: "%02X", operations % 256))")
+                    let tag = TodoModels.Tag(
+                        id: "c\(client)-\(UUID().uuidString.prefix(8))", name: "tag \(operations)", color: "#11AA\(String(format: "%02X", operations % 256))")
                     try await store.write { tx in try tx.upsert(tag) }
                     record(client, "tags/\(tag.id)", tag)
                 } else {
@@ -214,7 +217,7 @@ actor ConvergenceRun {
                     guard let uuid = UUID(uuidString: id), var todo = try await store.get(Todo.self, id: uuid) else { return missing(client, key) }
                     todo.title = "edited \(operations)"
                     todo.done.toggle()
-                    if Int.random(in: 0..<4, using: &random) == 0 { todo.date = day() } // a move to another day
+                    if Int.random(in: 0..<4, using: &random) == 0 { todo.date = day() }   // a move to another day
                     let changed = todo
                     try await store.write { tx in try tx.upsert(changed) }
                     record(client, key, changed)
@@ -286,7 +289,9 @@ actor ConvergenceRun {
             if child.trapped {
                 // FoundationNetworking's trap on a response cut inside its head (#5285) ends the
                 // child, as a kill would; any other crash is a defect.
-                if child.errorText.contains("Transfer completed, but there's no response") { traps += 1 } else {
+                if child.errorText.contains("Transfer completed, but there's no response") {
+                    traps += 1
+                } else {
                     mismatches.append("client \(client): the sync child died of a signal: \(child.errorText.suffix(400))")
                 }
                 continue
@@ -367,8 +372,9 @@ actor ConvergenceRun {
             counted[day] = [Int(entity["total"]?.integerValue ?? -1), Int(entity["completed"]?.integerValue ?? -1)]
         }
         for day in Set(byDay.keys).union(counted.keys).sorted() where byDay[day] != counted[day] {
-            mismatches.append("owner \(owner)'s dailyStats \(day): \(counted[day].map { "\($0)" } ?? "none") (total, completed), "
-                              + "but the server holds \(byDay[day].map { "\($0)" } ?? "no todos")")
+            mismatches.append(
+                "owner \(owner)'s dailyStats \(day): \(counted[day].map { "\($0)" } ?? "none") (total, completed), "
+                    + "but the server holds \(byDay[day].map { "\($0)" } ?? "no todos")")
         }
     }
 
@@ -380,8 +386,9 @@ actor ConvergenceRun {
             let have = actual[key]
             guard want != have else { continue }
             if want == nil { resurrected += 1 }
-            mismatches.append("\(who): \(key) is \(have.map { "\($0)" } ?? "absent"), the model says \(want.map { "\($0)" } ?? "deleted")"
-                              + (want == nil && have != nil ? " (RESURRECTED)" : ""))
+            mismatches.append(
+                "\(who): \(key) is \(have.map { "\($0)" } ?? "absent"), the model says \(want.map { "\($0)" } ?? "deleted")"
+                    + (want == nil && have != nil ? " (RESURRECTED)" : ""))
         }
     }
 

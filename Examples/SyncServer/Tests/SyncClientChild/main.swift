@@ -35,8 +35,9 @@ func engine(for store: Store) -> SyncEngine {
     var options = HTTPTransport.Options()
     options.requestTimeout = .seconds(2)
     options.headers = ["Authorization": "Bearer \(token)"]
-    return SyncEngine(store: store, transport: HTTPTransport(baseURL: bases.randomElement() ?? bases[0], options: options),
-                      configuration: configuration)
+    return SyncEngine(
+        store: store, transport: HTTPTransport(baseURL: bases.randomElement() ?? bases[0], options: options),
+        configuration: configuration)
 }
 
 do {

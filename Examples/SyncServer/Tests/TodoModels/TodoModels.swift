@@ -18,8 +18,10 @@ public struct Todo: Entity, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(id: UUID, title: String, date: String, done: Bool = false, priority: Int = 0, tagID: String? = nil,
-                createdAt: Date = Date(timeIntervalSince1970: 1_790_000_000), updatedAt: Date = Date(timeIntervalSince1970: 1_790_000_000)) {
+    public init(
+        id: UUID, title: String, date: String, done: Bool = false, priority: Int = 0, tagID: String? = nil,
+        createdAt: Date = Date(timeIntervalSince1970: 1_790_000_000), updatedAt: Date = Date(timeIntervalSince1970: 1_790_000_000)
+    ) {
         self.id = id
         self.title = title
         self.date = date

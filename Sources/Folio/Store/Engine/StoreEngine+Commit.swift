@@ -44,8 +44,10 @@ extension StoreEngine {
             for (id, version) in (transaction.versionOnly[address] ?? [:]).sorted(by: { $0.key.precedesInKeyOrder($1.key) })
             where staged[id] == nil {
                 guard partition.versions[id] != version else { continue }
-                changes.append(JournalRecord.Change(address: address, id: id, entity: partition.entities[id], version: version,
-                                                    forgetsVersion: version == nil))
+                changes.append(
+                    JournalRecord.Change(
+                        address: address, id: id, entity: partition.entities[id], version: version,
+                        forgetsVersion: version == nil))
             }
         }
         try ensureJournalHeader()
@@ -56,11 +58,13 @@ extension StoreEngine {
             return (partition.entities[id], partition.versions[id])
         }
         if !transaction.isFromServer {
-            commands += try outbox.changes(for: changes, order: adoption.order + transaction.stagingOrder, custom: transaction.customCommands,
-                                           priors: adoption.priors, writer: commandIDPrefix, committed: committed)
+            commands += try outbox.changes(
+                for: changes, order: adoption.order + transaction.stagingOrder, custom: transaction.customCommands,
+                priors: adoption.priors, writer: commandIDPrefix, committed: committed)
         } else if !adoption.isEmpty {
-            commands += try outbox.changes(for: adoption.changes, order: adoption.order, custom: [], priors: adoption.priors,
-                                           writer: commandIDPrefix, committed: committed)
+            commands += try outbox.changes(
+                for: adoption.changes, order: adoption.order, custom: [], priors: adoption.priors,
+                writer: commandIDPrefix, committed: committed)
         }
         let origin: ChangeSet.Origin = transaction.isFromServer ? .sync : (adoption.isEmpty || transaction.hasStaged ? .thisProcess : .outsideEdit)
         return try append(JournalRecord(transaction: cursor.nextTransaction, changes: changes, outbox: commands), origin: origin)

@@ -4,7 +4,8 @@ extension StoreEngine {
     /// ``FolioError/Code/decodingFailed`` about an entity of a partition file; else `error`.
     func locatingDecodingFailure(_ error: FolioError) -> FolioError {
         guard error.code == .decodingFailed, error.line == nil, let id = error.entityID, let path = error.path,
-              path.hasSuffix(".json"), !path.hasPrefix("/") else { return error }
+            path.hasSuffix(".json"), !path.hasPrefix("/")
+        else { return error }
         let bytes: [UInt8]
         do throws(FolioError) {
             guard let (read, _) = try fileSystem.read(path) else { return error }
@@ -15,8 +16,9 @@ extension StoreEngine {
         let locator = JSONKeyLocator(bytes)
         let field = error.fieldPath?.first.map { ["entities", id, $0] }
         guard let position = field.flatMap({ locator.position(of: $0) }) ?? locator.position(of: ["entities", id]) else { return error }
-        var located = FolioError(error.code, error.message, path: path, line: position.line, column: position.column,
-                                 entityID: error.entityID, systemError: error.systemError)
+        var located = FolioError(
+            error.code, error.message, path: path, line: position.line, column: position.column,
+            entityID: error.entityID, systemError: error.systemError)
         located.fieldPath = error.fieldPath
         return located
     }

@@ -32,9 +32,10 @@ extension StoreEngine {
 extension StoreEngine {
     /// What the partitions in memory cost, and what reads did (``Store/cacheFootprint()``).
     var cacheFootprint: Store.CacheFootprint {
-        Store.CacheFootprint(estimatedBytes: partitions.estimatedBytes, mustStayBytes: partitions.mustStayBytes,
-                             paths: Set(partitions.addresses.map(\.path)), evictions: partitions.evictions,
-                             partitionsScanned: statistics.partitionsScanned, partitionsFromFieldIndex: statistics.partitionsFromFieldIndex)
+        Store.CacheFootprint(
+            estimatedBytes: partitions.estimatedBytes, mustStayBytes: partitions.mustStayBytes,
+            paths: Set(partitions.addresses.map(\.path)), evictions: partitions.evictions,
+            partitionsScanned: statistics.partitionsScanned, partitionsFromFieldIndex: statistics.partitionsFromFieldIndex)
     }
 }
 

@@ -12,15 +12,18 @@ extension StoreEngine {
     /// The fields are mapped with a sample entity of the collection: one already in memory, or
     /// the first of the scanned partitions, loaded as the scan would load it.
     func fieldFilter<E: Entity>(_ predicate: Predicate<E>?, over addresses: [PartitionAddress]) throws(FolioError) -> FieldFilter? {
-        guard let predicate, ScanAccelerators.enabled.contains(.fields), addresses.count >= Self.fieldFilterThreshold, let filter = FieldFilter.compile(predicate) else { return nil }
+        guard let predicate, ScanAccelerators.enabled.contains(.fields), addresses.count >= Self.fieldFilterThreshold,
+            let filter = FieldFilter.compile(predicate)
+        else { return nil }
         var sample = addresses.lazy.compactMap { self.partitions.peek($0)?.entities }.first { !$0.isEmpty }
         for address in addresses.prefix(3) where sample == nil {
             let entities = try partition(address).entities
             if !entities.isEmpty { sample = entities }
         }
         guard let entities = sample, let id = entities.keys.min(by: { $0.precedesInKeyOrder($1) }),
-              case .object(let fields)? = entities[id],
-              let keys = FieldProbe.keys(E.self, keyPaths: filter.keyPaths, sample: fields, coder: coder) else { return nil }
+            case .object(let fields)? = entities[id],
+            let keys = FieldProbe.keys(E.self, keyPaths: filter.keyPaths, sample: fields, coder: coder)
+        else { return nil }
         return filter.reading(keys)
     }
 }

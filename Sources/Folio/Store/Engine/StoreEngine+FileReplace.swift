@@ -75,7 +75,10 @@ extension StoreEngine {
         } catch {
             // Most often an edit in place caught half-written; the file itself is read again.
             if !bytes.isEmpty { history.keep(bytes, of: path, revision: nil, edit: true) }
-            report(.info, "a save met Folio's replace but does not parse (\(error.message)); it is kept in \(KeptVersions.folder(of: path))/ (hash \(ContentHash(bytes)))", path: path)
+            report(
+                .info,
+                "a save met Folio's replace but does not parse (\(error.message)); it is kept in \(KeptVersions.folder(of: path))/ (hash \(ContentHash(bytes)))",
+                path: path)
         }
     }
 
@@ -133,5 +136,4 @@ extension StoreEngine {
         }
         return .changedOnDisk(saves: moved.map { [$0.bytes] } ?? [])
     }
-
 }

@@ -97,7 +97,10 @@ extension StoreEngine {
             try history.keepAsFolios(bytes, of: path, revision: partition.revision, barrier: barrier)
             try barrier.flush()
         } catch {
-            report(.warning, "cannot keep the adopted save as Folio's version yet (\(error.message)); a save of an entity it changed made before the next checkpoint is served under it", path: path)
+            report(
+                .warning,
+                "cannot keep the adopted save as Folio's version yet (\(error.message)); a save of an entity it changed made before the next checkpoint is served under it",
+                path: path)
         }
     }
 

@@ -23,7 +23,8 @@ extension StoreEngine {
                 let prefix = path + "/"
                 for address in partitions.addresses where address.path.hasPrefix(prefix) { try checkPartition(address) }
             } else if fileIsInDataFolder(path),
-                      let stray = StrayFile.classify(path: path, isData: { partitionAddress(of: $0) != nil }) {
+                let stray = StrayFile.classify(path: path, isData: { partitionAddress(of: $0) != nil })
+            {
                 reportStray(stray)
             }
         }

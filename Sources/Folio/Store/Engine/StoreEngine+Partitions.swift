@@ -16,10 +16,14 @@ extension StoreEngine {
         let file = try fileSystem.identity(name + ".json")
         let folder = try fileSystem.identity(name)
         if granularity == .none, folder?.isDirectory == true {
-            throw FolioError(.collectionMismatch, "\(E.self) declares collection \(name) unpartitioned, but the store has a partitioned folder \(name)/", path: name)
+            throw FolioError(
+                .collectionMismatch, "\(E.self) declares collection \(name) unpartitioned, but the store has a partitioned folder \(name)/", path: name)
         }
         if granularity != .none, file != nil {
-            throw FolioError(.collectionMismatch, "\(E.self) declares collection \(name) partitioned by \(granularity), but the store has the unpartitioned file \(name).json", path: name + ".json")
+            throw FolioError(
+                .collectionMismatch,
+                "\(E.self) declares collection \(name) partitioned by \(granularity), but the store has the unpartitioned file \(name).json",
+                path: name + ".json")
         }
         noteRegistered(name, granularity: granularity, syncMode: E.syncMode)
         return granularity
@@ -82,7 +86,9 @@ extension StoreEngine {
                 return placeholder
             }
             // The common case, Folio's own newest version, needs no reconciling.
-            let reconciled = file.isNewestKept ? VersionHistory.Reconciled(contents: contents, merged: false, kept: true, hash: file.hash)
+            let reconciled =
+                file.isNewestKept
+                ? VersionHistory.Reconciled(contents: contents, merged: false, kept: true, hash: file.hash)
                 : history.reconcile(contents, bytes: bytes, path: address.path)
             partition = Partition(address: address, identity: identity, contents: reconciled.contents)
             noteFile(bytes, of: partition, reconciled)

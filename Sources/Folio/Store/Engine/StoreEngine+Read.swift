@@ -4,7 +4,9 @@ extension StoreEngine {
         let granularity = try register(E.self)
         let key = id.storageKey
         try Names.validateID(key)
-        guard let address = try locator.locate(collection: E.collection, granularity: granularity, id: key, strict: true, verifyingAbsence: true) else { return nil }
+        guard let address = try locator.locate(collection: E.collection, granularity: granularity, id: key, strict: true, verifyingAbsence: true) else {
+            return nil
+        }
         let partition = try partition(address, verify: false)
         defer { partitions.recharge(partition) }
         do { return try partition.value(E.self, id: key, coder: coder) } catch {
@@ -65,7 +67,10 @@ extension StoreEngine {
                 for id in entities.keys.sorted(by: { $0.precedesInKeyOrder($1) }) {
                     // An entity that does not decode is skipped, as in a plain read.
                     if case .success(let value) = coder.decodeOne(E.self, from: entities[id]!),
-                       Partition.keyMismatch(id: id, in: entities[id]!, path: partition.address.path) == nil { values.append(value) }
+                        Partition.keyMismatch(id: id, in: entities[id]!, path: partition.address.path) == nil
+                    {
+                        values.append(value)
+                    }
                 }
             } else {
                 values = partition.values(E.self, coder: coder) { reportUndecodable(E.self, in: partition, error: $0) }

@@ -17,8 +17,10 @@ extension StoreEngine {
     /// Where the batch of `addresses` that starts at `start` ends: at most `heavyPerThread` files
     /// per thread to fetch that are neither in memory nor `light` (filtered on their field index
     /// entry, whose file has the recorded identity), and at most ``indexedScanBatchPerThread`` in all.
-    private func batchEnd(_ addresses: [PartitionAddress], from start: Int, width: Int, heavyPerThread: Int,
-                          light: (PartitionAddress) -> Bool) -> Int {
+    private func batchEnd(
+        _ addresses: [PartitionAddress], from start: Int, width: Int, heavyPerThread: Int,
+        light: (PartitionAddress) -> Bool
+    ) -> Int {
         var end = start, heavy = 0
         while end < addresses.count, end - start < width * Self.indexedScanBatchPerThread {
             if !light(addresses[end]) && !partitions.contains(addresses[end]) {
@@ -42,9 +44,11 @@ extension StoreEngine {
     /// that holds exactly Folio's newest version of it is not loaded at all: its entities are read
     /// field by field and only those that match are parsed and decoded; `body` then gets a
     /// ``ScannedPartition/scanned(_:ids:matches:)``.
-    func forEachPartition<E: Entity>(_ addresses: [PartitionAddress], decoding type: E.Type, matching predicate: Predicate<E>?,
-                                     filter: FieldFilter? = nil, scannable: (PartitionAddress) -> Bool = { _ in false },
-                                     _ body: (ScannedPartition<E>) throws(FolioError) -> Void) throws(FolioError) {
+    func forEachPartition<E: Entity>(
+        _ addresses: [PartitionAddress], decoding type: E.Type, matching predicate: Predicate<E>?,
+        filter: FieldFilter? = nil, scannable: (PartitionAddress) -> Bool = { _ in false },
+        _ body: (ScannedPartition<E>) throws(FolioError) -> Void
+    ) throws(FolioError) {
         let width = Self.scanWidth
         var fieldIndex = FieldIndexUpdate(collection: E.collection)
         let identities: [PartitionKey: FileIdentity]
@@ -58,8 +62,10 @@ extension StoreEngine {
         }
         var start = 0
         while start < addresses.count {
-            let end = batchEnd(addresses, from: start, width: width,
-                               heavyPerThread: filter == nil ? Self.scanBatchPerThread : Self.fieldScanBatchPerThread) { address in
+            let end = batchEnd(
+                addresses, from: start, width: width,
+                heavyPerThread: filter == nil ? Self.scanBatchPerThread : Self.fieldScanBatchPerThread
+            ) { address in
                 guard filter != nil, let identity = identities[address.key] else { return false }
                 return fieldIndex.entries[address.key]?.identity == identity && scannable(address)
             }
@@ -70,10 +76,13 @@ extension StoreEngine {
             // In memory but without an entry of its file as it is, in a loaded field index (the
             // sample partition of the filter, a file read by an earlier query): read once more,
             // for its entry only.
-            let unindexed = !fieldIndex.isLoaded ? [] : batch.filter { address in
-                guard let partition = partitions.peek(address), scannable(address) else { return false }
-                return fieldIndex.entries[address.key]?.identity != partition.identity
-            }
+            let unindexed =
+                !fieldIndex.isLoaded
+                ? []
+                : batch.filter { address in
+                    guard let partition = partitions.peek(address), scannable(address) else { return false }
+                    return fieldIndex.entries[address.key]?.identity != partition.identity
+                }
             // The results of `missing`, then of `unindexed` (never the same partition: one is in
             // memory, the other not); none when one file alone is missing (it is loaded below).
             var results: [Result<Prefetched<E>, FolioError>] = []
@@ -82,15 +91,18 @@ extension StoreEngine {
                 let indexed = fieldIndex.entries
                 // Files read whole need the written log's hashes; those read from the field index do not.
                 let reading = missing.filter { !scanning.contains($0) || indexed[$0.key] == nil }.count
-                let written = reading == 0 ? nil
+                let written =
+                    reading == 0
+                    ? nil
                     : writtenHashes.current(fileSystem, worthReading: reading + statistics.fileLoads >= WrittenHashesCache.worthReadingAfter)
                 let unindexedSet = Set(unindexed)
                 results = parallelMap(missing + unindexed, width: width) { address in
                     Result { () throws(FolioError) -> Prefetched<E> in
                         let scanned = scanning.contains(address) || unindexedSet.contains(address)
-                        return try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate, filter: scanned ? filter : nil,
-                                                       written: written, indexed: scanned ? indexed[address.key] : nil,
-                                                       identity: identities[address.key])
+                        return try Prefetched<E>.fetch(
+                            address, fileSystem: fileSystem, predicate: predicate, filter: scanned ? filter : nil,
+                            written: written, indexed: scanned ? indexed[address.key] : nil,
+                            identity: identities[address.key])
                     }
                 }
                 for (index, address) in missing.enumerated() where scanning.contains(address) { fieldIndex.note(address.key, results[index]) }
@@ -116,7 +128,8 @@ extension StoreEngine {
                 }
                 let partition = try firstLoad(address, from: file.file)
                 // Exactly the file's entities: no merge, no journal records on top.
-                let asFetched = file.file != nil && partition.identity == file.file?.identity && !partition.holdsMerge
+                let asFetched =
+                    file.file != nil && partition.identity == file.file?.identity && !partition.holdsMerge
                     && !partition.neverRead && partition.unreadable == nil && !touched.contains(address)
                 if asFetched { file.prefill(partition) }
                 try body(.loaded(partition, matches: asFetched ? file.matches : nil, vouched: false))
@@ -157,11 +170,14 @@ struct Prefetched<E: Entity>: Sendable {
     ///     and a field index entry is made of it.
     ///   - indexed: The file's field index entry: used instead of the file while the file has
     ///     the entry's identity.
-    static func fetch(_ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?,
-                      filter: FieldFilter? = nil, written: WrittenHashes? = nil, indexed: FieldIndexFile.Record? = nil,
-                      identity: FileIdentity? = nil) throws(FolioError) -> Prefetched {
+    static func fetch(
+        _ address: PartitionAddress, fileSystem: FileSystem, predicate: Predicate<E>?,
+        filter: FieldFilter? = nil, written: WrittenHashes? = nil, indexed: FieldIndexFile.Record? = nil,
+        identity: FileIdentity? = nil
+    ) throws(FolioError) -> Prefetched {
         if let indexed, let filter, let predicate,
-           let found = fromIndex(address, indexed, identity: identity, fileSystem: fileSystem, filter: filter, predicate: predicate) {
+            let found = fromIndex(address, indexed, identity: identity, fileSystem: fileSystem, filter: filter, predicate: predicate)
+        {
             return found
         }
         let readAt = FileIdentity.now
@@ -174,7 +190,8 @@ struct Prefetched<E: Entity>: Sendable {
         }
         // A file just taken apart for the index is filtered on those columns, not walked again.
         if let filter, let predicate, let entry,
-           let scanned = filtered(entry, filter: filter, predicate: predicate, path: address.path, read: { bytes[$0] }) {
+            let scanned = filtered(entry, filter: filter, predicate: predicate, path: address.path, read: { bytes[$0] })
+        {
             return Prefetched(file: nil, scanned: scanned, indexEntry: entry)
         }
         if let filter, let predicate, kept.isNewest, entry == nil, let entries = FieldScanner.entries(bytes, keys: filter.keys) {
@@ -210,8 +227,10 @@ struct Prefetched<E: Entity>: Sendable {
     /// only the objects of the entities the filter keeps (or cannot decide); nil when the file no
     /// longer has the entry's identity or anything is unexpected (the file is then read whole).
     /// `identity`: the file's, when it was taken already during this query (``IdentityPrefetch``).
-    static func fromIndex(_ address: PartitionAddress, _ entry: FieldIndexFile.Record, identity: FileIdentity?, fileSystem: FileSystem,
-                          filter: FieldFilter, predicate: Predicate<E>) -> Prefetched? {
+    static func fromIndex(
+        _ address: PartitionAddress, _ entry: FieldIndexFile.Record, identity: FileIdentity?, fileSystem: FileSystem,
+        filter: FieldFilter, predicate: Predicate<E>
+    ) -> Prefetched? {
         do {
             guard try (identity ?? fileSystem.identity(address.path)) == entry.identity else { return nil }
         } catch {
@@ -231,8 +250,10 @@ struct Prefetched<E: Entity>: Sendable {
     /// entry's columns, and only the objects of the entities it keeps (or cannot decide) are
     /// taken from the file, through `read` (the file's bytes in a range, or nil). Nil when
     /// anything is unexpected: the file is then read whole.
-    static func filtered(_ entry: FieldIndexFile.Record, filter: FieldFilter, predicate: Predicate<E>, path: String,
-                         read: (Range<Int>) -> ArraySlice<UInt8>?) -> (ids: ScannedIDs, matches: [E])? {
+    static func filtered(
+        _ entry: FieldIndexFile.Record, filter: FieldFilter, predicate: Predicate<E>, path: String,
+        read: (Range<Int>) -> ArraySlice<UInt8>?
+    ) -> (ids: ScannedIDs, matches: [E])? {
         // The ids are taken apart only for a file with candidates: otherwise checking that the
         // line holds `count` strings is enough (the scan may never ask for them).
         guard FieldScanner.holdsStrings(entry.ids, count: entry.count) else { return nil }
@@ -313,7 +334,8 @@ struct Prefetched<E: Entity>: Sendable {
             let json: JSONValue
             do { json = try JSONParser.parse(Array(object)) } catch { return nil }
             guard Partition.keyMismatch(id: id, in: json, path: path) == nil,
-                  case .success(let entity) = coder.decodeOne(E.self, from: json) else { return nil }
+                case .success(let entity) = coder.decodeOne(E.self, from: json)
+            else { return nil }
             if let row, let agrees, agrees(entity, row) {
                 ids.append(id)
                 matches.append(entity)

@@ -16,7 +16,8 @@ extension StoreEngine {
         // Locate it only if the file holds the entity as served (it may still be in the journal).
         do {
             if let (bytes, _) = try fileSystem.read(path),
-               (try PartitionFile.decode(bytes, path: path)).entities[id] == json {
+                (try PartitionFile.decode(bytes, path: path)).entities[id] == json
+            {
                 let locator = JSONKeyLocator(bytes)
                 var keyPath = ["entities", id] + failure.field
                 while keyPath.count >= 2, position == nil {
@@ -27,9 +28,10 @@ extension StoreEngine {
         } catch {
             // Unreadable now: the entity is reported without a line.
         }
-        return UndecodableEntity(collection: partition.address.collection, id: id, path: path, line: position?.line,
-                                 column: position?.column, field: failure.field.isEmpty ? nil : failure.field.joined(separator: "."),
-                                 message: failure.message, fieldPath: failure.field)
+        return UndecodableEntity(
+            collection: partition.address.collection, id: id, path: path, line: position?.line,
+            column: position?.column, field: failure.field.isEmpty ? nil : failure.field.joined(separator: "."),
+            message: failure.message, fieldPath: failure.field)
     }
 
     /// Logs an entity a read skipped because it does not decode (once per stored value).
@@ -38,8 +40,9 @@ extension StoreEngine {
         let stored = partition.entities[id].map { String(decoding: JSONWriter.compact($0), as: UTF8.self) } ?? ""
         guard isFirstReport(ofUndecodable: "\(E.self)\u{0}\(partition.address.path)\u{0}\(id)\u{0}\(stored)") else { return }
         let located = undecodable(E.self, in: partition, id: id)?.error ?? error
-        report(.error, "\(located.message); skipped by reads of \(E.self) until migrated or fixed (its fields are kept)",
-               path: located.path.map { path in located.line.map { "\(path):\($0):\(located.column ?? 1)" } ?? path })
+        report(
+            .error, "\(located.message); skipped by reads of \(E.self) until migrated or fixed (its fields are kept)",
+            path: located.path.map { path in located.line.map { "\(path):\($0):\(located.column ?? 1)" } ?? path })
     }
 
     /// Every entity of the selection that does not decode as `E`, in path and id order.

@@ -73,7 +73,10 @@ extension StoreEngine {
 
     static func inconsistentCopy(_ finding: CopyCheck.Finding, more: Int) -> FolioError {
         let others = more > 0 ? " (and \(more) more file\(more == 1 ? "" : "s"))" : ""
-        return FolioError(.inconsistentCopy, "this folder is a copy of a store taken while Folio was writing it, and may hold part of a transaction: \(finding.message)\(others). Copy it again from a folder no process is writing, or make a consistent copy with `folio snapshot`; if you changed this file yourself in the copy, delete \(WrittenLog.path) to accept the copy as it is", path: finding.path)
+        return FolioError(
+            .inconsistentCopy,
+            "this folder is a copy of a store taken while Folio was writing it, and may hold part of a transaction: \(finding.message)\(others). Copy it again from a folder no process is writing, or make a consistent copy with `folio snapshot`; if you changed this file yourself in the copy, delete \(WrittenLog.path) to accept the copy as it is",
+            path: finding.path)
     }
 
     /// Before recovery (its checkpoint is the first that could tear a copy): a store without a
@@ -142,7 +145,9 @@ extension StoreEngine {
             for path in try CopyCheck.dataAndCommandFiles(fileSystem) {
                 guard let (bytes, _) = try fileSystem.read(path) else { continue }
                 latest[path] = WrittenLog.Entry(transaction: since, hash: ContentHash(bytes))
-                if keepVersions && CommandFileName.sequence(ofPath: path) == nil { history.keep(bytes, of: path, revision: PartitionFile.namedRevision(bytes, path: path)) }
+                if keepVersions && CommandFileName.sequence(ofPath: path) == nil {
+                    history.keep(bytes, of: path, revision: PartitionFile.namedRevision(bytes, path: path))
+                }
             }
         }
         var text = WrittenLog.header(origin: origin, since: since, goneBelow: try nextSequence())

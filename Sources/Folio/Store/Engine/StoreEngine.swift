@@ -128,8 +128,9 @@ final class StoreEngine {
     let writtenHashes = WrittenHashesCache()
     /// The history of each data file: merges of saves, revisions, kept versions
     /// (Store/History/VersionHistory.swift). It reads the settings through ``HistoryContext``.
-    private(set) lazy var history = VersionHistory(context: self, fileSystem: fileSystem, log: log, isReadOnly: isReadOnly,
-                                                   writtenHashes: writtenHashes)
+    private(set) lazy var history = VersionHistory(
+        context: self, fileSystem: fileSystem, log: log, isReadOnly: isReadOnly,
+        writtenHashes: writtenHashes)
     /// The merges this process made that the app may show (``Store/mergeReports()``).
     var mergeReports: [MergeReport] { history.mergeReports.reports }
     /// Each data file's kept versions (``Store/history(of:)``, ``Store/restore(_:to:)``).
@@ -160,8 +161,10 @@ final class StoreEngine {
     /// Opened read-only: nothing is written, kept versions included (VersionHistory).
     let isReadOnly: Bool
 
-    init(fileSystem: FileSystem, log: LogHandler?, readOnly: Bool = false,
-         cacheBudget: Int = Store.Configuration.initialPartitionCacheBudget, feed: ChangeFeed = ChangeFeed()) throws(FolioError) {
+    init(
+        fileSystem: FileSystem, log: LogHandler?, readOnly: Bool = false,
+        cacheBudget: Int = Store.Configuration.initialPartitionCacheBudget, feed: ChangeFeed = ChangeFeed()
+    ) throws(FolioError) {
         self.fileSystem = fileSystem
         self.feed = feed
         self.log = log
@@ -214,9 +217,11 @@ final class StoreEngine {
         var missedSince: UInt64?
         let seesEverything = cursor.seesEverything(movingTo: newHeader)
         if feed.isTracking {
-            report(.debug, "the journal's generation changed (\(cursor.header.map { String($0.generation) } ?? "none") → \(newHeader.map { String($0.generation) } ?? "none")); "
-                   + (seesEverything ? "every record was read" : "records from transaction \(cursor.nextTransaction) on were not read"),
-                   path: StoreLayout.journal)
+            report(
+                .debug,
+                "the journal's generation changed (\(cursor.header.map { String($0.generation) } ?? "none") → \(newHeader.map { String($0.generation) } ?? "none")); "
+                    + (seesEverything ? "every record was read" : "records from transaction \(cursor.nextTransaction) on were not read"),
+                path: StoreLayout.journal)
         }
         if !seesEverything {
             if cursor.header != nil {
@@ -264,12 +269,12 @@ final class StoreEngine {
         guard cursor.header == nil else { return }
         let size = try journal.size
         if size > Int64(Journal.headerSize) || (size > 0 && size < Int64(Journal.headerSize)) {
-            report(.warning, "journal header unreadable; starting a new journal (its records, if any, were already applied)",
-                   path: StoreLayout.journal)
+            report(
+                .warning, "journal header unreadable; starting a new journal (its records, if any, were already applied)",
+                path: StoreLayout.journal)
         }
         let fresh = cursor.nextGeneration(UInt64.random(in: 1...UInt64(UInt32.max)), nextSequence: try nextSequence())
         try journal.reset(to: fresh)
         _ = startGeneration(fresh)   // this process's own reset: it read every record
     }
-
 }

@@ -33,8 +33,9 @@ public enum DataFileMerge {
         let oursContents = try contents(ours, path: path + " (ours)")
         let theirsContents = try contents(theirs, path: path + " (theirs)")
         let merged = PartitionMerge.merge(base: baseContents, ours: oursContents, theirs: theirsContents)
-        return result(merged, ours: oursContents.namingSave(ContentHash(ours)), theirs: theirsContents.namingSave(ContentHash(theirs)),
-                      hadBase: true)
+        return result(
+            merged, ours: oursContents.namingSave(ContentHash(ours)), theirs: theirsContents.namingSave(ContentHash(theirs)),
+            hadBase: true)
     }
 
     /// Resolves a data file that git left with conflict markers (`<<<<<<<`, `=======`,

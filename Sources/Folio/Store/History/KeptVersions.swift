@@ -51,8 +51,9 @@ struct KeptVersions {
         let stem = name.dropLast(isEdit ? 10 : 5)
         let utf8 = Array(stem.utf8)
         guard utf8.count >= 37, utf8[20] == UInt8(ascii: "-"),
-              let order = UInt64(String(decoding: utf8[0..<20], as: UTF8.self)),
-              let hash = ContentHash(hex: Substring(String(decoding: utf8[21..<37], as: UTF8.self))) else { return nil }
+            let order = UInt64(String(decoding: utf8[0..<20], as: UTF8.self)),
+            let hash = ContentHash(hex: Substring(String(decoding: utf8[21..<37], as: UTF8.self)))
+        else { return nil }
         var version = Version(order: order, hash: hash, name: name, isEdit: isEdit)
         if utf8.count > 37 {
             guard utf8[37] == UInt8(ascii: "-") else { return nil }
@@ -76,7 +77,8 @@ struct KeptVersions {
     /// A version's bytes, or nil when it is gone or damaged (its bytes do not match its hash).
     func bytes(of version: Version, path: String) throws(FolioError) -> [UInt8]? {
         guard let (bytes, _) = try fileSystem.read(Self.folder(of: path) + "/" + version.name),
-              ContentHash(bytes) == version.hash else { return nil }
+            ContentHash(bytes) == version.hash
+        else { return nil }
         return bytes
     }
 
@@ -97,8 +99,10 @@ struct KeptVersions {
     /// - Returns: How many versions went for the byte limit (younger than the retention period).
     @discardableResult
     ///   - listed: The file's versions when the caller just listed them (saves a second listing).
-    func keep(_ bytes: [UInt8], of path: String, revision: Revision?, edit: Bool = false, barrier: DurabilityBarrier? = nil,
-              listed: [Version]? = nil) throws(FolioError) -> Int {
+    func keep(
+        _ bytes: [UInt8], of path: String, revision: Revision?, edit: Bool = false, barrier: DurabilityBarrier? = nil,
+        listed: [Version]? = nil
+    ) throws(FolioError) -> Int {
         let hash = ContentHash(bytes)
         var versions: [Version]
         if let listed { versions = listed } else { versions = try self.versions(of: path) }

@@ -18,8 +18,10 @@ enum MergeBase {
     ///   - ours: Folio's newest version of the file.
     ///   - versions: The file's kept versions, oldest first.
     ///   - load: A kept version's content; nil when it is gone or damaged.
-    static func find(_ file: PartitionFile.Contents, hash: ContentHash, ours: PartitionFile.Contents, oursVersion: KeptVersions.Version,
-                     versions: [KeptVersions.Version], load: (KeptVersions.Version) -> PartitionFile.Contents?) -> MergeBase {
+    static func find(
+        _ file: PartitionFile.Contents, hash: ContentHash, ours: PartitionFile.Contents, oursVersion: KeptVersions.Version,
+        versions: [KeptVersions.Version], load: (KeptVersions.Version) -> PartitionFile.Contents?
+    ) -> MergeBase {
         let unedited = file.isUneditedRevision
         if unedited, let revision = file.revision, Revision.includes(ours.revision?.vector ?? [:], writer: revision.writer, number: revision.number) {
             return .older
@@ -54,7 +56,8 @@ enum MergeBase {
                 .sorted { ($0.number, $0.order) > ($1.number, $1.order) }
             for version in named {
                 guard let contents = load(version), let own = contents.revision, own.writer == writer, own.number == version.number,
-                      contents.isUneditedRevision else { continue }
+                    contents.isUneditedRevision
+                else { continue }
                 candidates.append((version, contents, own.vector))
                 break
             }

@@ -21,8 +21,10 @@ enum PartitionMerge {
 
     /// - Parameter rule: Which side wins a field both changed (and an entity one deleted and the
     ///   other changed).
-    static func merge(base: PartitionFile.Contents, ours: PartitionFile.Contents, theirs: PartitionFile.Contents,
-                      rule: EditConflictRule = .fileFirst) -> Result {
+    static func merge(
+        base: PartitionFile.Contents, ours: PartitionFile.Contents, theirs: PartitionFile.Contents,
+        rule: EditConflictRule = .fileFirst
+    ) -> Result {
         var result = Result(contents: PartitionFile.Contents(entities: [:], extra: [:]))
         for id in Set(base.entities.keys).union(ours.entities.keys).union(theirs.entities.keys) {
             let before = base.entities[id], mine = ours.entities[id], saved = theirs.entities[id]
@@ -35,7 +37,9 @@ enum PartitionMerge {
             } else {
                 result.conflicts.append(id)
                 if let mine, let saved {
-                    value = rule == .fileFirst ? ThreeWayMerge.merge(base: before, local: saved, server: mine)
+                    value =
+                        rule == .fileFirst
+                        ? ThreeWayMerge.merge(base: before, local: saved, server: mine)
                         : ThreeWayMerge.merge(base: before, local: mine, server: saved)
                 } else {
                     value = rule == .fileFirst ? saved : mine

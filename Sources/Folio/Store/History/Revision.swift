@@ -31,7 +31,8 @@ struct Revision: Equatable, Sendable {
     init?(text: String, ancestors: [String: UInt64] = [:]) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 3, let hash = ContentHash(hex: parts[parts.count - 1]),
-              let number = UInt64(parts[parts.count - 2]), number > 0 else { return nil }
+            let number = UInt64(parts[parts.count - 2]), number > 0
+        else { return nil }
         let writer = parts.dropLast(2).joined(separator: ":")
         guard WriterID.isValid(writer) else { return nil }
         self.init(writer: writer, number: number, hash: hash, ancestors: ancestors)

@@ -24,19 +24,24 @@ extension Store {
     public func history(of path: String) async throws -> [FileVersion] {
         try await read { engine throws(FolioError) in
             guard engine.partitionAddress(of: path) != nil else {
-                throw FolioError(.invalidName, "not the path of a data file (<collection>.json, <collection>/<YYYY-MM>.json or <collection>/<YYYY-MM>/<YYYY-MM-DD>.json)", path: path)
+                throw FolioError(
+                    .invalidName, "not the path of a data file (<collection>.json, <collection>/<YYYY-MM>.json or <collection>/<YYYY-MM>/<YYYY-MM-DD>.json)",
+                    path: path)
             }
             let kept = engine.keptVersions
             var found: [FileVersion] = []
             for version in try kept.versions(of: path).reversed() {
                 guard let bytes = try kept.bytes(of: version, path: path),
-                      let identity = try engine.fileSystem.identity(KeptVersions.folder(of: path) + "/" + version.name) else { continue }
+                    let identity = try engine.fileSystem.identity(KeptVersions.folder(of: path) + "/" + version.name)
+                else { continue }
                 let contents: PartitionFile.Contents
                 do { contents = try PartitionFile.decode(bytes, path: path) } catch { continue }
                 let isRevision = !version.isEdit && contents.isUneditedRevision
-                found.append(FileVersion(name: isRevision ? "\(version.writer ?? ""):\(version.number)" : version.name,
-                                         date: Date(timeIntervalSince1970: Double(identity.modified) / 1e9),
-                                         entityCount: contents.entities.count, isSave: !isRevision))
+                found.append(
+                    FileVersion(
+                        name: isRevision ? "\(version.writer ?? ""):\(version.number)" : version.name,
+                        date: Date(timeIntervalSince1970: Double(identity.modified) / 1e9),
+                        entityCount: contents.entities.count, isSave: !isRevision))
             }
             return found
         }

@@ -17,7 +17,9 @@ extension VersionHistory {
 
     private func reconcile(_ contents: PartitionFile.Contents, bytes: [UInt8], hash: ContentHash, path: String) -> Reconciled {
         // What a checkpoint last wrote to the file: Folio's, without listing its kept versions.
-        if writtenHashes.current(fileSystem, worthReading: context.fileLoadsSoFar >= WrittenHashesCache.worthReadingAfter)?.isLastWritten(hash, at: path) == true {
+        if writtenHashes.current(fileSystem, worthReading: context.fileLoadsSoFar >= WrittenHashesCache.worthReadingAfter)?.isLastWritten(hash, at: path)
+            == true
+        {
             return Reconciled(contents: contents, merged: false, kept: true)
         }
         let versions: [KeptVersions.Version]
@@ -52,7 +54,8 @@ extension VersionHistory {
             let isFolios = versions.contains { !$0.isEdit && $0.hash == hash }
             written = isFolios ? nil : ours
             if !isFolios, let edit = versions.last(where: { $0.isEdit && $0.hash == hash }),
-               let before = versions.last(where: { !$0.isEdit && $0.order < edit.order }), before.name != newest.name {
+                let before = versions.last(where: { !$0.isEdit && $0.order < edit.order }), before.name != newest.name
+            {
                 written = try keptContents(before, path: path)
             }
         } catch {
@@ -103,13 +106,16 @@ extension VersionHistory {
         case .known(let version, let baseContents):
             let rule = DataFileName.address(of: path).flatMap { settings.editConflictRules[$0.collection] } ?? .fileFirst
             result = PartitionMerge.merge(base: baseContents, ours: ours, theirs: contents, rule: rule)
-            text = "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(version.name)): merged"
+            text =
+                "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(version.name)): merged"
                 + Self.listing("kept Folio's newer state of", result.keptFromFolio)
-                + Self.listing("changed on both sides, merged field by field with \(rule == .fileFirst ? "the file's" : "Folio's") values first:", result.conflicts)
+                + Self.listing(
+                    "changed on both sides, merged field by field with \(rule == .fileFirst ? "the file's" : "Folio's") values first:", result.conflicts)
         case .unknown:
             result = PartitionMerge.mergeWithoutBase(ours: ours, theirs: contents)
             let why = contents.revision == nil ? "names no revision" : "names a revision Folio does not keep (\(contents.revision!.text))"
-            text = "\(why), so its base is unknown: merged without deleting anything"
+            text =
+                "\(why), so its base is unknown: merged without deleting anything"
                 + Self.listing("kept, though the file lacks them:", result.keptFromFolio)
                 + Self.listing("took the file's values of", result.conflicts)
             mergeReports.note(MergeReport(path: path, kind: .unknownBase, kept: result.keptFromFolio, changed: result.conflicts))
@@ -121,7 +127,8 @@ extension VersionHistory {
             keep(PartitionFile.encode(merged), of: path, revision: merged.revision)
         }
         keepForeign()
-        if case .merged = base {} else {
+        if case .merged = base {
+        } else {
             report(result.conflicts.isEmpty && !(base.isUnknown && !result.keptFromFolio.isEmpty) ? .info : .warning, text, path: path)
             if case .known = base, !result.conflicts.isEmpty {
                 mergeReports.note(MergeReport(path: path, kind: .conflict, kept: result.keptFromFolio, changed: result.conflicts))
@@ -148,5 +155,4 @@ extension VersionHistory {
         /// The file's hash when it was already computed (it is what the partition remembers).
         var hash: ContentHash? = nil
     }
-
 }

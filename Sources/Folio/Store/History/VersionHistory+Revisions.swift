@@ -11,8 +11,10 @@ extension VersionHistory {
     func vector(of partition: Partition, versions: [KeptVersions.Version]) -> [String: UInt64] {
         let vector = partition.revision?.vector ?? [:]
         guard let hash = partition.fileHash, vector[Revision.editKey(hash)] == nil,
-              let version = versions.last(where: { $0.hash == hash }), let writer = version.writer else { return vector }
-        let ownWrite = !version.isEdit && writer == writerID
+            let version = versions.last(where: { $0.hash == hash }), let writer = version.writer
+        else { return vector }
+        let ownWrite =
+            !version.isEdit && writer == writerID
             && !versions.contains { $0.writer == writer && $0.number == version.number && $0.hash != hash }
         guard !ownWrite else { return vector }
         do {
@@ -29,8 +31,9 @@ extension VersionHistory {
     func nextRevision(of contents: PartitionFile.Contents, after vector: [String: UInt64], versions: [KeptVersions.Version]) -> Revision? {
         guard WriterID.isValid(writerID) else { return nil }
         let number = KeptVersions.nextNumber(of: writerID, in: versions, after: vector[writerID] ?? 0)
-        let ancestors = Revision.droppingSaves(vector, olderThan: max(settings.historyRetention, KeptVersions.defaultRetention),
-                                               now: Revision.currentSecond)
+        let ancestors = Revision.droppingSaves(
+            vector, olderThan: max(settings.historyRetention, KeptVersions.defaultRetention),
+            now: Revision.currentSecond)
         return Revision(writer: writerID, number: number, hash: contents.contentHash, ancestors: ancestors)
     }
 

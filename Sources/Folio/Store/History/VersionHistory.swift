@@ -44,7 +44,8 @@ final class VersionHistory {
     func keptState(_ hash: ContentHash, of path: String) -> PartitionFile.Contents? {
         do {
             guard let version = try keptVersions.versions(of: path).last(where: { $0.hash == hash }),
-                  let bytes = try keptVersions.bytes(of: version, path: path) else { return nil }
+                let bytes = try keptVersions.bytes(of: version, path: path)
+            else { return nil }
             return try PartitionFile.decode(bytes, path: path)
         } catch {
             return nil
@@ -74,7 +75,10 @@ final class VersionHistory {
         do {
             let dropped = try keptVersions.keep(bytes, of: path, revision: revision, edit: edit)
             if dropped > 0 {
-                report(.warning, "the history of this file passed its byte limit (\(settings.historyByteLimit) bytes): its \(dropped) oldest versions went; a save made from one of them is merged without a base (nothing is deleted by it)", path: path)
+                report(
+                    .warning,
+                    "the history of this file passed its byte limit (\(settings.historyByteLimit) bytes): its \(dropped) oldest versions went; a save made from one of them is merged without a base (nothing is deleted by it)",
+                    path: path)
             }
         } catch {
             report(.warning, "cannot keep a version of this file (\(error.message)); a save made from it cannot be merged", path: path)

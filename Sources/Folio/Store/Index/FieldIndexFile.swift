@@ -213,7 +213,8 @@ enum FieldIndexFile {
                 case .section(let section, let offset):
                     let bytes = try file.read(offset..<(offset + section.length))
                     guard bytes.count == section.length, bytes.withUnsafeBytes({ CRC32C.checksum($0) }) == section.checksum,
-                          bytes.last == 0x0A || lineCount == 0 else { return nil }
+                        bytes.last == 0x0A || lineCount == 0
+                    else { return nil }
                     let lines = bytes.dropLast().lines()
                     guard lines.count == lineCount || (lineCount == 0 && bytes.isEmpty) else { return nil }
                     return .lines(section.kind, lines)
@@ -276,12 +277,14 @@ enum FieldIndexFile {
             }
         }
         guard numbers.count == 6, numbers[2].magnitude <= UInt64(Int64.max), numbers[3].magnitude <= UInt64(Int64.max),
-              numbers[4].magnitude <= UInt64(Int64.max), numbers[5].magnitude <= UInt64(Int.max) else { return nil }
+            numbers[4].magnitude <= UInt64(Int64.max), numbers[5].magnitude <= UInt64(Int.max)
+        else { return nil }
         func signed(_ value: (magnitude: UInt64, negative: Bool)) -> Int64 {
             value.negative ? -Int64(value.magnitude) : Int64(value.magnitude)
         }
-        let identity = FileIdentity(device: numbers[0].magnitude, inode: numbers[1].magnitude, size: signed(numbers[2]),
-                                    modified: signed(numbers[3]), changed: signed(numbers[4]), isDirectory: false)
+        let identity = FileIdentity(
+            device: numbers[0].magnitude, inode: numbers[1].magnitude, size: signed(numbers[2]),
+            modified: signed(numbers[3]), changed: signed(numbers[4]), isDirectory: false)
         return (key, identity, Int(numbers[5].magnitude))
     }
 
@@ -289,14 +292,15 @@ enum FieldIndexFile {
     private static func sectionLine(_ line: ArraySlice<UInt8>) -> Section? {
         let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 4, omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0].elementsEqual("S".utf8), let length = Int(String(decoding: parts[1], as: UTF8.self)), length >= 0,
-              parts[2].count == 8, let checksum = UInt32(String(decoding: parts[2], as: UTF8.self), radix: 16)
+            parts[2].count == 8, let checksum = UInt32(String(decoding: parts[2], as: UTF8.self), radix: 16)
         else { return nil }
         switch (String(decoding: parts[3], as: UTF8.self), parts.count) {
         case ("ids", 4): return Section(kind: .ids, length: length, checksum: checksum)
         case ("ranges", 4): return Section(kind: .ranges, length: length, checksum: checksum)
         case ("field", 5):
             guard let values = FieldScanner.values(ArraySlice("[".utf8) + parts[4] + ArraySlice("]".utf8)),
-                  values.count == 1, case .string(let name) = values[0] else { return nil }
+                values.count == 1, case .string(let name) = values[0]
+            else { return nil }
             return Section(kind: .field(name), length: length, checksum: checksum)
         default: return nil
         }
@@ -318,9 +322,10 @@ enum FieldIndexFile {
             text += "P \(key.text) \(identity.device) \(identity.inode) \(identity.size) \(identity.modified) \(identity.changed) \(entry.count)\n"
         }
         var body: [UInt8] = []
-        body.reserveCapacity(entries.values.reduce(0) { total, entry in
-            total + entry.ids.count + entry.ranges.count + entry.fields.values.reduce(0) { $0 + $1.count + 1 } + 2
-        } + keys.count * names.count * 2)
+        body.reserveCapacity(
+            entries.values.reduce(0) { total, entry in
+                total + entry.ids.count + entry.ranges.count + entry.fields.values.reduce(0) { $0 + $1.count + 1 } + 2
+            } + keys.count * names.count * 2)
         func section(_ title: String, _ line: (Record) -> ArraySlice<UInt8>) {
             let start = body.count
             for key in keys {
@@ -357,9 +362,9 @@ extension FieldIndexFile {
     }
 }
 
-private extension ArraySlice where Element == UInt8 {
+extension ArraySlice where Element == UInt8 {
     /// The lines of these bytes (split at each newline; `memchr` finds them).
-    func lines() -> [ArraySlice<UInt8>] {
+    fileprivate func lines() -> [ArraySlice<UInt8>] {
         var result: [ArraySlice<UInt8>] = []
         withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
@@ -377,7 +382,7 @@ private extension ArraySlice where Element == UInt8 {
     }
 
     /// Whether the bytes hold a field index header's end (a `. <crc>` line).
-    var containsHeaderEnd: Bool {
+    fileprivate var containsHeaderEnd: Bool {
         var index = startIndex
         while let newline = self[index...].firstIndex(of: 0x0A) {
             if newline + 2 < endIndex, self[newline + 1] == UInt8(ascii: "."), self[newline + 2] == UInt8(ascii: " ") { return true }

@@ -69,8 +69,10 @@ extension IdLocator {
         } catch {
             // Unreadable now: the error names the files without a line.
         }
-        return FolioError(.corruptFile, "entity \"\(id)\" is in \(paths.count) files (\(paths.joined(separator: ", "))): an entity lives in exactly one partition file; Folio neither reads nor writes it until you delete the copy that is wrong",
-                          path: paths[0], line: position?.line, column: position?.column, entityID: id)
+        return FolioError(
+            .corruptFile,
+            "entity \"\(id)\" is in \(paths.count) files (\(paths.joined(separator: ", "))): an entity lives in exactly one partition file; Folio neither reads nor writes it until you delete the copy that is wrong",
+            path: paths[0], line: position?.line, column: position?.column, entityID: id)
     }
 
     /// The ids a query's scan found in more than one of its partitions (or known to be in another

@@ -44,7 +44,7 @@ extension IdLocator {
     func saveIndexes(granularities: [String: PartitionGranularity]) {
         for collection in idIndex.changed.sorted() {
             guard idIndex.isSavable(collection), let index = idIndex.locations(in: collection),
-                  let granularity = granularities[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
+                let granularity = granularities[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
             else { continue }
             var entries: [PartitionKey: IndexFile.Entry] = [:]
             var complete = true

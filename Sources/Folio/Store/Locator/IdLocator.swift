@@ -85,8 +85,10 @@ final class IdLocator {
     /// a `get` or a `delete` in a process that is open while a git pull, rsync or a person's save
     /// brings the id in. Without it (an insert), a copy brought in unseen is found when its
     /// file is next read, and refused as an id in two files, never overwritten.
-    func locate(collection: String, granularity: PartitionGranularity, id: String, strict: Bool = false,
-                verifyingAbsence: Bool = false) throws(FolioError) -> PartitionAddress? {
+    func locate(
+        collection: String, granularity: PartitionGranularity, id: String, strict: Bool = false,
+        verifyingAbsence: Bool = false
+    ) throws(FolioError) -> PartitionAddress? {
         if granularity == .none {
             let address = PartitionAddress(collection: collection, granularity: .none, key: .whole)
             return try partition(address).entities[id] == nil ? nil : address
@@ -127,8 +129,9 @@ final class IdLocator {
                 // Files that were broken may have been fixed since.
                 for address in broken.keys.sorted() { indexPartition(address) }
                 if strict, idIndex.key(of: id, in: collection) == nil, let problem = idIndex.unreadableFiles(in: collection).values.first {
-                    throw FolioError(.corruptFile, "cannot tell whether \"\(id)\" exists: \(problem.message)",
-                                     path: problem.path, line: problem.line, column: problem.column, entityID: id)
+                    throw FolioError(
+                        .corruptFile, "cannot tell whether \"\(id)\" exists: \(problem.message)",
+                        path: problem.path, line: problem.line, column: problem.column, entityID: id)
                 }
             }
             try refuseDuplicate(collection: collection, granularity: granularity, id: id)

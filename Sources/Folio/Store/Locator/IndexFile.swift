@@ -47,9 +47,9 @@ enum IndexFile {
     static func partitionLine(_ line: String) -> (key: PartitionKey, identity: FileIdentity, count: Int)? {
         let fields = line.split(separator: " ")
         guard fields.count == 8, fields[0] == "P",
-              let key = PartitionKey.day(parsing: String(fields[1])) ?? PartitionKey.month(parsing: String(fields[1])),
-              let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
-              let modified = Int64(fields[5]), let changed = Int64(fields[6]), let count = Int(fields[7]), count >= 0
+            let key = PartitionKey.day(parsing: String(fields[1])) ?? PartitionKey.month(parsing: String(fields[1])),
+            let device = UInt64(fields[2]), let inode = UInt64(fields[3]), let size = Int64(fields[4]),
+            let modified = Int64(fields[5]), let changed = Int64(fields[6]), let count = Int(fields[7]), count >= 0
         else { return nil }
         return (key, FileIdentity(device: device, inode: inode, size: size, modified: modified, changed: changed, isDirectory: false), count)
     }

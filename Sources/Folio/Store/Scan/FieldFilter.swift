@@ -37,8 +37,9 @@ struct FieldFilter: @unchecked Sendable {
         let compiler = FieldCompiler(variable: predicate.variable.key)
         guard let evaluate = compilable.compiledPredicate(compiler) else { return nil }
         let requirements = !ScanAccelerators.enabled.contains(.rows) ? [] : (compilable as? any FieldRequiring)?.requirements(compiler) ?? []
-        return FieldFilter(keyPaths: compiler.keyPaths, evaluate: evaluate, requirements: requirements,
-                           agreement: agreement(compiler.keyPaths, of: E.self))
+        return FieldFilter(
+            keyPaths: compiler.keyPaths, evaluate: evaluate, requirements: requirements,
+            agreement: agreement(compiler.keyPaths, of: E.self))
     }
 
     /// Whether an entity's properties are exactly the values of a row as this filter read them
@@ -52,8 +53,10 @@ struct FieldFilter: @unchecked Sendable {
         agreement as? (E, FieldRow) -> Bool
     }
 
-    private init(keyPaths: [(keyPath: AnyKeyPath, kind: FieldKind)], evaluate: @escaping (FieldRow) throws -> Bool,
-                 requirements: [FieldRequirement], agreement: Any) {
+    private init(
+        keyPaths: [(keyPath: AnyKeyPath, kind: FieldKind)], evaluate: @escaping (FieldRow) throws -> Bool,
+        requirements: [FieldRequirement], agreement: Any
+    ) {
         (self.keyPaths, self.evaluate, self.requirements, self.agreement) = (keyPaths, evaluate, requirements, agreement)
     }
 
@@ -125,8 +128,9 @@ extension PredicateExpressions.Conjunction: FieldRequiring where LHS: FieldCompi
 extension PredicateExpressions.CollectionContainsCollection: FieldRequiring where Base: FieldCompilable, Other: FieldCompilable {
     func requirements(_ compiler: FieldCompiler) -> [FieldRequirement] {
         guard let slot = (base as? any FieldPropertyPath)?.slot(compiler, String.self),
-              let word = (other as? PredicateExpressions.Value<String>)?.value, TextSearch.plainBytes(word),
-              let bytes = SearchWord(Array(word.utf8)) else { return [] }
+            let word = (other as? PredicateExpressions.Value<String>)?.value, TextSearch.plainBytes(word),
+            let bytes = SearchWord(Array(word.utf8))
+        else { return [] }
         return [.word(slot: slot, bytes)]
     }
 }

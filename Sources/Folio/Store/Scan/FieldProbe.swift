@@ -14,8 +14,10 @@ internal import Foundation
 enum FieldProbe {
     /// The JSON field of each key path, or nil when one of them cannot be mapped or the sample
     /// does not decode.
-    static func keys<E: Entity>(_ type: E.Type, keyPaths: [(keyPath: AnyKeyPath, kind: FieldKind)], sample: [String: JSONValue],
-                                coder: EntityCoder) -> [AnyKeyPath: String]? {
+    static func keys<E: Entity>(
+        _ type: E.Type, keyPaths: [(keyPath: AnyKeyPath, kind: FieldKind)], sample: [String: JSONValue],
+        coder: EntityCoder
+    ) -> [AnyKeyPath: String]? {
         var passes: [ProbePass] = [ProbePass(number: 0, bools: false), ProbePass(number: 1, bools: true)]
         var decoded: [E] = []
         func decode(_ pass: ProbePass) throws {

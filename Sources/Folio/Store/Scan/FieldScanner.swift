@@ -101,9 +101,9 @@ extension FieldScanner {
     }
 }
 
-private extension Array where Element == Range<Int>? {
+extension Array where Element == Range<Int>? {
     /// Appends nils up to `count` elements.
-    mutating func padded(to count: Int) {
+    fileprivate mutating func padded(to count: Int) {
         if self.count < count { append(contentsOf: repeatElement(nil, count: count - self.count)) }
     }
 }

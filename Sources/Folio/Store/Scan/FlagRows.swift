@@ -21,7 +21,8 @@ extension FieldScanner {
 
     private static func unquotedRows(_ line: UnsafeBufferPointer<UInt8>, mayBe flag: Bool, count: Int) -> [Bool]? {
         guard let base = line.baseAddress, line.count >= 2, line.first == UInt8(ascii: "["), line.last == UInt8(ascii: "]"),
-              memchr(base, Int32(UInt8(ascii: "\"")), line.count) == nil else { return nil }
+            memchr(base, Int32(UInt8(ascii: "\"")), line.count) == nil
+        else { return nil }
         let end = line.count - 1   // the closing bracket
         guard end > 1 else { return count == 0 ? [] : nil }
         let other: StaticString = flag ? "false" : "true"

@@ -19,9 +19,9 @@ enum ThreeWayMerge {
             if mine == theirs {
                 value = mine
             } else if base != nil && mine == before {
-                value = theirs                       // changed on the server only
+                value = theirs   // changed on the server only
             } else if base != nil && theirs == before {
-                value = mine                         // changed locally only
+                value = mine   // changed locally only
             } else if let mine, let theirs, mine.objectValue != nil, theirs.objectValue != nil {
                 value = merge(base: before, local: mine, server: theirs)
             } else {

@@ -69,8 +69,10 @@ final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked Sendable
 
     /// No redirect is followed here: the transport decides (same origin only, PROTOCOL.md), so
     /// credentials and idempotency keys never reach another host.
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         // Answered off the delegate queue: swift-corelibs-foundation delivers the unfollowed
         // redirect as the response from inside this callback and waits for the delegate queue,
         // which this callback occupies (answering inline hangs the task until it times out).

@@ -35,7 +35,8 @@ extension HTTPTransport {
             }
             switch HTTPResponseClass(status: status) {
             case .success: return try Self.pullResponse(body, what: what, isPartition: request.partition != nil)
-            case .unauthorized: throw FolioError(.unauthorized, "the server answered 401 to \(what)" + (auth == nil ? " and the app gave no auth provider" : ""))
+            case .unauthorized:
+                throw FolioError(.unauthorized, "the server answered 401 to \(what)" + (auth == nil ? " and the app gave no auth provider" : ""))
             case .transient: throw FolioError(.network, "the server answered \(status) to \(what)")
             default:
                 throw FolioError(.badResponse, "the server answered \(status) to \(what): \(HTTPHeaders.excerpt(body, limit: 300))")

@@ -29,8 +29,10 @@ extension HTTPTransport {
         return answer
     }
 
-    private func sendOnce(method: String, path: String, query: [URLQueryItem], headers: [String: String], body: Data?,
-                          refreshAuth: Bool) async -> Answer {
+    private func sendOnce(
+        method: String, path: String, query: [URLQueryItem], headers: [String: String], body: Data?,
+        refreshAuth: Bool
+    ) async -> Answer {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             return .unreachable("the base URL \(baseURL) is not a valid URL")
         }
@@ -78,12 +80,14 @@ extension HTTPTransport {
                 return .redirected("\(method) \(url.absoluteString) was redirected (\(status)) to an unreadable Location: not followed")
             }
             guard Self.sameOrigin(url, target) else {
-                return .redirected("\(method) \(url.absoluteString) was redirected (\(status)) to another origin, \(target.absoluteString): "
-                                   + "not followed (credentials and idempotency keys never leave the server's origin)")
+                return .redirected(
+                    "\(method) \(url.absoluteString) was redirected (\(status)) to another origin, \(target.absoluteString): "
+                        + "not followed (credentials and idempotency keys never leave the server's origin)")
             }
             guard status == 307 || status == 308 else {
-                return .redirected("\(method) \(url.absoluteString) was redirected (\(status)) to \(target.absoluteString): not followed "
-                                   + "(only 307 and 308 keep the method and body); fix the base URL")
+                return .redirected(
+                    "\(method) \(url.absoluteString) was redirected (\(status)) to \(target.absoluteString): not followed "
+                        + "(only 307 and 308 keep the method and body); fix the base URL")
             }
             guard redirectsLeft > 0 else {
                 return .redirected("\(method) \(url.absoluteString): too many redirects (the last to \(target.absoluteString))")

@@ -110,8 +110,9 @@ public final class HTTPTransport: BatchTransport {
             }
             // The body as parsed with the whole response: parsed once, written once (if at all).
             let itemBody = response["body"] ?? .null
-            let outcome = Self.outcome(of: .response(Int(itemStatus), itemHeaders, Data()), for: requests[index].command,
-                                       parsedBody: itemBody)
+            let outcome = Self.outcome(
+                of: .response(Int(itemStatus), itemHeaders, Data()), for: requests[index].command,
+                parsedBody: itemBody)
             outcomes.append(outcome)
             guard case .applied = outcome else { break }
         }
@@ -167,8 +168,10 @@ public final class HTTPTransport: BatchTransport {
         // A PUT over a version the server no longer has: deleted there (PROTOCOL.md).
         if command.operation == .upsert && (status == 404 || status == 410) { return .conflict(version: nil, entity: nil) }
         if status == 413 {
-            return .rejected(FailureReason("the server refused the command as too large for it (413)", status: status,
-                                           details: ["body": HTTPHeaders.excerpt(body())]))
+            return .rejected(
+                FailureReason(
+                    "the server refused the command as too large for it (413)", status: status,
+                    details: ["body": HTTPHeaders.excerpt(body())]))
         }
         switch HTTPResponseClass(status: status) {
         case .success:
@@ -193,8 +196,10 @@ public final class HTTPTransport: BatchTransport {
         case .redirect:
             return .retryLater(reason: "the server answered \(status) (a redirect) with no usable Location", status: status, after: nil)
         case .permanent:
-            return .rejected(FailureReason("the server refused the command with status \(status)", status: status,
-                                           details: ["body": HTTPHeaders.excerpt(body())]))
+            return .rejected(
+                FailureReason(
+                    "the server refused the command with status \(status)", status: status,
+                    details: ["body": HTTPHeaders.excerpt(body())]))
         }
     }
 
@@ -215,8 +220,10 @@ public final class HTTPTransport: BatchTransport {
             let text = id.stringValue ?? id.integerValue.map(String.init)
             // Bytes, not canonical equivalence: "café" spelt two ways is two entities.
             guard let text, Array(text.utf8) == Array(expected.utf8) else {
-                throw FolioError(.badResponse, "\(what) is about another entity (id \(FolioError.quoted(text ?? "\(id)"))), "
-                                 + "not \(FolioError.quoted(expected)): unusable, nothing stored")
+                throw FolioError(
+                    .badResponse,
+                    "\(what) is about another entity (id \(FolioError.quoted(text ?? "\(id)"))), "
+                        + "not \(FolioError.quoted(expected)): unusable, nothing stored")
             }
         }
         return Data(JSONWriter.compact(value))
@@ -226,8 +233,10 @@ public final class HTTPTransport: BatchTransport {
         do {
             return try JSONParser.parse([UInt8](body))
         } catch {
-            throw FolioError(.badResponse, "\(what) is not valid JSON (line \(error.line), column \(error.column): \(error.message)): "
-                             + HTTPHeaders.excerpt(body, limit: 200))
+            throw FolioError(
+                .badResponse,
+                "\(what) is not valid JSON (line \(error.line), column \(error.column): \(error.message)): "
+                    + HTTPHeaders.excerpt(body, limit: 200))
         }
     }
 

@@ -59,14 +59,16 @@ public enum IsolatedSync {
                 return nil
             }
             child.waitUntilExit()
-            let crashed = child.terminationReason == .uncaughtSignal
+            let crashed =
+                child.terminationReason == .uncaughtSignal
                 && [SIGILL, SIGTRAP].contains(child.terminationStatus)
             guard crashed else {
                 return child.terminationReason == .uncaughtSignal ? 128 + child.terminationStatus : child.terminationStatus
             }
             guard attempt < restarts else { break }
-            report("the HTTP layer crashed on a connection cut inside a response's headers "
-                   + "(swift-corelibs-foundation #5285); nothing is lost, syncing again")
+            report(
+                "the HTTP layer crashed on a connection cut inside a response's headers "
+                    + "(swift-corelibs-foundation #5285); nothing is lost, syncing again")
         }
         report("the HTTP layer crashed \(restarts + 1) times; run the sync again later")
         return 1

@@ -9,14 +9,18 @@ import Testing
     @Test func anIdInAFileThatArrivedIsFoundAndDeleted() async throws {
         let folder = TemporaryFolder()
         let store = try await Store.open(at: folder.url, configuration: .testing())
-        try await store.write { tx in try tx.upsert(todo("a", on: "2026-11-20")); try tx.upsert(todo("b", on: "2026-11-21")) }
+        try await store.write { tx in
+            try tx.upsert(todo("a", on: "2026-11-20")); try tx.upsert(todo("b", on: "2026-11-21"))
+        }
         try await store.checkpoint()
         #expect(try await store.get(Todo.self, id: UUID()) == nil)   // the id index is built
         // Another copy of the app writes two todos; their files are copied in.
         let other = TemporaryFolder()
         let writer = try await Store.open(at: other.url, configuration: .testing())
         let x = todo("x", on: "2026-11-22"), y = todo("y", on: "2026-11-23")
-        try await writer.write { tx in try tx.upsert(x); try tx.upsert(y) }
+        try await writer.write { tx in
+            try tx.upsert(x); try tx.upsert(y)
+        }
         try await writer.close()
         let month = folder.url.appendingPathComponent("todos/2026-11")
         for day in ["2026-11-22", "2026-11-23"] {

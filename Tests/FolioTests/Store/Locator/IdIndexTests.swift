@@ -69,12 +69,15 @@ import Testing
             }
             if let (name, id) = wrong {
                 let expected = index.isBuilt(name) ? truth[name]?[id] : nil
-                Issue.record("seed \(seed), step \(step): \(name)/\(id) is at \(String(describing: index.key(of: id, in: name))), expected \(String(describing: expected))")
+                Issue.record(
+                    "seed \(seed), step \(step): \(name)/\(id) is at \(String(describing: index.key(of: id, in: name))), expected \(String(describing: expected))"
+                )
                 break
             }
         }
-        print("IdIndexTests seed \(seed): \(counts.creates) creates, \(counts.moves) moves, \(counts.deletes) deletes, "
-              + "\(counts.builds) builds, \(counts.forgets) forgets, every id where the model put it")
+        print(
+            "IdIndexTests seed \(seed): \(counts.creates) creates, \(counts.moves) moves, \(counts.deletes) deletes, "
+                + "\(counts.builds) builds, \(counts.forgets) forgets, every id where the model put it")
     }
 
     @Test func anIndexWithAnUnreadableFileOrAnIdInTwoFilesIsNotSaved() {

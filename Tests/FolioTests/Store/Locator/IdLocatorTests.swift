@@ -26,7 +26,8 @@ import Testing
         /// The ids a file holds, or nil when it does not parse (never read before: a read throws).
         func idsOnDisk(_ address: PartitionAddress) -> Set<String>? {
             guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(address.path).path),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
             return Set((object["entities"] as? [String: Any] ?? [:]).keys)
         }
 
@@ -78,7 +79,8 @@ import Testing
 
         /// Writes a day file, by a new file renamed into place (as git, rsync and most editors do).
         func write(_ day: String, _ ids: Set<String>?, seenByEngine: Bool) throws {
-            let text = ids.map { ids in "{\"entities\": {" + ids.sorted().map { "\"\($0)\": {\"id\": \"\($0)\"}" }.joined(separator: ", ") + "}}" }
+            let text =
+                ids.map { ids in "{\"entities\": {" + ids.sorted().map { "\"\($0)\": {\"id\": \"\($0)\"}" }.joined(separator: ", ") + "}}" }
                 ?? "{ not json"
             let temp = month.appendingPathComponent(".\(day).tmp")
             try Data(text.utf8).write(to: temp)
@@ -95,24 +97,30 @@ import Testing
             switch random.next() % 6 {
             case 0, 1: try write(day, onDisk(day).union([id]), seenByEngine: seen)   // added, or copied beside another copy
             case 2: try write(day, onDisk(day).subtracting([id]), seenByEngine: seen)
-            case 3:                                                                  // moved here from wherever it was
+            case 3:   // moved here from wherever it was
                 for other in Self.days where other != day && onDisk(other).contains(id) {
                     try write(other, onDisk(other).subtracting([id]), seenByEngine: seen)
                 }
                 try write(day, onDisk(day).union([id]), seenByEngine: seen)
-            case 4:                                                                  // an unreadable file appears
-                if let newcomer = Self.newcomers.first(where: { engine.idsOnDisk(Self.address($0)) == nil
-                                                                && !FileManager.default.fileExists(atPath: month.appendingPathComponent("\($0).json").path) }) {
+            case 4:   // an unreadable file appears
+                if let newcomer = Self.newcomers.first(where: {
+                    engine.idsOnDisk(Self.address($0)) == nil
+                        && !FileManager.default.fileExists(atPath: month.appendingPathComponent("\($0).json").path)
+                }) {
                     try write(newcomer, nil, seenByEngine: seen)
                 }
-            default:                                                                 // and is mended
-                if let mended = Self.newcomers.first(where: { FileManager.default.fileExists(atPath: month.appendingPathComponent("\($0).json").path)
-                                                              && engine.idsOnDisk(Self.address($0)) == nil }) {
+            default:   // and is mended
+                if let mended = Self.newcomers.first(where: {
+                    FileManager.default.fileExists(atPath: month.appendingPathComponent("\($0).json").path)
+                        && engine.idsOnDisk(Self.address($0)) == nil
+                }) {
                     try write(mended, [id], seenByEngine: seen)
                 }
             }
             let all = Self.days + Self.newcomers
-            let broken = all.filter { FileManager.default.fileExists(atPath: month.appendingPathComponent("\($0).json").path) && engine.idsOnDisk(Self.address($0)) == nil }
+            let broken = all.filter {
+                FileManager.default.fileExists(atPath: month.appendingPathComponent("\($0).json").path) && engine.idsOnDisk(Self.address($0)) == nil
+            }
 
             // Every id, looked up as a get (strict) and a delete (lenient) do: both verify absence.
             for id in ids {
@@ -161,8 +169,10 @@ import Testing
                 }
             }
         }
-        print("IdLocatorTests seed \(seed): \(counts.unseen) file changes unseen by the engine, \(counts.found) found, "
-              + "\(counts.foundBesideUnseen) found beside an unseen copy (\(counts.missedSeenCopies) of them beside a copy read: known issue), \(counts.refused) refused (two files), \(counts.absent) absent, \(counts.unsure) unsure (a file unreadable)")
+        print(
+            "IdLocatorTests seed \(seed): \(counts.unseen) file changes unseen by the engine, \(counts.found) found, "
+                + "\(counts.foundBesideUnseen) found beside an unseen copy (\(counts.missedSeenCopies) of them beside a copy read: known issue), \(counts.refused) refused (two files), \(counts.absent) absent, \(counts.unsure) unsure (a file unreadable)"
+        )
         #expect(counts.found > 0 && counts.refused > 0 && counts.absent > 0 && counts.unsure > 0, "a case never arose (seed \(seed))")
     }
 }

@@ -16,7 +16,8 @@ import Testing
                 let key = String(format: "2025-%02d-%02d", month, day)
                 let id = UUID()
                 ids[key] = id
-                try folder.writeQuickly("""
+                try folder.writeQuickly(
+                    """
                     {"entities": {"\(id.uuidString)": {"id": "\(id.uuidString)", "title": "On \(key)", "date": "\(key)",
                     "done": false, "priority": 1, "createdAt": "2025-01-01T00:00:00Z", "updatedAt": "2025-01-01T00:00:00Z"}}}
                     """, to: "todos/\(key.prefix(7))/\(key).json")
@@ -149,8 +150,10 @@ import Testing
                 let url = folder.file("todos/2025-05/\(target).json")
                 var contents = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
                 var entities = contents["entities"] as? [String: Any] ?? [:]
-                entities[id.uuidString] = ["id": id.uuidString, "title": "typed \(round)", "date": target, "done": false, "priority": 0,
-                                           "createdAt": "2025-05-01T00:00:00.000Z", "updatedAt": "2025-05-01T00:00:00.000Z"]
+                entities[id.uuidString] = [
+                    "id": id.uuidString, "title": "typed \(round)", "date": target, "done": false, "priority": 0,
+                    "createdAt": "2025-05-01T00:00:00.000Z", "updatedAt": "2025-05-01T00:00:00.000Z",
+                ]
                 contents["entities"] = entities
                 try JSONSerialization.data(withJSONObject: contents, options: [.prettyPrinted, .sortedKeys]).write(to: url)
                 files[target, default: [:]][id] = "typed \(round)"
@@ -236,7 +239,11 @@ import Testing
         // A todo typed into the file in place, as a script writing over it does.
         let typed = UUID()
         var text = try folder.text("todos/2025-03/2025-03-02.json")
-        text = text.replacingOccurrences(of: "{\"entities\": {", with: "{\"entities\": {\"\(typed.uuidString)\": {\"id\": \"\(typed.uuidString)\", \"title\": \"typed\", \"date\": \"2025-03-02\", \"done\": false, \"priority\": 0, \"createdAt\": \"2025-01-01T00:00:00Z\", \"updatedAt\": \"2025-01-01T00:00:00Z\"}, ")
+        text = text.replacingOccurrences(
+            of: "{\"entities\": {",
+            with:
+                "{\"entities\": {\"\(typed.uuidString)\": {\"id\": \"\(typed.uuidString)\", \"title\": \"typed\", \"date\": \"2025-03-02\", \"done\": false, \"priority\": 0, \"createdAt\": \"2025-01-01T00:00:00Z\", \"updatedAt\": \"2025-01-01T00:00:00Z\"}, "
+        )
         try folder.writeQuickly(text, to: "todos/2025-03/2025-03-02.json")   // in place: the same inode
         #expect(try IndexFile.lookUp(fileSystem, collection: "todos", id: typed.uuidString, files: try files()) == .unknown)
         #expect(try IndexFile.lookUp(fileSystem, collection: "todos", id: ids["2025-06-15"]!.uuidString, files: try files()) == .unknown)
@@ -258,7 +265,9 @@ import Testing
         let entity = first[first.range(of: "{\"id\"")!.lowerBound..<first.range(of: "}}}")!.lowerBound] + "}"
         try folder.write("{\"entities\": {}}\n", to: "todos/2025-04/2025-04-01.json")
         var second = try folder.text("todos/2025-04/2025-04-02.json")
-        second = second.replacingOccurrences(of: "{\"entities\": {", with: "{\"entities\": {\"\(id)\": \(entity.replacingOccurrences(of: "\"date\": \"2025-04-01\"", with: "\"date\": \"2025-04-02\"")), ")
+        second = second.replacingOccurrences(
+            of: "{\"entities\": {",
+            with: "{\"entities\": {\"\(id)\": \(entity.replacingOccurrences(of: "\"date\": \"2025-04-01\"", with: "\"date\": \"2025-04-02\"")), ")
         try folder.write(second, to: "todos/2025-04/2025-04-02.json")
 
         let reads = IORecorder()

@@ -69,11 +69,12 @@ struct ComputedNote: Entity, Equatable {
     static func randomNote(_ random: inout SplitMix64, day: String, number: Int) -> ScanNote {
         let word = words[random.index(words.count)]
         let title = ["buy", "call", "walk"][random.index(3)] + (random.index(3) == 0 ? " " + word : "") + " \(number)"
-        return ScanNote(id: String(format: "n%03d", random.index(1000)) + (random.index(2) == 0 ? "é" : ""), day: day, title: title,
-                        label: words[random.index(words.count)], done: random.index(2) == 0,
-                        priority: random.index(7) - 2, score: Double(random.index(200)) / 8 - 5,
-                        remark: random.index(3) == 0 ? nil : words[random.index(words.count)],
-                        created: Date(timeIntervalSince1970: 1_700_000_000 + Double(random.index(1_000_000))))
+        return ScanNote(
+            id: String(format: "n%03d", random.index(1000)) + (random.index(2) == 0 ? "é" : ""), day: day, title: title,
+            label: words[random.index(words.count)], done: random.index(2) == 0,
+            priority: random.index(7) - 2, score: Double(random.index(200)) / 8 - 5,
+            remark: random.index(3) == 0 ? nil : words[random.index(words.count)],
+            created: Date(timeIntervalSince1970: 1_700_000_000 + Double(random.index(1_000_000))))
     }
 
     /// The predicates of the test, each with its constants drawn from the seed, and whether it
@@ -260,13 +261,14 @@ struct ComputedNote: Entity, Equatable {
                 let parsed = try JSONParser.parse(Array(bytes[entry.range]))
                 #expect(parsed == entities[entry.id], "round \(round), seed \(seed)")
                 for (slot, key) in keys.enumerated() {
-                    let expected: FieldValue? = switch parsed[key] {
-                    case .string(let text)?: .string(text)
-                    case .bool(let flag)?: .bool(flag)
-                    case .number(let text)?: .number(text)
-                    case nil: nil
-                    default: .other
-                    }
+                    let expected: FieldValue? =
+                        switch parsed[key] {
+                        case .string(let text)?: .string(text)
+                        case .bool(let flag)?: .bool(flag)
+                        case .number(let text)?: .number(text)
+                        case nil: nil
+                        default: .other
+                        }
                     #expect(entry.row.values[slot] == expected, "\(key), round \(round), seed \(seed)")
                 }
             }
@@ -278,12 +280,12 @@ struct ComputedNote: Entity, Equatable {
     /// Rewrites one note's title with python's json module, as a person's script would.
     static func edit(_ file: URL, id: String, title: String) throws {
         let script = """
-        import json, sys
-        path, key, title = sys.argv[1], sys.argv[2], sys.argv[3]
-        data = json.load(open(path, encoding="utf-8"))
-        data["entities"][key]["title"] = title
-        json.dump(data, open(path, "w", encoding="utf-8"), indent=1, ensure_ascii=True)
-        """
+            import json, sys
+            path, key, title = sys.argv[1], sys.argv[2], sys.argv[3]
+            data = json.load(open(path, encoding="utf-8"))
+            data["entities"][key]["title"] = title
+            json.dump(data, open(path, "w", encoding="utf-8"), indent=1, ensure_ascii=True)
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, file.path, id, title]

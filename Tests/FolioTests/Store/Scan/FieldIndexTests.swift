@@ -63,35 +63,35 @@ import Testing
     /// - Returns: Whether the file had such a todo and no match.
     static func makeMatchInPlaceKeepingTimes(_ file: URL, _ mode: String, pick: Int) throws -> Bool {
         let script = """
-        import json, os, sys
-        path, mode, pick = sys.argv[1], sys.argv[2], int(sys.argv[3])
-        raw = open(path, "rb").read()
-        entities = json.loads(raw)["entities"]
-        def wanted(v):
-            if mode == "undone": return v.get("done") is True and "milk" in v.get("title", "")
-            return v.get("done") is False and "silk" in v.get("title", "")
-        def matches(v):
-            return v.get("done") is False and "milk" in v.get("title", "")
-        # Only a file with no match yet: a query then reads nothing of it but its identity, so
-        # the stat alone must tell that it changed.
-        targets = [] if any(matches(v) for v in entities.values()) else sorted(k for k, v in entities.items() if wanted(v))
-        if not targets:
-            print("none"); sys.exit(0)
-        key = targets[pick % len(targets)]
-        start = raw.find(json.dumps(key).encode())
-        end = raw.find(b"}", start)
-        old, new = (b'"done": true', b'"done":false') if mode == "undone" else (b"silk", b"milk")
-        at = raw.find(old, start, end)
-        assert at >= 0, "no %r in the object of %s" % (old, key)
-        before = os.stat(path)
-        with open(path, "r+b") as f:
-            f.seek(at)
-            f.write(new)
-        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
-        after = os.stat(path)
-        assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
-        print("edited")
-        """
+            import json, os, sys
+            path, mode, pick = sys.argv[1], sys.argv[2], int(sys.argv[3])
+            raw = open(path, "rb").read()
+            entities = json.loads(raw)["entities"]
+            def wanted(v):
+                if mode == "undone": return v.get("done") is True and "milk" in v.get("title", "")
+                return v.get("done") is False and "silk" in v.get("title", "")
+            def matches(v):
+                return v.get("done") is False and "milk" in v.get("title", "")
+            # Only a file with no match yet: a query then reads nothing of it but its identity, so
+            # the stat alone must tell that it changed.
+            targets = [] if any(matches(v) for v in entities.values()) else sorted(k for k, v in entities.items() if wanted(v))
+            if not targets:
+                print("none"); sys.exit(0)
+            key = targets[pick % len(targets)]
+            start = raw.find(json.dumps(key).encode())
+            end = raw.find(b"}", start)
+            old, new = (b'"done": true', b'"done":false') if mode == "undone" else (b"silk", b"milk")
+            at = raw.find(old, start, end)
+            assert at >= 0, "no %r in the object of %s" % (old, key)
+            before = os.stat(path)
+            with open(path, "r+b") as f:
+                f.seek(at)
+                f.write(new)
+            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+            after = os.stat(path)
+            assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+            print("edited")
+            """
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -124,8 +124,9 @@ import Testing
         var todos: [Todo] = []
         for (number, day) in Self.days.enumerated() {
             for slot in 0..<8 {
-                var made = todo(Self.words[random.index(Self.words.count)] + " " + Self.words[random.index(Self.words.count)], on: day,
-                                done: random.index(3) == 0)
+                var made = todo(
+                    Self.words[random.index(Self.words.count)] + " " + Self.words[random.index(Self.words.count)], on: day,
+                    done: random.index(3) == 0)
                 if number < 4 {
                     // The first four days start with no match, one todo to mark not done and one
                     // to retitle: the in-place edits always find a file to make match.
@@ -159,8 +160,9 @@ import Testing
             // No entry of a file that changed within two seconds of being read (racily clean).
             for (key, entry) in FieldIndexFile.read(FileSystem(root: folder.url.path), collection: "todos", fields: nil).entries {
                 // Half a second of slack for the clocks (the file system's is coarser).
-                #expect(finished - max(entry.identity.changed, entry.identity.modified) >= 1_500_000_000,
-                        "\(key.text) entered the index unsettled (seed \(seed))")
+                #expect(
+                    finished - max(entry.identity.changed, entry.identity.modified) >= 1_500_000_000,
+                    "\(key.text) entered the index unsettled (seed \(seed))")
             }
         }
         try await check("first query")
@@ -205,13 +207,13 @@ import Testing
             default:
                 // A script's save: python's json, other spacing, one title rewritten.
                 let script = """
-                import json, sys
-                path = sys.argv[1]
-                data = json.load(open(path, encoding="utf-8"))
-                key = sorted(data["entities"])[int(sys.argv[2]) % len(data["entities"])]
-                data["entities"][key]["title"] = sys.argv[3]
-                json.dump(data, open(path, "w", encoding="utf-8"), indent=1)
-                """
+                    import json, sys
+                    path = sys.argv[1]
+                    data = json.load(open(path, encoding="utf-8"))
+                    key = sorted(data["entities"])[int(sys.argv[2]) % len(data["entities"])]
+                    data["entities"][key]["title"] = sys.argv[3]
+                    json.dump(data, open(path, "w", encoding="utf-8"), indent=1)
+                    """
                 try Self.run(["python3", "-c", script, file.path, String(random.index(100)), "milk by script \(round)"])
                 edits["python json", default: 0] += 1
             }
@@ -228,7 +230,9 @@ import Testing
         try await store.close()
         #expect(fromIndex > 0, "no partition was filtered on the index (seed \(seed))")
         #expect(edits["in place, times kept", default: 0] >= 2, "the edits only the ctime reveals did not happen (seed \(seed))")
-        print("field index: \(answered) answers as the files say, \(fromIndex) partitions from the index, edits \(edits.sorted { $0.key < $1.key }) (seed \(seed))")
+        print(
+            "field index: \(answered) answers as the files say, \(fromIndex) partitions from the index, edits \(edits.sorted { $0.key < $1.key }) (seed \(seed))"
+        )
     }
 
     /// A query never writes: the field index entries it makes are saved by the store in a step of
@@ -336,13 +340,16 @@ import Testing
         let document = Array(#"{"entities":{"a":{"title":"Milk \"fresh\"","na me":1,"done":false},"b":{"title":"Bread","list":[1]}}}"#.utf8)
         let columns = try #require(FieldScanner.columns(document))
         #expect(String(decoding: columns.ids, as: UTF8.self) == #"["a","b"]"#)
-        #expect(columns.fields.mapValues { String(decoding: $0, as: UTF8.self) }
+        #expect(
+            columns.fields.mapValues { String(decoding: $0, as: UTF8.self) }
                 == ["title": #"["Milk \"fresh\"","Bread"]"#, "na me": "[1,null]", "done": "[false,null]", "list": "[null,null]"])
-        let identity = FileIdentity(device: 7, inode: 9, size: Int64(document.count), modified: -5_000_000_000, changed: 1_795_000_000_000_000_000, isDirectory: false)
+        let identity = FileIdentity(
+            device: 7, inode: 9, size: Int64(document.count), modified: -5_000_000_000, changed: 1_795_000_000_000_000_000, isDirectory: false)
         let empty = FileIdentity(device: 7, inode: 10, size: 20, modified: 1, changed: 2, isDirectory: false)
         let entries: [PartitionKey: FieldIndexFile.Record] = [
             try #require(PartitionKey.day(parsing: "1969-12-31")): FieldIndexFile.Record(identity: identity, columns: columns),
-            try #require(PartitionKey.month(parsing: "2026-11")): FieldIndexFile.Record(identity: empty, columns: FieldColumns(ids: Array("[]".utf8), ranges: [], fields: [:])),
+            try #require(PartitionKey.month(parsing: "2026-11")): FieldIndexFile.Record(
+                identity: empty, columns: FieldColumns(ids: Array("[]".utf8), ranges: [], fields: [:])),
         ]
         try FieldIndexFile.write(fileSystem, collection: "notes", entries: entries)
         for fields: Set<String>? in [nil, ["title"], ["na me", "done"], ["absent"]] {
@@ -397,15 +404,17 @@ import Testing
         try await first.close()
         let victim = todos[4]
         let script = """
-        import json, sys
-        source, target, key = sys.argv[1], sys.argv[2], sys.argv[3]
-        entity = json.load(open(source, encoding="utf-8"))["entities"][key]
-        entity["date"] = "2025-03-20"
-        json.dump({"entities": {key: entity}}, open(target, "w", encoding="utf-8"), indent=2)
-        """
+            import json, sys
+            source, target, key = sys.argv[1], sys.argv[2], sys.argv[3]
+            entity = json.load(open(source, encoding="utf-8"))["entities"][key]
+            entity["date"] = "2025-03-20"
+            json.dump({"entities": {key: entity}}, open(target, "w", encoding="utf-8"), indent=2)
+            """
         let month = folder.url.appendingPathComponent("todos/2025-03")
-        try Self.run(["python3", "-c", script, month.appendingPathComponent("\(victim.date).json").path,
-                      month.appendingPathComponent("2025-03-20.json").path, victim.id.uuidString])
+        try Self.run([
+            "python3", "-c", script, month.appendingPathComponent("\(victim.date).json").path,
+            month.appendingPathComponent("2025-03-20.json").path, victim.id.uuidString,
+        ])
         let store = try await Store.open(at: folder.url, configuration: .testing())
         let found = try await Self.found(store)
         #expect(await store.cacheFootprint().partitionsFromFieldIndex > 0, "the index was not used")

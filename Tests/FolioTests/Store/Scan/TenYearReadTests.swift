@@ -20,8 +20,9 @@ struct TenYearReadTests {
     }
 
     static func todo(day: Int, number: Int) -> Todo {
-        var todo = Todo(id: UUID(uuidString: String(format: "00000000-0000-4000-8000-%06d%06d", day, number))!,
-                        title: "todo \(number) of day \(day)\(number % 10 == 3 ? " with milk" : "")", date: Self.day(day))
+        var todo = Todo(
+            id: UUID(uuidString: String(format: "00000000-0000-4000-8000-%06d%06d", day, number))!,
+            title: "todo \(number) of day \(day)\(number % 10 == 3 ? " with milk" : "")", date: Self.day(day))
         todo.done = number % 2 == 0
         return todo
     }
@@ -52,7 +53,8 @@ struct TenYearReadTests {
 
     static func residentMiB() -> Double {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = text.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) else { return 0 }
+            let pages = text.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        else { return 0 }
         return pages * 4096 / 1_048_576
     }
 

@@ -62,8 +62,10 @@ struct CasedTodo: Entity, Equatable {
 @Suite struct WordRowsTests {
     /// Pieces of titles: plain words, other text (decomposed and precomposed accents, the Kelvin
     /// sign that equals "K", a combining mark after "k"), and what JSON escapes.
-    static let pieces = ["milk", "silk", "Kilo", "ilk", "\u{212A}ilo", "mil\u{212A}", "milk\u{301}", "café", "cafe\u{301}", "\"", "\\",
-                         "\r\n", "\n", "\t", ";", "a,b", " ", "m", "🥛", "\u{1}"]
+    static let pieces = [
+        "milk", "silk", "Kilo", "ilk", "\u{212A}ilo", "mil\u{212A}", "milk\u{301}", "café", "cafe\u{301}", "\"", "\\",
+        "\r\n", "\n", "\t", ";", "a,b", " ", "m", "🥛", "\u{1}",
+    ]
     /// Words a predicate searches for: plain text only (others are never searched on bytes).
     static let words = ["milk", "ilk", "K", "Kilo", ";", "\"", "a\",\"b", ",", "m", " ", "k,"]
 
@@ -116,8 +118,9 @@ struct CasedTodo: Entity, Equatable {
             let word = Self.words[random.index(Self.words.count)]
             let parsed = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [Any], "\(line)")
             let search = try #require(SearchWord(Array(word.utf8)))
-            let found = try #require(FieldScanner.rows(ArraySlice(line.utf8), mayContain: search, count: count),
-                                     "seed \(seed): no rows for \(line)")
+            let found = try #require(
+                FieldScanner.rows(ArraySlice(line.utf8), mayContain: search, count: count),
+                "seed \(seed): no rows for \(line)")
             #expect(FieldScanner.rows(ArraySlice(line.utf8), mayContain: search, count: count + 1) == nil, "seed \(seed): the count is not checked")
             lines += 1
             if !line.contains("\\"), !values.contains(where: { !$0.hasPrefix("\"") }) { quickLines += 1 }
@@ -128,7 +131,8 @@ struct CasedTodo: Entity, Equatable {
                     continue
                 }
                 let characters = Array(text), wanted = Array(word)
-                let holds = characters.count >= wanted.count
+                let holds =
+                    characters.count >= wanted.count
                     && (0...(characters.count - wanted.count)).contains { Array(characters[$0..<($0 + wanted.count)]) == wanted }
                 if holds {
                     matching += 1
@@ -136,7 +140,8 @@ struct CasedTodo: Entity, Equatable {
                 }
                 let raw = values[index].utf8.dropFirst().dropLast()
                 if !raw.contains(UInt8(ascii: "\\")), raw.allSatisfy({ $0 < 0x80 && $0 != 0x0D }), !raw.elementsEqual(word.utf8),
-                   !String(decoding: raw, as: UTF8.self).contains(word) {
+                    !String(decoding: raw, as: UTF8.self).contains(word)
+                {
                     ruledOut += 1
                     #expect(!found[index], "seed \(seed): \(values[index]) cannot hold \(word) but was kept")
                 }
@@ -201,7 +206,8 @@ struct CasedTodo: Entity, Equatable {
         }
         let milk = try #require(SearchWord(Array("milk".utf8)))
         #expect(try requirements(#Predicate { $0.title.contains("milk") && !$0.done }) == [.word(slot: 0, milk), .flag(slot: 1, false)])
-        #expect(try requirements(#Predicate { $0.done && ($0.title.contains("milk") && $0.done == false) })
+        #expect(
+            try requirements(#Predicate { $0.done && ($0.title.contains("milk") && $0.done == false) })
                 == [.flag(slot: 0, true), .word(slot: 1, milk), .flag(slot: 0, false)])
         #expect(try requirements(#Predicate { true == $0.done }) == [.flag(slot: 0, true)])
         #expect(try requirements(#Predicate { $0.title.contains("milk") || !$0.done }).isEmpty)
@@ -231,13 +237,18 @@ struct CasedTodo: Entity, Equatable {
         try await store.close()
         try await Task.sleep(for: .milliseconds(2200))   // entries only of files two seconds old
         // The word required, and the word under `!` and `||`, where it rules nothing out.
-        let predicates: [(String, Predicate<Todo>)] = ["milk", "K", "\"", ";"].flatMap { word in
-            [(word, #Predicate<Todo> { $0.title.contains(word) && !$0.done }),
-             ("not \(word)", #Predicate<Todo> { !$0.title.contains(word) && !$0.done }),
-             ("\(word) or done", #Predicate<Todo> { $0.title.contains(word) || $0.done }),
-             ("done and \(word)", #Predicate<Todo> { $0.done == true && $0.title.contains(word) })]
-        } + [("not done", #Predicate<Todo> { !$0.done }), ("done", #Predicate<Todo> { $0.done }),
-             ("done is false", #Predicate<Todo> { false == $0.done }), ("not not done", #Predicate<Todo> { !(!$0.done) })]
+        let predicates: [(String, Predicate<Todo>)] =
+            ["milk", "K", "\"", ";"].flatMap { word in
+                [
+                    (word, #Predicate<Todo> { $0.title.contains(word) && !$0.done }),
+                    ("not \(word)", #Predicate<Todo> { !$0.title.contains(word) && !$0.done }),
+                    ("\(word) or done", #Predicate<Todo> { $0.title.contains(word) || $0.done }),
+                    ("done and \(word)", #Predicate<Todo> { $0.done == true && $0.title.contains(word) }),
+                ]
+            } + [
+                ("not done", #Predicate<Todo> { !$0.done }), ("done", #Predicate<Todo> { $0.done }),
+                ("done is false", #Predicate<Todo> { false == $0.done }), ("not not done", #Predicate<Todo> { !(!$0.done) }),
+            ]
         for (word, predicate) in predicates {
             let expected = Set(try written.filter { try predicate.evaluate($0) }.map(\.id))
             for pass in ["making the index", "from the index"] {
@@ -276,8 +287,10 @@ struct CasedTodo: Entity, Equatable {
         let folder = TemporaryFolder()
         let days = (1...9).map { String(format: "2025-05-%02d", $0) }
         let notes = days.flatMap { day in
-            [ShoutedTodo(id: "a-\(day)", title: "milk and tea", date: day, done: false),
-             ShoutedTodo(id: "b-\(day)", title: "bread", date: day, done: false)]
+            [
+                ShoutedTodo(id: "a-\(day)", title: "milk and tea", date: day, done: false),
+                ShoutedTodo(id: "b-\(day)", title: "bread", date: day, done: false),
+            ]
         }
         var store = try await Store.open(at: folder.url, configuration: .testing())
         try await store.write { tx in for note in notes { try tx.upsert(note) } }

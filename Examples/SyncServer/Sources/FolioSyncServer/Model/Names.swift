@@ -19,8 +19,9 @@ enum Names {
     static func isDay(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = digits(parts[0]), let month = digits(parts[1]), let day = digits(parts[2]),
-              year >= 1, (1...12).contains(month) else { return false }
+            let year = digits(parts[0]), let month = digits(parts[1]), let day = digits(parts[2]),
+            year >= 1, (1...12).contains(month)
+        else { return false }
         return (1...daysIn(month: month, year: year)).contains(day)
     }
 
@@ -28,7 +29,8 @@ enum Names {
     static func isMonth(_ text: String) -> Bool {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].count == 4, parts[1].count == 2,
-              let year = digits(parts[0]), let month = digits(parts[1]) else { return false }
+            let year = digits(parts[0]), let month = digits(parts[1])
+        else { return false }
         return year >= 1 && (1...12).contains(month)
     }
 

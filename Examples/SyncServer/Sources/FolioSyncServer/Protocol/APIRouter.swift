@@ -24,8 +24,9 @@ struct APIRouter: Sendable {
                 throw RequestError(404, "no such resource: \(target) (the protocol lives under /api/)", field: "path")
             }
             let owner = try authorize(headers)
-            let request = APIRequest(method: method, path: parsed.path, rawPath: parsed.rawPath, query: parsed.query,
-                                     headers: headers, body: body)
+            let request = APIRequest(
+                method: method, path: parsed.path, rawPath: parsed.rawPath, query: parsed.query,
+                headers: headers, body: body)
             return try await route(request, for: owner)
         } catch let error as RequestError {
             return error.response
@@ -64,8 +65,9 @@ struct APIRouter: Sendable {
         var owner: Owner?
         for (token, candidate) in tokens where Self.sameBytes(Array(token.utf8), given) && isBearer { owner = candidate }
         guard let owner else {
-            throw RequestError(401, "a valid \"Authorization: Bearer <token>\" header is required", field: "Authorization",
-                               headers: ["WWW-Authenticate": "Bearer"])
+            throw RequestError(
+                401, "a valid \"Authorization: Bearer <token>\" header is required", field: "Authorization",
+                headers: ["WWW-Authenticate": "Bearer"])
         }
         return owner
     }
@@ -113,8 +115,9 @@ struct APIRouter: Sendable {
             return try await storage.partition(kind, key: partition, for: owner)
         }
         guard let since = request.query["since"] else {
-            throw RequestError(400, "a pull names a partition (?partition=KEY, empty for tags) or a cursor (?since=, empty: from the beginning)",
-                               field: "query")
+            throw RequestError(
+                400, "a pull names a partition (?partition=KEY, empty for tags) or a cursor (?since=, empty: from the beginning)",
+                field: "query")
         }
         guard let cursor = since.isEmpty ? 0 : Int64(since), cursor >= 0 else {
             throw RequestError(400, "since= is a cursor from an earlier answer (a number), not \(since.debugDescription)", field: "since")

@@ -59,8 +59,9 @@ enum BatchParser {
                 throw RequestError(400, "\(field).body cannot be encoded: \(error)", field: "\(field).body")
             }
         }
-        return APIRequest(method: method, path: target.path, rawPath: target.rawPath, query: target.query, headers: headers,
-                          body: body, jsonBody: jsonBody)
+        return APIRequest(
+            method: method, path: target.path, rawPath: target.rawPath, query: target.query, headers: headers,
+            body: body, jsonBody: jsonBody)
     }
 
     /// `{"responses": [{"status", "headers", "body"?}, …]}`.

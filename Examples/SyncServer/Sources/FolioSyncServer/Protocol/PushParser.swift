@@ -15,12 +15,14 @@ struct PushParser: Sendable {
         guard let kind = CollectionKind(rawValue: request.path[0]) else { throw Self.unknownCollection(request.path[0]) }
         let id = request.path[1]
         guard request.method == "PUT" || request.method == "DELETE" else {
-            throw RequestError(405, "\(request.method) is not allowed on an entity; use GET, PUT or DELETE", field: "method",
-                               headers: ["Allow": kind.isWritable ? "GET, PUT, DELETE" : "GET"])
+            throw RequestError(
+                405, "\(request.method) is not allowed on an entity; use GET, PUT or DELETE", field: "method",
+                headers: ["Allow": kind.isWritable ? "GET, PUT, DELETE" : "GET"])
         }
         guard kind.isWritable else {
-            throw RequestError(405, "dailyStats are computed by the server from the todos; clients cannot change them",
-                               field: "collection", headers: ["Allow": "GET"])
+            throw RequestError(
+                405, "dailyStats are computed by the server from the todos; clients cannot change them",
+                field: "collection", headers: ["Allow": "GET"])
         }
         try Names.validateID(id)
         var push = Push(kind: kind, id: id, change: .delete, method: request.method)
@@ -34,7 +36,7 @@ struct PushParser: Sendable {
         switch kind {
         case .todos: push.change = .upsertTodo(try Validation.todo(body, id: id))
         case .tags: push.change = .upsertTag(try Validation.tag(body, id: id))
-        case .dailyStats: break // refused above
+        case .dailyStats: break   // refused above
         }
         return push
     }

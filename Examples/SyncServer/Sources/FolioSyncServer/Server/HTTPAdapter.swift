@@ -26,8 +26,9 @@ struct HTTPAdapter: HTTPResponder {
                 let name = field.name.canonicalName
                 headers[name] = headers[name].map { $0 + ", " + field.value } ?? field.value
             }
-            answer = await router.respond(method: request.method.rawValue, target: request.uri.string,
-                                          headers: headers, body: Data(buffer.readableBytesView))
+            answer = await router.respond(
+                method: request.method.rawValue, target: request.uri.string,
+                headers: headers, body: Data(buffer.readableBytesView))
         } catch {
             // A chunked body past the limit: the rest is not read either.
             return Self.refuseAndClose(.error(413, "a request body is at most \(maxBodyBytes) bytes", field: "body"), channel: context.channel)
@@ -46,12 +47,14 @@ struct HTTPAdapter: HTTPResponder {
         fields[.contentType] = "application/json"
         fields[.contentLength] = String(body.count)
         fields[.connection] = "close"
-        return Response(status: .contentTooLarge, headers: fields, body: ResponseBody { writer in
-            try await writer.write(ByteBuffer(bytes: body))
-            try await writer.finish(nil)
-            // The event loop runs this after the answer's writes, which are already queued on it.
-            channel.eventLoop.execute { channel.close(promise: nil) }
-        })
+        return Response(
+            status: .contentTooLarge, headers: fields,
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(bytes: body))
+                try await writer.finish(nil)
+                // The event loop runs this after the answer's writes, which are already queued on it.
+                channel.eventLoop.execute { channel.close(promise: nil) }
+            })
     }
 
     /// The answer as an HTTP response: its JSON body, `Content-Type`, and its headers.

@@ -63,8 +63,9 @@ public actor SyncServer {
         }
         if tokens.isEmpty, let token = configuration.token { tokens[token] = .shared }
         let storage = try await openStorage(configuration, perOwner: !configuration.ownerTokens.isEmpty, logger: logger)
-        let router = APIRouter(storage: storage, parser: PushParser(maxEntityBytes: configuration.maxEntityBytes), tokens: tokens,
-                               pageSize: max(1, configuration.changesPageSize))
+        let router = APIRouter(
+            storage: storage, parser: PushParser(maxEntityBytes: configuration.maxEntityBytes), tokens: tokens,
+            pageSize: max(1, configuration.changesPageSize))
         let (ports, portSink) = AsyncStream<Int>.makeStream()
         let application = Application(
             responder: HTTPAdapter(router: router, maxBodyBytes: configuration.maxBodyBytes),
@@ -74,9 +75,10 @@ public actor SyncServer {
                 portSink.finish()
             },
             logger: logger)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [application],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [application],
+                logger: logger))
         let running = Task {
             defer { portSink.finish() }
             try await group.run()
@@ -155,7 +157,7 @@ public actor SyncServer {
             do {
                 try await Task.sleep(for: .seconds(3600))
             } catch {
-                return // cancelled: the server is stopping
+                return   // cancelled: the server is stopping
             }
             do {
                 _ = try await storage.forgetIdempotencyRecords(through: lastExpiredDay(rememberDays: rememberDays))

@@ -47,8 +47,8 @@ struct IdempotencyRecord: Entity {
             }
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "@"), UInt8(ascii: ":"),
-                 UInt8(ascii: "+"), UInt8(ascii: "="):
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "@"), UInt8(ascii: ":"),
+                UInt8(ascii: "+"), UInt8(ascii: "="):
                 escaped.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 escaped += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)

@@ -51,8 +51,9 @@ final class PushApplier<Store: PushStore> {
             // (records stored before requests were kept compare by method and path only).
             guard record.method == push.method, record.path == push.target, record.request == nil || record.request == push.body else {
                 let what = record.method == push.method && record.path == push.target ? "with another body" : "for \(record.method) \(record.path)"
-                return .error(422, "the Idempotency-Key \(key.text) was used \(what); a key names one request (\(push.method) \(push.target))",
-                              field: "Idempotency-Key")
+                return .error(
+                    422, "the Idempotency-Key \(key.text) was used \(what); a key names one request (\(push.method) \(push.target))",
+                    field: "Idempotency-Key")
             }
             return record.response
         }
@@ -64,9 +65,10 @@ final class PushApplier<Store: PushStore> {
         case (.delete, let kind): response = try delete(kind, push)
         }
         if response.isSuccess, let key = push.key {
-            try store.remember(IdempotencyRecord(
-                id: key.id, key: key.text, date: today, storedAt: now, method: push.method, path: push.target,
-                status: response.status, headers: response.headers, body: response.body, request: push.body))
+            try store.remember(
+                IdempotencyRecord(
+                    id: key.id, key: key.text, date: today, storedAt: now, method: push.method, path: push.target,
+                    status: response.status, headers: response.headers, body: response.body, request: push.body))
         }
         return response
     }

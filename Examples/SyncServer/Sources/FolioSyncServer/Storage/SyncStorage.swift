@@ -42,7 +42,7 @@ struct Owner: Hashable, Sendable, CustomStringConvertible {
     /// (the name becomes a folder in the folder storage).
     init?(_ name: String) {
         guard (1...64).contains(name.utf8.count), !name.hasPrefix("."),
-              name.utf8.allSatisfy({ $0.isASCIILetterOrDigit || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+            name.utf8.allSatisfy({ $0.isASCIILetterOrDigit || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
         else { return nil }
         self.name = name
     }

@@ -67,8 +67,10 @@ struct Harness: Sendable {
 }
 
 /// A todo as the TyTE app sends it.
-func todoJSON(_ id: String = UUID().uuidString, title: String = "Buy milk", date: String = "2026-11-22", done: Bool = false,
-              priority: Int = 1, tagID: String? = nil) -> [String: Any] {
+func todoJSON(
+    _ id: String = UUID().uuidString, title: String = "Buy milk", date: String = "2026-11-22", done: Bool = false,
+    priority: Int = 1, tagID: String? = nil
+) -> [String: Any] {
     var todo: [String: Any] = [
         "id": id, "title": title, "date": date, "done": done, "priority": priority,
         "createdAt": "2026-11-22T09:30:00.000Z", "updatedAt": "2026-11-22T09:30:00.000Z",

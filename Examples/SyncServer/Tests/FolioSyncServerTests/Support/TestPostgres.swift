@@ -51,9 +51,14 @@ actor TestPostgres {
     /// Runs SQL with `psql` and returns what it printed (unaligned, tuples only).
     nonisolated func sql(_ statement: String, in settings: PostgresSettings) throws -> String {
         let bin = try #require(Self.binaries, "PostgreSQL is not installed (FOLIO_REQUIRE_TOOLS=1): apt-get install postgresql")
-        return try Self.run(bin + "/psql", ["-h", settings.host, "-p", String(settings.port), "-U", settings.user, "-d", settings.database,
-                                            "-v", "ON_ERROR_STOP=1", "-At", "-c", statement], asPostgres: false)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return try Self.run(
+            bin + "/psql",
+            [
+                "-h", settings.host, "-p", String(settings.port), "-U", settings.user, "-d", settings.database,
+                "-v", "ON_ERROR_STOP=1", "-At", "-c", statement,
+            ], asPostgres: false
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The cluster's socket folder, started on first use.
@@ -70,13 +75,19 @@ actor TestPostgres {
         let asRoot = getuid() == 0
         if asRoot { try Self.run("/bin/chown", ["postgres:", folder], asPostgres: false) }
         try Self.run(bin + "/initdb", ["-D", folder + "/data", "-U", Self.user, "--auth=trust", "-E", "UTF8", "--no-sync"], asPostgres: asRoot)
-        try Self.run(bin + "/pg_ctl", ["-D", folder + "/data", "-l", folder + "/log", "-w", "start", "-o",
-                                       "-c listen_addresses='' -k \(folder) -c fsync=off -c max_connections=300"], asPostgres: asRoot)
+        try Self.run(
+            bin + "/pg_ctl",
+            [
+                "-D", folder + "/data", "-l", folder + "/log", "-w", "start", "-o",
+                "-c listen_addresses='' -k \(folder) -c fsync=off -c max_connections=300",
+            ], asPostgres: asRoot)
         // Stops the cluster when this process ends, however it ends.
         let stop = (asRoot ? "runuser -u postgres -- " : "") + "\(bin)/pg_ctl -D \(folder)/data -m immediate -w stop"
         let watchdog = Process()
         watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
-        watchdog.arguments = ["-c", "while kill -0 \(ProcessInfo.processInfo.processIdentifier) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(folder)"]
+        watchdog.arguments = [
+            "-c", "while kill -0 \(ProcessInfo.processInfo.processIdentifier) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(folder)",
+        ]
         watchdog.standardOutput = FileHandle.nullDevice
         watchdog.standardError = FileHandle.nullDevice
         try watchdog.run()
@@ -94,7 +105,7 @@ actor TestPostgres {
         let closeInherited = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-"; fi; done; exec "$@""#
         let command = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] + arguments : [program] + arguments
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash") // dash takes one-digit descriptors only
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")   // dash takes one-digit descriptors only
         process.arguments = ["-c", closeInherited, "bash"] + command
         // A file, not a pipe: the server pg_ctl starts keeps its descriptors, and a pipe would
         // never reach its end.

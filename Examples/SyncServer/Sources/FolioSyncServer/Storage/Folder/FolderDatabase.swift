@@ -41,8 +41,10 @@ final class FolderDatabase: Sendable {
         }
     }
 
-    private static func partition<D: ServerDocument>(_ type: D.Type, _ selection: PartitionSelection,
-                                                     in transaction: Transaction) throws -> [String: StoredEntity] {
+    private static func partition<D: ServerDocument>(
+        _ type: D.Type, _ selection: PartitionSelection,
+        in transaction: Transaction
+    ) throws -> [String: StoredEntity] {
         var versions: [String: Int64] = [:]
         for record in try transaction.fetch(Query<D.Version>(selection)) where !record.deleted { versions[record.id] = record.sequence }
         var entities: [String: StoredEntity] = [:]
@@ -63,8 +65,10 @@ final class FolderDatabase: Sendable {
         }
     }
 
-    private static func changes<D: ServerDocument>(_ type: D.Type, after cursor: Int64, pageSize: Int,
-                                                   in transaction: Transaction) throws -> APIResponse {
+    private static func changes<D: ServerDocument>(
+        _ type: D.Type, after cursor: Int64, pageSize: Int,
+        in transaction: Transaction
+    ) throws -> APIResponse {
         let later = try transaction.fetch(Query<D.Version>(.all)).filter { $0.sequence > cursor }.sorted { $0.sequence < $1.sequence }
         var page: [(id: String, entity: StoredEntity)] = []
         for record in later.prefix(pageSize) {

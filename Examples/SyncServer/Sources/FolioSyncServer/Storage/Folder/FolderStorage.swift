@@ -31,7 +31,8 @@ final class FolderStorage: SyncStorage {
             _ = try await storage.stores.database(for: .shared)
         case .perOwner:
             if FileManager.default.fileExists(atPath: folder.appendingPathComponent("folio.json").path) {
-                throw StorageError("\(folder.path) is the store of a server with one token; with a tokens file, --data names a folder of owners' stores (give another folder)")
+                throw StorageError(
+                    "\(folder.path) is the store of a server with one token; with a tokens file, --data names a folder of owners' stores (give another folder)")
             }
         }
         return storage
@@ -110,7 +111,7 @@ final class FolderStorage: SyncStorage {
             do {
                 return try await opening.value
             } catch {
-                opened[owner] = nil // a later request tries again
+                opened[owner] = nil   // a later request tries again
                 throw error
             }
         }

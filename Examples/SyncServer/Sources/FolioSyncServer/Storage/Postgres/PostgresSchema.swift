@@ -56,7 +56,7 @@ enum PostgresSchema {
                 PRIMARY KEY (owner, key))
             """,
             "CREATE INDEX IF NOT EXISTS folio_idempotency_by_day ON folio_idempotency (stored_day)",
-        ],
+        ]
     ]
 
     /// The version this server writes.
@@ -84,7 +84,8 @@ enum PostgresSchema {
                 found = version
             }
             guard found <= currentVersion else {
-                throw StorageError("the database holds the folio-sync-server schema version \(found); this server knows versions up to \(currentVersion): run a newer server")
+                throw StorageError(
+                    "the database holds the folio-sync-server schema version \(found); this server knows versions up to \(currentVersion): run a newer server")
             }
             for migration in migrations.dropFirst(Int(found)) {
                 for statement in migration { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }

@@ -61,7 +61,9 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
                 case "password": password = item.value
                 case "dbname": database = item.value
                 case "sslmode": sslmode = item.value
-                default: throw PostgresSettingsError("the PostgreSQL URL's parameter \(item.name) is not one this server reads (host, port, user, password, dbname, sslmode)")
+                default:
+                    throw PostgresSettingsError(
+                        "the PostgreSQL URL's parameter \(item.name) is not one this server reads (host, port, user, password, dbname, sslmode)")
                 }
             }
         }

@@ -27,13 +27,15 @@ extension PostgresStorage {
     /// other push of the owner waits here until this transaction ends.
     private func startPush(for owner: Owner, on connection: PostgresConnection) async throws -> Int64 {
         if fault == .positionsFromASequence {
-            try await connection.query("INSERT INTO folio_owners (owner, position) VALUES (\(owner.name), 0) ON CONFLICT (owner) DO NOTHING",
-                                       logger: logger)
+            try await connection.query(
+                "INSERT INTO folio_owners (owner, position) VALUES (\(owner.name), 0) ON CONFLICT (owner) DO NOTHING",
+                logger: logger)
             for try await next in try await connection.query("SELECT nextval('folio_broken_positions')", logger: logger).decode(Int64.self) {
                 return next
             }
         }
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             INSERT INTO folio_owners (owner, position) VALUES (\(owner.name), 0)
             ON CONFLICT (owner) DO UPDATE SET position = folio_owners.position
             RETURNING position
@@ -43,14 +45,18 @@ extension PostgresStorage {
     }
 
     /// Reads everything the pushes may ask for (see ``PrefetchedPushStore``).
-    private func read(for pushes: [Result<Push, RequestError>], of owner: Owner, into store: PrefetchedPushStore,
-                      on connection: PostgresConnection) async throws {
+    private func read(
+        for pushes: [Result<Push, RequestError>], of owner: Owner, into store: PrefetchedPushStore,
+        on connection: PostgresConnection
+    ) async throws {
         var pushesRead: [Push] = []
         for item in pushes { if case .success(let push) = item { pushesRead.append(push) } }
         var idsByKind: [CollectionKind: Set<String>] = [:]
         for push in pushesRead { idsByKind[push.kind, default: []].insert(push.id) }
         for (kind, ids) in idsByKind.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            let found = try await entities(on: connection, """
+            let found = try await entities(
+                on: connection,
+                """
                 SELECT id, version, partition_key, body FROM folio_entities
                 WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND id = ANY(\(Array(ids)))
                 """)
@@ -66,12 +72,16 @@ extension PostgresStorage {
             if case .upsertTodo(let todo) = push.change { days.insert(todo.date) }
         }
         guard !days.isEmpty else { return }
-        let todos = try await entities(on: connection, """
+        let todos = try await entities(
+            on: connection,
+            """
             SELECT id, version, partition_key, body FROM folio_entities
             WHERE owner = \(owner.name) AND collection = 'todos' AND partition_key = ANY(\(Array(days))) AND body IS NOT NULL
             """)
         for day in days { store.readDay(day, todos: todos.filter { $0.value.partitionKey == day }) }
-        let stats = try await entities(on: connection, """
+        let stats = try await entities(
+            on: connection,
+            """
             SELECT id, version, partition_key, body FROM folio_entities
             WHERE owner = \(owner.name) AND collection = 'dailyStats' AND id = ANY(\(Array(days)))
             """)
@@ -83,7 +93,8 @@ extension PostgresStorage {
         for key in store.written {
             guard let entity = store.writtenEntity(key) else { continue }
             let body = try entity.fields.map { try Self.text(.object($0)) }
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO folio_entities (owner, collection, id, partition_key, version, body)
                 VALUES (\(owner.name), \(key.kind.rawValue), \(key.id), \(entity.partitionKey), \(entity.version), \(body))
                 ON CONFLICT (owner, collection, id) DO UPDATE
@@ -94,7 +105,8 @@ extension PostgresStorage {
             let headers = try Self.text(.object(record.headers.mapValues { .string($0) }))
             let body = try record.body.map(Self.text)
             let request = try record.request.map(Self.text)
-            try await connection.query("""
+            try await connection.query(
+                """
                 INSERT INTO folio_idempotency (owner, key, key_text, stored_day, stored_at, method, path, status, headers, body, request)
                 VALUES (\(owner.name), \(record.id), \(record.key), \(record.date), \(record.storedAt), \(record.method), \(record.path),
                         \(Int64(record.status)), \(headers), \(body), \(request))

@@ -5,26 +5,28 @@ import PostgresNIO
 /// Pulls: an entity, a partition, the feed (the owner's last position first, then changes up to it).
 extension PostgresStorage {
     func entity(_ kind: CollectionKind, id: String, for owner: Owner) async throws -> APIResponse {
-        let query: PostgresQuery = fault == .noOwnerFilter
+        let query: PostgresQuery =
+            fault == .noOwnerFilter
             ? "SELECT id, version, partition_key, body FROM folio_entities WHERE collection = \(kind.rawValue) AND id = \(id)"
             : """
-                SELECT id, version, partition_key, body FROM folio_entities
-                WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND id = \(id)
-                """
+            SELECT id, version, partition_key, body FROM folio_entities
+            WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND id = \(id)
+            """
         let found = try await client.withConnection { connection in try await self.entities(on: connection, query) }
         return ReadAnswers.entity(found[id])
     }
 
     func partition(_ kind: CollectionKind, key: String, for owner: Owner) async throws -> APIResponse {
-        let query: PostgresQuery = fault == .noOwnerFilter
+        let query: PostgresQuery =
+            fault == .noOwnerFilter
             ? """
-                SELECT id, version, partition_key, body FROM folio_entities
-                WHERE collection = \(kind.rawValue) AND partition_key = \(key) AND body IS NOT NULL
-                """
+            SELECT id, version, partition_key, body FROM folio_entities
+            WHERE collection = \(kind.rawValue) AND partition_key = \(key) AND body IS NOT NULL
+            """
             : """
-                SELECT id, version, partition_key, body FROM folio_entities
-                WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND partition_key = \(key) AND body IS NOT NULL
-                """
+            SELECT id, version, partition_key, body FROM folio_entities
+            WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND partition_key = \(key) AND body IS NOT NULL
+            """
         let found = try await client.withConnection { connection in try await self.entities(on: connection, query) }
         return ReadAnswers.partition(found)
     }
@@ -39,16 +41,17 @@ extension PostgresStorage {
                 latest = position
             }
             let limit = Int64(pageSize) + 1
-            let query: PostgresQuery = self.fault == .noOwnerFilter
+            let query: PostgresQuery =
+                self.fault == .noOwnerFilter
                 ? """
-                    SELECT id, version, partition_key, body FROM folio_entities
-                    WHERE collection = \(kind.rawValue) AND version > \(cursor) AND version <= \(latest) ORDER BY version LIMIT \(limit)
-                    """
+                SELECT id, version, partition_key, body FROM folio_entities
+                WHERE collection = \(kind.rawValue) AND version > \(cursor) AND version <= \(latest) ORDER BY version LIMIT \(limit)
+                """
                 : """
-                    SELECT id, version, partition_key, body FROM folio_entities
-                    WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND version > \(cursor) AND version <= \(latest)
-                    ORDER BY version LIMIT \(limit)
-                    """
+                SELECT id, version, partition_key, body FROM folio_entities
+                WHERE owner = \(owner.name) AND collection = \(kind.rawValue) AND version > \(cursor) AND version <= \(latest)
+                ORDER BY version LIMIT \(limit)
+                """
             let rows = try await connection.query(query, logger: self.logger)
             var page: [(id: String, entity: StoredEntity)] = []
             for try await (id, version, partitionKey, body) in rows.decode((String, Int64, String, String?).self) {

@@ -7,21 +7,26 @@ extension PostgresStorage {
     func entities(on connection: PostgresConnection, _ query: PostgresQuery) async throws -> [String: StoredEntity] {
         var found: [String: StoredEntity] = [:]
         for try await (id, version, partitionKey, body) in try await connection.query(query, logger: logger)
-            .decode((String, Int64, String, String?).self) {
+            .decode((String, Int64, String, String?).self)
+        {
             found[id] = try Self.entity(version: version, partitionKey: partitionKey, body: body)
         }
         return found
     }
 
     func records(of owner: Owner, keys: [String], on connection: PostgresConnection) async throws -> [String: IdempotencyRecord] {
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             SELECT key, key_text, stored_day, stored_at, method, path, status, headers, body, request FROM folio_idempotency
             WHERE owner = \(owner.name) AND key = ANY(\(keys))
             """, logger: logger)
         var found: [String: IdempotencyRecord] = [:]
         for try await (key, keyText, day, storedAt, method, path, status, headers, body, request)
-            in rows.decode((String, String, String, Date, String, String, Int64, String, String?, String?).self) {
-            guard case .object(let headerValues) = try Self.json(headers) else { throw StorageError("the headers stored with the key \(key) are not an object") }
+            in rows.decode((String, String, String, Date, String, String, Int64, String, String?, String?).self)
+        {
+            guard case .object(let headerValues) = try Self.json(headers) else {
+                throw StorageError("the headers stored with the key \(key) are not an object")
+            }
             found[key] = IdempotencyRecord(
                 id: key, key: keyText, date: day, storedAt: storedAt, method: method, path: path, status: Int(status),
                 headers: headerValues.compactMapValues(\.stringValue), body: try body.map(Self.json), request: try request.map(Self.json))

@@ -49,20 +49,25 @@ final class PostgresStorage: SyncStorage {
     ///   - logger: Where the storage and PostgresNIO log.
     /// - Throws: ``StorageError`` when the database cannot be reached in 30 s or its schema is
     ///   newer than this server's; the database's errors.
-    static func open(_ settings: PostgresSettings, poolSize: Int, isolation: TransactionRunner.Isolation,
-                     fault: Fault? = nil, logger: Logger) async throws -> PostgresStorage {
+    static func open(
+        _ settings: PostgresSettings, poolSize: Int, isolation: TransactionRunner.Isolation,
+        fault: Fault? = nil, logger: Logger
+    ) async throws -> PostgresStorage {
         var configuration: PostgresClient.Configuration
         if settings.usesUnixSocket {
-            configuration = .init(unixSocketPath: settings.unixSocketPath, username: settings.user, password: settings.password,
-                                  database: settings.database)
+            configuration = .init(
+                unixSocketPath: settings.unixSocketPath, username: settings.user, password: settings.password,
+                database: settings.database)
         } else {
-            let tls: PostgresClient.Configuration.TLS = switch settings.tls {
-            case .disable: .disable
-            case .prefer: .prefer(.makeClientConfiguration())
-            case .require: .require(.makeClientConfiguration())
-            }
-            configuration = .init(host: settings.host, port: settings.port, username: settings.user, password: settings.password,
-                                  database: settings.database, tls: tls)
+            let tls: PostgresClient.Configuration.TLS =
+                switch settings.tls {
+                case .disable: .disable
+                case .prefer: .prefer(.makeClientConfiguration())
+                case .require: .require(.makeClientConfiguration())
+                }
+            configuration = .init(
+                host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+                database: settings.database, tls: tls)
         }
         // One connection first: a wrong database, user or password is an error now, with the
         // server's own words (the pool would wait and retry).
@@ -73,8 +78,9 @@ final class PostgresStorage: SyncStorage {
         configuration.options.connectTimeout = .seconds(10)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let running = Task { await client.run() }
-        let storage = PostgresStorage(settings: settings, client: client, running: running, fault: fault,
-                                      runner: TransactionRunner(client: client, isolation: isolation, logger: logger))
+        let storage = PostgresStorage(
+            settings: settings, client: client, running: running, fault: fault,
+            runner: TransactionRunner(client: client, isolation: isolation, logger: logger))
         do {
             try await withDeadline(seconds: 30, "PostgreSQL at \(settings) did not answer in 30 s") {
                 _ = try await PostgresSchema.migrate(storage.runner)
@@ -95,16 +101,19 @@ final class PostgresStorage: SyncStorage {
     private static func probe(_ settings: PostgresSettings, logger: Logger) async throws {
         var configuration: PostgresConnection.Configuration
         if settings.usesUnixSocket {
-            configuration = .init(unixSocketPath: settings.unixSocketPath, username: settings.user, password: settings.password,
-                                  database: settings.database)
+            configuration = .init(
+                unixSocketPath: settings.unixSocketPath, username: settings.user, password: settings.password,
+                database: settings.database)
         } else {
-            let tls: PostgresConnection.Configuration.TLS = switch settings.tls {
-            case .disable: .disable
-            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            }
-            configuration = .init(host: settings.host, port: settings.port, username: settings.user, password: settings.password,
-                                  database: settings.database, tls: tls)
+            let tls: PostgresConnection.Configuration.TLS =
+                switch settings.tls {
+                case .disable: .disable
+                case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                }
+            configuration = .init(
+                host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+                database: settings.database, tls: tls)
         }
         let connection: PostgresConnection
         do {
@@ -130,11 +139,13 @@ final class PostgresStorage: SyncStorage {
         // Bounded batches, each its own statement: no long lock, no huge transaction.
         for _ in 0..<10_000 {
             var count = 0
-            for try await _ in try await client.query("""
+            for try await _ in try await client.query(
+                """
                 DELETE FROM folio_idempotency WHERE (owner, key) IN (
                     SELECT owner, key FROM folio_idempotency WHERE stored_day <= \(lastExpiredDay) LIMIT \(Int64(Self.forgetBatch)))
                 RETURNING key
-                """, logger: logger).decode(String.self) {
+                """, logger: logger
+            ).decode(String.self) {
                 count += 1
             }
             forgotten += count

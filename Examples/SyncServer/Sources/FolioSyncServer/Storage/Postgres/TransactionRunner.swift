@@ -70,7 +70,7 @@ final class TransactionRunner: Sendable {
                 guard let state = Self.sqlState(of: error), Self.retryable.contains(state), attempt < Self.maxAttempts else { throw error }
                 counter.increment()
                 logger.debug("transaction retried after SQLSTATE \(state) (attempt \(attempt))")
-                let pause = UInt64.random(in: 1...UInt64(1 << min(attempt, 7))) * 500_000 // up to 64 ms each
+                let pause = UInt64.random(in: 1...UInt64(1 << min(attempt, 7))) * 500_000   // up to 64 ms each
                 try await Task.sleep(nanoseconds: pause)
                 attempt += 1
             }
