@@ -257,7 +257,7 @@ struct Prefetched<E: Entity>: Sendable {
         // The ids are taken apart only for a file with candidates: otherwise checking that the
         // line holds `count` strings is enough (the scan may never ask for them).
         guard FieldScanner.holdsStrings(entry.ids, count: entry.count) else { return nil }
-        // The rows that may meet what the predicate requires (a word in a string, a flag), found
+        // The rows that may meet what the predicate requires (a word in a string), found
         // on the columns' bytes; only they are read into values and evaluated.
         var keeping: [Bool]?
         for requirement in filter.requirements {
@@ -266,9 +266,6 @@ struct Prefetched<E: Entity>: Sendable {
             case .word(let slot, let word):
                 guard let line = entry.fields[filter.keys[slot]] else { continue }   // none has it: undetermined
                 rows = FieldScanner.rows(line, mayContain: word, count: entry.count)
-            case .flag(let slot, let flag):
-                guard let line = entry.fields[filter.keys[slot]] else { continue }
-                rows = FieldScanner.rows(line, mayBe: flag, count: entry.count)
             }
             guard let rows else { return nil }
             keeping = keeping.map { zip($0, rows).map { $0 && $1 } } ?? rows

@@ -27,7 +27,7 @@ struct FieldFilter: @unchecked Sendable {
     let evaluate: (FieldRow) throws -> Bool
     /// What the predicate requires of some fields whatever the rest (`title.contains("milk") &&
     /// !done`): a row whose value in a column certainly fails one cannot match, which the column's
-    /// bytes tell without reading a value of each row (Scan/WordRows.swift, Scan/FlagRows.swift).
+    /// bytes tell without reading a value of each row (Scan/WordRows.swift).
     let requirements: [FieldRequirement]
 
     /// The filter for `predicate`, or nil when some part of it cannot be evaluated on fields.
@@ -109,12 +109,10 @@ enum FieldRequirement: Sendable, Equatable {
     /// The string in `slot` contains the word: its UTF-8 bytes, plain text
     /// (``TextSearch/plainBytes(_:)``).
     case word(slot: Int, SearchWord)
-    /// The boolean in `slot` is `flag`.
-    case flag(slot: Int, Bool)
 }
 
 /// An expression that holds only where some fields meet some requirements: the root of a
-/// predicate, and the sides of an `&&` below it (never below `||`, nor below `!` but for a flag).
+/// predicate, and the sides of an `&&` below it (never below `||` or `!`).
 protocol FieldRequiring {
     func requirements(_ compiler: FieldCompiler) -> [FieldRequirement]
 }
@@ -132,33 +130,6 @@ extension PredicateExpressions.CollectionContainsCollection: FieldRequiring wher
             let bytes = SearchWord(Array(word.utf8))
         else { return [] }
         return [.word(slot: slot, bytes)]
-    }
-}
-
-/// `$0.done`: the flag is true.
-extension PredicateExpressions.KeyPath: FieldRequiring {
-    func requirements(_ compiler: FieldCompiler) -> [FieldRequirement] {
-        slot(compiler, Bool.self).map { [.flag(slot: $0, true)] } ?? []
-    }
-}
-
-/// `!$0.done`: the flag is false.
-extension PredicateExpressions.Negation: FieldRequiring where Wrapped: FieldCompilable {
-    func requirements(_ compiler: FieldCompiler) -> [FieldRequirement] {
-        (wrapped as? any FieldPropertyPath)?.slot(compiler, Bool.self).map { [.flag(slot: $0, false)] } ?? []
-    }
-}
-
-/// `$0.done == false`, `true == $0.done`.
-extension PredicateExpressions.Equal: FieldRequiring where LHS: FieldCompilable, RHS: FieldCompilable {
-    func requirements(_ compiler: FieldCompiler) -> [FieldRequirement] {
-        if let slot = (lhs as? any FieldPropertyPath)?.slot(compiler, Bool.self), let flag = (rhs as? PredicateExpressions.Value<Bool>)?.value {
-            return [.flag(slot: slot, flag)]
-        }
-        if let slot = (rhs as? any FieldPropertyPath)?.slot(compiler, Bool.self), let flag = (lhs as? PredicateExpressions.Value<Bool>)?.value {
-            return [.flag(slot: slot, flag)]
-        }
-        return []
     }
 }
 

@@ -12,7 +12,7 @@ struct ScanAccelerators: OptionSet, Sendable {
     /// The field index file (``FieldIndexFile``): a settled file's columns are read from the index
     /// instead of the file.
     static let index = ScanAccelerators(rawValue: 1 << 1)
-    /// The rows a word or a flag rules out, found on a column's bytes (WordRows.swift, FlagRows.swift).
+    /// The rows a word rules out, found on a column's bytes (WordRows.swift).
     static let rows = ScanAccelerators(rawValue: 1 << 2)
 
     /// The accelerators of this process: all but those `FOLIO_SCAN_WITHOUT` names.

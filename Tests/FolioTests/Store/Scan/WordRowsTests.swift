@@ -151,65 +151,16 @@ struct CasedTodo: Entity, Equatable {
         #expect(matching > 20 && ruledOut > 100 && quickLines > 150, "seed \(seed): the columns did not reach every case")
     }
 
-    /// Random columns of booleans, `null`, numbers and strings (some spelling `true`, `false` or
-    /// holding commas), against a model read with Foundation's JSON parser: a row is ruled out for
-    /// a flag exactly when its value is the other boolean. Replays with `FOLIO_FLAG_ROWS_SEED`.
-    @Test func aFlagRulesOutExactlyTheRowsOfTheOtherBoolean() throws {
-        let seed = SplitMix64.seed(replaying: "FOLIO_FLAG_ROWS_SEED")
-        var random = SplitMix64(seed: seed)
-        let strings = ["\"true\"", "\"false\"", "\"a,b\"", "\",\"", "\"t\\\"f\"", "\"\""]
-        // Spaces around a literal are JSON too, though Folio writes none: such a row may be kept.
-        let others = ["null", "0", "1", "-2.5e3", " true", "false "]
-        var (lines, rows, ruledOut, unquoted) = (0, 0, 0, 0)
-        for _ in 0..<500 {
-            let count = random.index(10)
-            // Half the lines booleans and null only (the split path), the rest anything.
-            let mixed = random.index(2) == 0
-            var values: [String] = []
-            for _ in 0..<count {
-                switch random.index(mixed ? 6 : 3) {
-                case 0: values.append("true")
-                case 1: values.append("false")
-                case 2: values.append("null")
-                case 3: values.append(strings[random.index(strings.count)])
-                default: values.append(others[random.index(others.count)])
-                }
-            }
-            let line = "[" + values.joined(separator: ",") + "]"
-            // Folio writes no other value (null for a missing field); the JSON parser is the model.
-            let parsed = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [Any], "\(line)")
-            let flag = random.index(2) == 0
-            let found = try #require(FieldScanner.rows(ArraySlice(line.utf8), mayBe: flag, count: count), "seed \(seed): no rows for \(line)")
-            #expect(FieldScanner.rows(ArraySlice(line.utf8), mayBe: flag, count: count + 1) == nil, "seed \(seed): the count is not checked")
-            lines += 1
-            if !line.contains("\"") { unquoted += 1 }
-            #expect(parsed.count == count)
-            for index in parsed.indices {
-                rows += 1
-                // The JSON literal of the other boolean (a string spelling it is no boolean).
-                let other = values[index] == (flag ? "false" : "true")
-                let spaced = values[index].trimmingCharacters(in: .whitespaces) != values[index]
-                #expect(found[index] == !other || spaced, "seed \(seed): \(values[index]) in \(line), flag \(flag)")
-                if spaced, values[index].contains(flag ? "true" : "false") { #expect(found[index], "seed \(seed): \(values[index]) ruled out") }
-                if other { ruledOut += 1 }
-            }
-        }
-        print("flag rows: seed \(seed), \(lines) lines (\(unquoted) without strings), \(rows) rows, \(ruledOut) ruled out")
-        #expect(ruledOut > 200 && unquoted > 150, "seed \(seed): the columns did not reach every case")
-    }
-
-    /// Only what the whole predicate requires is a requirement: the sides of `&&`, never a part of
-    /// `||` or under `!` (but a flag's own negation).
+    /// Only what the whole predicate requires is a requirement: a word on a side of `&&`, never in
+    /// a part of `||` or under `!`. A flag rules out no row (flag rows were measured not to pay).
     @Test func requirementsAreWhatThePredicateCannotHoldWithout() throws {
         func requirements(_ predicate: Predicate<Todo>) throws -> [FieldRequirement] {
             try #require(FieldFilter.compile(predicate)).requirements
         }
         let milk = try #require(SearchWord(Array("milk".utf8)))
-        #expect(try requirements(#Predicate { $0.title.contains("milk") && !$0.done }) == [.word(slot: 0, milk), .flag(slot: 1, false)])
-        #expect(
-            try requirements(#Predicate { $0.done && ($0.title.contains("milk") && $0.done == false) })
-                == [.flag(slot: 0, true), .word(slot: 1, milk), .flag(slot: 0, false)])
-        #expect(try requirements(#Predicate { true == $0.done }) == [.flag(slot: 0, true)])
+        #expect(try requirements(#Predicate { $0.title.contains("milk") && !$0.done }) == [.word(slot: 0, milk)])
+        #expect(try requirements(#Predicate { $0.done && ($0.title.contains("milk") && $0.done == false) }) == [.word(slot: 1, milk)])
+        #expect(try requirements(#Predicate { true == $0.done }).isEmpty)
         #expect(try requirements(#Predicate { $0.title.contains("milk") || !$0.done }).isEmpty)
         #expect(try requirements(#Predicate { !($0.title.contains("milk") && $0.done) }).isEmpty)
         #expect(try requirements(#Predicate { !(!$0.done) }).isEmpty)
