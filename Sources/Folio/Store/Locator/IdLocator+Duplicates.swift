@@ -7,7 +7,11 @@ extension IdLocator {
     /// Records that `address` holds `id`, noting a second file that holds it too.
     func index(_ id: String, in address: PartitionAddress) {
         let collection = address.collection
-        if let other = idIndex.key(of: id, in: collection), other != address.key {
+        if let known = idIndex.copies(of: id, in: collection), !known.contains(address.key) {
+            // One more file holds an id already known in several (its place may be unset: a copy
+            // that left one of them).
+            noteDuplicate(id, in: [address])
+        } else if let other = idIndex.key(of: id, in: collection), other != address.key {
             let otherAddress = PartitionAddress(collection: collection, granularity: address.granularity, key: other)
             // Check the other file as it is now (another process may have moved the entity).
             let holds: Bool
