@@ -146,10 +146,8 @@ final class StoreEngine {
     func saveFieldIndexes() {
         let pending = fieldIndexChanges
         fieldIndexChanges = []
-        for changes in pending {
-            if let problem = changes.save(fileSystem) {
-                report(.warning, "could not save the field index (it is rebuilt when needed): \(problem.message)", path: problem.path)
-            }
+        for problem in FieldIndexChanges.save(pending, fileSystem) {
+            report(.warning, "could not save the field index (it is rebuilt when needed): \(problem.message)", path: problem.path)
         }
     }
     /// Entities that do not decode, already reported (type, path, id and stored JSON), so that

@@ -152,8 +152,8 @@ final class IdLocator {
     func catchUp(_ collection: String, granularity: PartitionGranularity) throws(FolioError) {
         for address in try source.addresses(collection: collection, granularity: granularity, selection: .all) {
             let known = source.identityInMemory(of: address) ?? idIndex.identity(of: address.key, in: collection)
-            if let known, try fileSystem.identity(address.path) == known { continue }
-            if known == nil, try fileSystem.identity(address.path) == nil { continue }   // only in the journal
+            // Unchanged, or (both nil) a partition only in the journal: nothing to read.
+            if try fileSystem.identity(address.path) == known { continue }
             indexPartition(address)
         }
     }

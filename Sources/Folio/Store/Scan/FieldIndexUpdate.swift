@@ -67,19 +67,28 @@ struct FieldIndexChanges {
     let span: ClosedRange<PartitionKey>
     let listed: Set<PartitionKey>
 
-    /// Saves these changes over the index as it is on disk now.
-    /// - Returns: Why the index could not be saved (it is derived data: the caller only reports it).
-    func save(_ fileSystem: FileSystem) -> FolioError? {
-        // Every column of the entries kept: read again whole (the query read only its columns).
-        var entries = FieldIndexFile.read(fileSystem, collection: collection, fields: nil).entries
+    /// Applies these changes to a collection's entries.
+    func apply(to entries: inout [PartitionKey: FieldIndexFile.Record]) {
         for key in stale { entries[key] = nil }
         entries.merge(made) { _, new in new }
         for key in Array(entries.keys) where span.contains(key) && !listed.contains(key) { entries[key] = nil }
-        do {
-            try FieldIndexFile.write(fileSystem, collection: collection, entries: entries)
-            return nil
-        } catch {
-            return error
+    }
+
+    /// Saves changes over the indexes as they are on disk now, in the order the queries found them:
+    /// each collection's index read and written once, whatever the number of queries.
+    /// - Returns: Why an index could not be saved (it is derived data: the caller only reports it).
+    static func save(_ changes: [FieldIndexChanges], _ fileSystem: FileSystem) -> [FolioError] {
+        var problems: [FolioError] = []
+        for collection in Set(changes.map(\.collection)).sorted() {
+            // Every column of the entries kept: read again whole (the queries read only their columns).
+            var entries = FieldIndexFile.read(fileSystem, collection: collection, fields: nil).entries
+            for change in changes where change.collection == collection { change.apply(to: &entries) }
+            do {
+                try FieldIndexFile.write(fileSystem, collection: collection, entries: entries)
+            } catch {
+                problems.append(error)
+            }
         }
+        return problems
     }
 }
