@@ -135,18 +135,15 @@ final class StoreEngine {
     var mergeReports: [MergeReport] { history.mergeReports.reports }
     /// Each data file's kept versions (``Store/history(of:)``, ``Store/restore(_:to:)``).
     var keptVersions: KeptVersions { history.keptVersions }
-    /// What queries found to change in the field index, saved after them by
-    /// ``saveFieldIndexes()``: a query never writes.
-    private var fieldIndexChanges: [FieldIndexChanges] = []
+    /// Each collection's field index: queries read it, and what they found to change waits there
+    /// until ``saveFieldIndexes()`` (Store/FieldIndex/FieldIndex.swift).
+    let fieldIndex: FieldIndex
     /// Whether queries left field index changes to save.
-    var hasFieldIndexChanges: Bool { !fieldIndexChanges.isEmpty }
-    func noteFieldIndexChanges(_ changes: FieldIndexChanges) { fieldIndexChanges.append(changes) }
-    /// Saves what queries found to change in the field index, in the order they found it.
-    /// Failures are only reported: the index is derived data.
+    var hasUnsavedFieldIndexChanges: Bool { fieldIndex.hasUnsavedChanges }
+    /// Saves what queries found to change in the field index. Failures are only reported: the
+    /// index is derived data.
     func saveFieldIndexes() {
-        let pending = fieldIndexChanges
-        fieldIndexChanges = []
-        for problem in FieldIndexChanges.save(pending, fileSystem) {
+        for problem in fieldIndex.saveUnsaved() {
             report(.warning, "could not save the field index (it is rebuilt when needed): \(problem.message)", path: problem.path)
         }
     }
@@ -169,6 +166,7 @@ final class StoreEngine {
         self.isReadOnly = readOnly
         self.cursor = JournalCursor(journal: try Journal(fileSystem: fileSystem, readOnly: readOnly))
         self.partitions = PartitionCache(budget: cacheBudget)
+        self.fieldIndex = FieldIndex(fileSystem: fileSystem, isReadOnly: readOnly)
         self.outbox = OutboxBook(fileSystem: fileSystem, log: log, journal: cursor)
         partitions.mustStay = { [unowned self] in mustStayInMemory($0) }
         partitions.onEvict = { [unowned self] in locator.noteEvicted($0) }
