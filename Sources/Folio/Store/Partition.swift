@@ -6,38 +6,38 @@
 /// transaction changes something (copy-on-write).
 final class Partition {
     let address: PartitionAddress
-    var identity: FileIdentity?
-    var base: [String: JSONValue]
-    var baseVersions: [String: String]
-    var extra: [String: JSONValue]
+    private(set) var identity: FileIdentity?
+    private(set) var base: [String: JSONValue]
+    private(set) var baseVersions: [String: String]
+    private(set) var extra: [String: JSONValue]
     /// The revision of the content `base` is (FORMAT.md, "Revisions"): the file's, or, when
     /// `holdsMerge`, the merge's; nil for a file without one.
-    var revision: Revision?
-    var entities: [String: JSONValue]
+    private(set) var revision: Revision?
+    private(set) var entities: [String: JSONValue]
     /// The server's version of each entity it has seen (set by the sync engine).
-    var versions: [String: String]
+    private(set) var versions: [String: String]
     /// Decoded Swift values of `entities`, for one entity type at a time.
     private(set) var decoded: (any DecodedCache)?
     /// Set while the file on disk cannot be read (broken by a hand edit); the last good state is
     /// served meanwhile and the file is never overwritten.
-    var unreadable: FolioError?
-    var unreadableIdentity: FileIdentity?
+    private(set) var unreadable: FolioError?
+    private(set) var unreadableIdentity: FileIdentity?
     /// Set while the file has never parsed in this process: `entities` holds only the journal's
     /// changes (a placeholder for writes), so reads refuse it instead of serving that.
-    var neverRead = false
+    private(set) var neverRead = false
     /// The hash of the file's bytes as this process last read or wrote them: a checkpoint replaces
     /// the file only if it still holds these (``AtomicFile/replace(_:with:ifStill:)``).
-    var fileHash: ContentHash?
+    private(set) var fileHash: ContentHash?
     /// Set when `base` is not the file but its merge with what Folio wrote since (the file was
     /// saved from an older version): the next checkpoint writes the merge.
-    var holdsMerge = false
+    private(set) var holdsMerge = false
     /// Set when the file is a person's save that a journal record adopted: the next checkpoint
     /// makes it Folio's version (StoreEngine+HandEdits.swift), so no later read adopts it again.
-    var adoptedSave = false
+    private(set) var adoptedSave = false
     /// The file's bytes when they are not among the versions Folio keeps (a person saved them):
     /// kept before Folio next replaces the file, so that a later save made from them is merged
     /// against them.
-    var unkeptFile: [UInt8]?
+    private(set) var unkeptFile: [UInt8]?
     /// The estimated bytes `entities` occupies in memory (see ``estimatedBytes``).
     private(set) var entityBytes = 0
 
@@ -130,15 +130,49 @@ final class Partition {
         PartitionFile.Contents(entities: entities, versions: versions, extra: extra, revision: revision)
     }
 
-    /// After the file was written with `contents`.
-    func markWritten(identity: FileIdentity?) {
+    /// After the file was written with `contents` (or removed: `identity` nil), as `revision`
+    /// and with these bytes (nil: none).
+    func markWritten(identity: FileIdentity?, revision: Revision?, fileHash: ContentHash?) {
         base = entities
         baseVersions = versions
         self.identity = identity
+        self.revision = revision
+        self.fileHash = fileHash
         holdsMerge = false
         adoptedSave = false
         unkeptFile = nil
     }
+
+    /// After the file was read: the hash of its bytes, whether `base` is their merge with what
+    /// Folio wrote since (``holdsMerge``), and the bytes when they are not among the versions
+    /// Folio keeps (``unkeptFile``).
+    func noteRead(fileHash: ContentHash?, holdsMerge: Bool, unkeptFile: [UInt8]?) {
+        self.fileHash = fileHash
+        self.holdsMerge = holdsMerge
+        self.unkeptFile = unkeptFile
+    }
+
+    /// The file on disk cannot be read (its identity then): the partition serves its last good
+    /// state, and the file is never overwritten. `neverRead`: there is no good state (a
+    /// placeholder holding only the journal's changes, which reads refuse).
+    func markUnreadable(_ error: FolioError, identity: FileIdentity?, neverRead: Bool = false) {
+        unreadable = error
+        unreadableIdentity = identity
+        if neverRead { self.neverRead = true }
+    }
+
+    /// The file read again: the partition serves it.
+    func markReadable() {
+        unreadable = nil
+        unreadableIdentity = nil
+        neverRead = false
+    }
+
+    /// A journal record adopted the file, a person's save: the next checkpoint keeps it as
+    /// Folio's version (``markSaveKept()``).
+    func markAdoptedSave() { adoptedSave = true }
+    /// The adopted save is kept as Folio's version.
+    func markSaveKept() { adoptedSave = false }
 
     /// The typed values of all entities that decode, in id order, decoding only what is not
     /// cached yet. An entity that does not decode is skipped (its error is cached in `decoded`

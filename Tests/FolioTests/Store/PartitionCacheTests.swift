@@ -238,7 +238,7 @@ private struct Note: Entity, Equatable {
         var json: [String: JSONValue] = [:]
         for index in 0..<entities { json["n\(day)-\(index)"] = .object(["title": .string("a title of some length")]) }
         let partition = Partition(address: address, identity: nil, contents: PartitionFile.Contents(entities: json, extra: [:]))
-        partition.fileHash = ContentHash(Array("day \(day)".utf8))
+        partition.noteRead(fileHash: ContentHash(Array("day \(day)".utf8)), holdsMerge: false, unkeptFile: nil)
         return partition
     }
 

@@ -75,7 +75,7 @@ extension StoreEngine {
             // A partition with no entities keeps its file while it holds tombstone versions.
             let isEmpty = partition.entities.isEmpty && partition.versions.isEmpty
             if isEmpty && partition.identity == nil {
-                partition.markWritten(identity: nil)
+                partition.markWritten(identity: nil, revision: partition.revision, fileHash: partition.fileHash)
                 try run.noteWrite(path, nil)
             } else if isEmpty {
                 // Folio's newest version of the file is then "no entities": a save from an older

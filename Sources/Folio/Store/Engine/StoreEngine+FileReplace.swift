@@ -21,6 +21,8 @@ extension StoreEngine {
             if let problem = partition.unreadable { return problem }
             let outcome: AtomicFile.SwapOutcome
             var revision: Revision?
+            // The hash of what the swap wrote, when it replaced the file.
+            var written: ContentHash?
             if partition.entities.isEmpty && partition.versions.isEmpty {
                 try run.noteWrite(path, nil)
                 outcome = try removeUnlessChanged(partition)
@@ -42,13 +44,11 @@ extension StoreEngine {
                 }
                 try run.noteWrite(path, ContentHash(file.bytes))
                 outcome = try atomic.swapIn(file, ifStill: partition.identity == nil ? nil : partition.fileHash)
-                if case .replaced = outcome { partition.fileHash = ContentHash(file.bytes) }
+                if case .replaced = outcome { written = ContentHash(file.bytes) }
             }
             switch outcome {
             case .replaced(let identity):
-                partition.markWritten(identity: identity)
-                partition.revision = revision
-                if identity == nil { partition.fileHash = nil }
+                partition.markWritten(identity: identity, revision: revision, fileHash: identity == nil ? nil : written ?? partition.fileHash)
                 return nil
             case .changedOnDisk(let saves):
                 report(.info, "saved by someone else while Folio was replacing it: read again and merged", path: path)

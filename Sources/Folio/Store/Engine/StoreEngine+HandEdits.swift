@@ -41,7 +41,7 @@ extension StoreEngine {
             // The save becomes Folio's version at the next checkpoint even when the journal leaves
             // it as it is: otherwise the file stays a save, and every later read of it (a reopen,
             // or a reload after the partition left memory) would adopt it again.
-            partitions.peek(address)?.adoptedSave = true
+            partitions.peek(address)?.markAdoptedSave()
             var journalTouched = Set<String>()
             for record in cursor.records {
                 for change in record.changes where change.address == address { journalTouched.insert(change.id) }
@@ -116,6 +116,6 @@ extension StoreEngine {
         // As for a file the checkpoint writes: it holds every record so far (`.folio/written`).
         try run.noteWrite(path, ContentHash(bytes))
         try history.keepAsFolios(bytes, of: path, revision: partition.revision, barrier: barrier)
-        partition.adoptedSave = false
+        partition.markSaveKept()
     }
 }

@@ -68,18 +68,15 @@ extension StoreEngine {
                 if let hash = departed, let lastGood = history.keptState(hash, of: address.path) {
                     report(.error, "\(error.description); serving the last good state and leaving the file untouched", path: address.path)
                     let served = Partition(address: address, identity: nil, contents: lastGood)
-                    served.fileHash = hash
-                    served.unreadable = error
-                    served.unreadableIdentity = identity
+                    served.noteRead(fileHash: hash, holdsMerge: false, unkeptFile: nil)
+                    served.markUnreadable(error, identity: identity)
                     applyRecords(to: served)
                     partitions.insert(served)
                     return served
                 }
                 report(.error, "\(error.description); changes to it wait in the journal until it is fixed", path: address.path)
                 let placeholder = Partition.empty(address)
-                placeholder.unreadable = error
-                placeholder.unreadableIdentity = identity
-                placeholder.neverRead = true
+                placeholder.markUnreadable(error, identity: identity, neverRead: true)
                 applyRecords(to: placeholder)
                 partitions.insert(placeholder)
                 if verify { throw error }
@@ -134,17 +131,14 @@ extension StoreEngine {
                 if partition.unreadableIdentity != identity {
                     report(.error, "\(error.description); serving the last good state and leaving the file untouched", path: path)
                 }
-                partition.unreadable = error
-                partition.unreadableIdentity = identity
+                partition.markUnreadable(error, identity: identity)
                 return
             }
         } else {
             partition.load(history.absentFileContents(at: path), identity: nil)
             noteFile(nil, of: partition, nil)
         }
-        partition.unreadable = nil
-        partition.unreadableIdentity = nil
-        partition.neverRead = false
+        partition.markReadable()
         applyRecords(to: partition)
         locator.noteLoaded(partition, previousIDs: previousIDs)
         _ = feed.takeAnnouncement(of: partition.address)
@@ -227,9 +221,9 @@ extension StoreEngine {
 
     /// Notes the bytes of the file a partition was just loaded from (nil: no file).
     func noteFile(_ bytes: [UInt8]?, of partition: Partition, _ reconciled: VersionHistory.Reconciled?, replacing replaced: [String: JSONValue]? = nil) {
-        partition.fileHash = reconciled?.hash ?? bytes.map(ContentHash.init)
-        partition.holdsMerge = reconciled?.merged == true
-        partition.unkeptFile = reconciled?.kept == false ? bytes : nil
+        partition.noteRead(
+            fileHash: reconciled?.hash ?? bytes.map(ContentHash.init), holdsMerge: reconciled?.merged == true,
+            unkeptFile: reconciled?.kept == false ? bytes : nil)
         noteEdit(partition.address, reconciled, replacing: replaced)
     }
 }
