@@ -185,24 +185,31 @@ enum TerminalRun {
 
 @Suite("the folio binary's progress line", .serialized)
 struct CLIProgressTests {
-    @Test("on a terminal, verify, recover, backup, snapshot and migrate draw a progress line with \\r on stderr, cleared before they print")
+    @Test("on a terminal, verify, recover, backup, snapshot and migrate (and its dry run) draw a progress line with \\r on stderr, cleared before they print")
     func progressOnATerminal() async throws {
         let folder = TemporaryFolder()
         try await storeOfAFewHundredFiles(in: folder)
         let parent = folder.url.deletingLastPathComponent()
         let plan = parent.appendingPathComponent("plan.json")
-        try Data(#"{"migrations": [{"name": "1-nothing", "steps": []}]}"#.utf8).write(to: plan)
-        let runs: [(command: String, arguments: [String])] = [
-            ("verify", ["verify", folder.url.path]),
-            ("recover", ["recover", folder.url.path]),
-            ("backup", ["backup", folder.url.path, parent.appendingPathComponent("backup").path]),
-            ("snapshot", ["snapshot", folder.url.path, parent.appendingPathComponent("snapshot").path]),
-            ("migrate", ["migrate", "--plan", plan.path, folder.url.path]),
+        try Data(#"{"migrations": [{"name": "1-weather", "steps": [{"setDefault": "weather", "value": "unknown", "in": "todos"}]}]}"#.utf8).write(to: plan)
+        // The last count of a phase is always drawn: a migration's, file by file, reaches the 300
+        // day files read, then the 601 files it writes (with the 300 commands and folio.json).
+        let runs: [(command: String, arguments: [String], lastCounts: [String])] = [
+            ("verify", ["verify", folder.url.path], []),
+            ("recover", ["recover", folder.url.path], []),
+            ("backup", ["backup", folder.url.path, parent.appendingPathComponent("backup").path], []),
+            ("snapshot", ["snapshot", folder.url.path, parent.appendingPathComponent("snapshot").path], []),
+            ("migrate", ["migrate", "--plan", plan.path, "--dry-run", folder.url.path], ["migrating 300 of 300 files"]),
+            (
+                "migrate", ["migrate", "--plan", plan.path, folder.url.path],
+                ["migrating 300 of 300 files", "staging 601 of 601 files", "finishing 601 of 601 files"]
+            ),
         ]
-        for (command, arguments) in runs {
+        for (command, arguments, lastCounts) in runs {
             let run = try await TerminalRun.run(arguments)
             #expect(run.code == 0, "\(command): \(run.terminal)")
             #expect(run.terminal.contains("\rfolio \(command): "), "\(command): \(run.terminal.debugDescription)")
+            for count in lastCounts { #expect(run.terminal.contains("\rfolio \(command): \(count) (100%)"), "\(arguments): \(run.terminal.debugDescription)") }
             #expect(run.terminal.hasSuffix("\r\u{1B}[K"), "\(command) clears its line: \(run.terminal.suffix(80).debugDescription)")
             #expect(!run.output.contains("\r") && !run.output.contains("\u{1B}"), "\(command): nothing of it on stdout")
         }
