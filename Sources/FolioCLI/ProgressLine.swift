@@ -62,10 +62,9 @@ final class ProgressLine: @unchecked Sendable {
     func handler(_ command: String) -> ProgressHandler? {
         guard isTerminal else { return nil }
         return { [self] progress in
-            let unit = progress.phase == .migrating ? "steps" : "files"
             let percent = progress.total > 0 ? " (\(progress.completed * 100 / progress.total)%)" : ""
             show(
-                "folio \(command): \(progress.phase) \(progress.completed) of \(progress.total) \(unit)\(percent)",
+                "folio \(command): \(progress.phase) \(progress.completed) of \(progress.total) files\(percent)",
                 force: progress.completed == progress.total)
         }
     }

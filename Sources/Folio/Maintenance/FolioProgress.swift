@@ -1,12 +1,11 @@
 /// How far a long maintenance operation (``Store/verify(at:progress:)``,
 /// ``Store/recover(at:progress:)``, ``Store/backup(to:progress:)``,
-/// ``Store/snapshot(to:progress:)``, ``Migrator/migrate(at:progress:)``) has come.
+/// ``Store/snapshot(to:progress:)``, ``Migrator/migrate(at:progress:)``,
+/// ``Migrator/dryRun(at:progress:)``) has come.
 ///
 /// An operation reports each of its phases from `completed == 0` up to `completed == total`;
 /// within a phase `completed` never decreases and never exceeds `total`, and a phase that ends
-/// without an error ends with `completed == total`. The counts are files for ``Phase/checking``,
-/// ``Phase/repairing``, ``Phase/verifying``, ``Phase/copying`` and ``Phase/linking``, and steps
-/// for ``Phase/migrating``.
+/// without an error ends with `completed == total`. Every phase counts files.
 public struct FolioProgress: Sendable, Equatable {
     /// What an operation is doing. New phases may be added: do not switch over them exhaustively.
     public struct Phase: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -31,16 +30,23 @@ public struct FolioProgress: Sendable, Equatable {
         public static let copying = Phase(rawValue: "copying")
         /// Linking (or copying) files into a snapshot.
         public static let linking = Phase(rawValue: "linking")
-        /// Running migrations: taking the writers' lock and recovering the journal, then
-        /// migrating in memory and writing the result.
+        /// Running migrations in memory: reading each partition file of the collections their
+        /// steps name (a dry run does only this).
         public static let migrating = Phase(rawValue: "migrating")
+        /// Writing each file a migration changes (data files, outbox commands, `folio.json`)
+        /// beside the store, before its commit point: a crash until then leaves the store as it
+        /// was.
+        public static let staging = Phase(rawValue: "staging")
+        /// Moving each staged file of a committed migration into place, and removing each file
+        /// it removes: a crash from then on leaves the new store, finished by the next open.
+        public static let finishing = Phase(rawValue: "finishing")
     }
 
     /// The phase this report is about.
     public var phase: Phase
     /// How much of the phase is done, from 0 to ``total``.
     public var completed: Int
-    /// How much there is to do in the phase (files, or steps for ``Phase/migrating``).
+    /// How much there is to do in the phase, in files.
     public var total: Int
 
     /// Makes a progress report.

@@ -22,10 +22,13 @@ enum MigrationCommit {
     static let commitFile = ".folio/migration/commit.json"
 
     /// Stages, commits and finishes the plan. Only with the writers' lock held.
-    static func run(_ plan: MigrationPlan, fileSystem: FileSystem, log: LogHandler?) throws(FolioError) {
+    /// - Parameter progress: Told of each file staged (``FolioProgress/Phase/staging``), then of
+    ///   each moved into place or removed (``FolioProgress/Phase/finishing``).
+    static func run(_ plan: MigrationPlan, fileSystem: FileSystem, log: LogHandler?, progress: ProgressHandler? = nil) throws(FolioError) {
         try fileSystem.removeTree(folder)
         // Written without a sync each, then made durable with one syncfs where the platform has
         // it (a 10-year store is thousands of files); file by file elsewhere.
+        let staging = ProgressCounter(.staging, total: plan.writes.count, handler: progress)
         var folders = Set<String>()
         for (path, bytes) in plan.writes {
             let staged = stagedFolder + "/" + path
@@ -33,11 +36,13 @@ enum MigrationCommit {
             if !folders.contains(parent) { try fileSystem.makeDirectoryDurably(parent) }
             folders.insert(parent)
             try fileSystem.writeWhole(staged, bytes, sync: false)
+            staging.advance()
         }
         if try !fileSystem.syncEverything() {
             for (path, bytes) in plan.writes { try fileSystem.writeWhole(stagedFolder + "/" + path, bytes, sync: true) }
             for parent in folders { try fileSystem.syncDirectory(parent) }
         }
+        staging.finish()
         let manifest: JSONValue = .object([
             "writes": .array(plan.writes.map { .string($0.path) }),
             "removes": .array(plan.removes.map(JSONValue.string)),
@@ -46,12 +51,14 @@ enum MigrationCommit {
         try fileSystem.makeDirectoryDurably(folder)
         try AtomicFile(fileSystem: fileSystem).replace(commitFile, with: JSONWriter.pretty(manifest))
         try fileSystem.syncDirectory(folder)
-        try finish(fileSystem, log: log)
+        try finish(fileSystem, log: log, progress: progress)
     }
 
     /// Finishes a committed migration, or discards an uncommitted one. Every open calls it, with
     /// the writers' lock held, before reading anything.
-    static func finish(_ fileSystem: FileSystem, log: LogHandler?) throws(FolioError) {
+    /// - Parameter progress: Told of each file moved into place or removed
+    ///   (``FolioProgress/Phase/finishing``).
+    static func finish(_ fileSystem: FileSystem, log: LogHandler?, progress: ProgressHandler? = nil) throws(FolioError) {
         guard try fileSystem.identity(folder) != nil else { return }
         guard let (bytes, _) = try fileSystem.read(commitFile) else {
             log?(
@@ -78,14 +85,17 @@ enum MigrationCommit {
         }
         let writes = try strings("writes"), removes = try strings("removes"), collections = try strings("collections")
         log?(LogMessage(level: .info, text: "finishing a committed migration: \(writes.count) file(s) to move in, \(removes.count) to remove", path: folder))
+        let finishing = ProgressCounter(.finishing, total: writes.count + removes.count, handler: progress)
         var touchedFolders = Set<String>()
         for path in writes where path != StoreLayout.marker {
             try moveIn(path, fileSystem: fileSystem)
             touchedFolders.insert(FileSystem.parent(of: path))
+            finishing.advance()
         }
         for path in removes {
             try fileSystem.unlink(path)
             touchedFolders.insert(FileSystem.parent(of: path))
+            finishing.advance()
         }
         if try !fileSystem.syncEverything() {
             for parent in touchedFolders.sorted(by: >) where try fileSystem.identity(parent) != nil { try fileSystem.syncDirectory(parent) }
@@ -101,10 +111,12 @@ enum MigrationCommit {
         if writes.contains(StoreLayout.marker) {
             try moveIn(StoreLayout.marker, fileSystem: fileSystem)
             try fileSystem.syncDirectory("")
+            finishing.advance()
         }
         try fileSystem.unlink(commitFile)
         try fileSystem.syncDirectory(folder)
         try fileSystem.removeTree(folder)
+        finishing.finish()
     }
 
     /// Renames a staged file over its target, unless that was done before a crash.

@@ -21,9 +21,31 @@ public final class MigrationDatabase {
     /// Server versions kept for locally deleted entities until their delete is acknowledged
     /// (tombstone versions), per collection: id → (partition, version). They follow the collection.
     private(set) var tombstones: [String: [String: (partition: String, version: String)]] = [:]
+    /// The partition files of the collections the steps name, listed before they run when
+    /// progress is reported (their number is its total); each collection's first load takes its
+    /// list and counts its files as it reads them.
+    private var unread: [String: [PartitionAddress]] = [:]
+    private var reading: ProgressCounter?
 
     init(engine: StoreEngine) {
         self.engine = engine
+    }
+
+    /// Reports the reading of `collections` as ``FolioProgress/Phase/migrating``, file by file.
+    /// A collection read without being named (by a custom step, or as an entity's new
+    /// collection) is not counted.
+    /// - Throws: ``FolioError`` for a name or a folder the step that names it would fail on.
+    func reportReading(of collections: [String], to handler: @escaping ProgressHandler) throws(FolioError) {
+        for collection in Set(collections) {
+            try Names.validateCollection(collection)
+            unread[collection] = try addresses(of: collection)
+        }
+        reading = ProgressCounter(.migrating, total: unread.values.reduce(0) { $0 + $1.count }, handler: handler)
+    }
+
+    /// Ends the reading's progress (every named collection was read once the steps ran).
+    func finishReading() {
+        reading?.finish()
     }
 
     /// The entities of a collection, by partition then id.
@@ -123,32 +145,40 @@ public final class MigrationDatabase {
         try Names.validateCollection(collection)
         var partitions: [PartitionAddress: PartitionFile.Contents] = [:]
         var entities: [String: Stored] = [:]
-        if let granularity = try granularity(of: collection) {
-            for address in try engine.addresses(collection: collection, granularity: granularity, selection: .all) {
-                let partition = try engine.partition(address)
-                if let problem = partition.unreadable { throw problem }
-                partitions[address] = partition.contents
-                for (id, json) in partition.entities {
-                    guard let fields = json.objectValue else {
-                        throw FolioError(.corruptFile, "entity \"\(id)\" is not a JSON object", path: address.path, entityID: id)
-                    }
-                    guard entities[id] == nil else {
-                        throw FolioError(
-                            .corruptFile,
-                            "entity \"\(id)\" is in two partitions (\(entities[id]!.partition) and \(address.key.text)); fix the store before migrating",
-                            path: address.path, entityID: id)
-                    }
-                    entities[id] = Stored(partition: address.key.text, fields: fields, version: partition.versions[id])
+        let listed = unread.removeValue(forKey: collection)
+        let addresses: [PartitionAddress]
+        if let listed { addresses = listed } else { addresses = try self.addresses(of: collection) }
+        for address in addresses {
+            let partition = try engine.partition(address)
+            if let problem = partition.unreadable { throw problem }
+            partitions[address] = partition.contents
+            for (id, json) in partition.entities {
+                guard let fields = json.objectValue else {
+                    throw FolioError(.corruptFile, "entity \"\(id)\" is not a JSON object", path: address.path, entityID: id)
                 }
-                for (id, version) in partition.versions where partition.entities[id] == nil {
-                    tombstones[collection, default: [:]][id] = (address.key.text, version)
+                guard entities[id] == nil else {
+                    throw FolioError(
+                        .corruptFile,
+                        "entity \"\(id)\" is in two partitions (\(entities[id]!.partition) and \(address.key.text)); fix the store before migrating",
+                        path: address.path, entityID: id)
                 }
+                entities[id] = Stored(partition: address.key.text, fields: fields, version: partition.versions[id])
             }
+            for (id, version) in partition.versions where partition.entities[id] == nil {
+                tombstones[collection, default: [:]][id] = (address.key.text, version)
+            }
+            if listed != nil { reading?.advance() }
         }
         collections[collection] = entities
         originalPartitions[collection] = partitions
         originalEntities[collection] = entities
         return entities
+    }
+
+    /// The partition files of a collection (none if it has no files).
+    private func addresses(of collection: String) throws(FolioError) -> [PartitionAddress] {
+        guard let granularity = try granularity(of: collection) else { return [] }
+        return try engine.addresses(collection: collection, granularity: granularity, selection: .all)
     }
 
     /// How a collection is stored now, from its files (or its journal records); nil if it has none.

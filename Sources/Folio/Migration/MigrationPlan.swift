@@ -14,16 +14,20 @@ struct MigrationPlan {
     /// - Parameters:
     ///   - migrations: The pending migrations, in order.
     ///   - applied: The names recorded before them.
-    ///   - state: The store (its journal applied; the caller holds the writers' lock).
+    ///   - engine: The store (its journal applied; the caller holds the writers' lock).
     ///   - marker: The store's `folio.json` as it is.
+    ///   - progress: Told of each partition file of the collections the steps name, as it is
+    ///     read (``FolioProgress/Phase/migrating``).
     static func make(
         _ migrations: [Migrator.Migration], applied: [String], engine: StoreEngine,
-        marker: [String: JSONValue]
+        marker: [String: JSONValue], progress: ProgressHandler? = nil
     ) throws(FolioError) -> MigrationPlan {
         let database = MigrationDatabase(engine: engine)
+        if let progress { try database.reportReading(of: migrations.flatMap(\.steps).flatMap(\.namedCollections), to: progress) }
         for migration in migrations {
             for step in migration.steps { try database.apply(step) }
         }
+        database.finishReading()
         var plan = MigrationPlan(report: MigrationReport(pending: migrations.map(\.name), schemaVersion: applied.count + migrations.count))
         try plan.addData(from: database)
         let steps = migrations.flatMap(\.steps)

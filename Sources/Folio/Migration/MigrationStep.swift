@@ -37,6 +37,15 @@ public struct MigrationStep: Sendable {
     /// What the step does, for dry runs and logs.
     let summary: String
 
+    /// The collections the step reads by name; a custom step reads what its code asks for.
+    var namedCollections: [String] {
+        switch kind {
+        case .map(let collection, _): [collection]
+        case .renameCollection(let from, let to): [from, to]
+        case .custom: []
+        }
+    }
+
     /// Renames a field of every entity of a collection. An entity that has no such field is left
     /// as it is; one that already has the new name is an error (nothing is overwritten).
     /// - Parameters:

@@ -130,44 +130,43 @@ public struct Migrator: Sendable {
     /// have the store open; they wait for the writers' lock meanwhile.
     /// - Parameters:
     ///   - url: The store's folder.
-    ///   - progress: Called as it goes, in steps of ``FolioProgress/Phase/migrating``: 0 of 2 when
-    ///     it starts, 1 once it holds the writers' lock and recovered the journal, 2 once the
-    ///     migrations ran and their result is written. Nil (the default) for no reports.
+    ///   - progress: Called as it goes, file by file, once it holds the writers' lock and
+    ///     recovered the journal, if a migration is pending (an up-to-date store reports nothing).
+    ///     Three phases, each with its total known when it starts: ``FolioProgress/Phase/migrating``,
+    ///     each partition file of the collections the steps name, read to migrate it in memory (a
+    ///     collection only a custom step reads is not counted); ``FolioProgress/Phase/staging``,
+    ///     each file the migration writes (data files, outbox commands, `folio.json`) staged before
+    ///     its commit; ``FolioProgress/Phase/finishing``, each of them moved into place, and each
+    ///     file it removes, after the commit. Nil (the default) for no reports.
     /// - Returns: What the migrations changed (`pending` is empty if there were none).
     /// - Throws: ``FolioError``: ``FolioError/Code/newerSchema``, ``FolioError/Code/migrationFailed``
     ///   (nothing changed), ``FolioError/Code/corruptFile`` for a file that must be fixed first.
     @discardableResult
     public func migrate(at url: URL, progress: ProgressHandler? = nil) async throws -> MigrationReport {
-        let steps = ProgressCounter(.migrating, total: 2, handler: progress)
-        let report = try await Store.withMigrationLock(at: url, recovering: true) { engine throws(FolioError) in
-            steps.advance()
-            return try Store.migrate(engine, with: self, log: nil)
+        try await Store.withMigrationLock(at: url, recovering: true) { engine throws(FolioError) in
+            try Store.migrate(engine, with: self, log: nil, progress: progress)
         }
-        steps.finish()
-        return report
     }
 
     /// What opening the store with this migrator would change, without changing it (a committed
     /// migration interrupted by a crash is finished first, as any open would).
     /// - Parameters:
     ///   - url: The store's folder.
-    ///   - progress: Called as it goes, in steps of ``FolioProgress/Phase/migrating``: 0 of 2 when
-    ///     it starts, 1 once it holds the writers' lock and read the journal, 2 once the
-    ///     migrations ran in memory. Nil (the default) for no reports.
+    ///   - progress: Called as it goes, file by file, once it holds the writers' lock and read
+    ///     the journal, if a migration is pending (an up-to-date store reports nothing): one
+    ///     phase, ``FolioProgress/Phase/migrating``, each partition file of the collections the
+    ///     steps name, read and migrated in memory (a collection only a custom step reads is not
+    ///     counted); its total is known when it starts. Nil (the default) for no reports.
     /// - Returns: The pending migrations and the files and commands they would change.
     /// - Throws: ``FolioError``: ``FolioError/Code/newerSchema`` for a store newer than this
     ///   migrator, ``FolioError/Code/migrationFailed`` if a step would fail (naming the entity),
     ///   ``FolioError/Code/corruptFile`` for a file that must be fixed first.
     public func dryRun(at url: URL, progress: ProgressHandler? = nil) async throws -> MigrationReport {
-        let steps = ProgressCounter(.migrating, total: 2, handler: progress)
-        let report = try await Store.withMigrationLock(at: url) { engine throws(FolioError) in
-            steps.advance()
+        try await Store.withMigrationLock(at: url) { engine throws(FolioError) in
             let (marker, applied) = try SchemaMarker.read(engine.fileSystem)
             let pending = try self.pending(applied: applied)
             if pending.isEmpty { return MigrationReport(pending: [], schemaVersion: applied.count) }
-            return try MigrationPlan.make(pending, applied: applied, engine: engine, marker: marker).report
+            return try MigrationPlan.make(pending, applied: applied, engine: engine, marker: marker, progress: progress).report
         }
-        steps.finish()
-        return report
     }
 }

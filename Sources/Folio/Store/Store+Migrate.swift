@@ -32,8 +32,11 @@ extension Store {
         return try fresh()
     }
 
-    /// Runs the migrator's pending migrations on a recovered state (writers' lock held).
-    static func migrate(_ engine: StoreEngine, with migrator: Migrator, log: LogHandler?) throws(FolioError) -> MigrationReport {
+    /// Runs the migrator's pending migrations on a recovered state (writers' lock held), telling
+    /// `progress` of each file read, staged, and moved into place (``Migrator/migrate(at:progress:)``).
+    static func migrate(
+        _ engine: StoreEngine, with migrator: Migrator, log: LogHandler?, progress: ProgressHandler? = nil
+    ) throws(FolioError) -> MigrationReport {
         let (marker, applied) = try SchemaMarker.read(engine.fileSystem)
         let pending = try migrator.pending(applied: applied)
         guard !pending.isEmpty else { return MigrationReport(pending: [], schemaVersion: applied.count) }
@@ -45,9 +48,9 @@ extension Store {
                 "the journal still holds \(engine.journalRecordCount) transaction(s) that could not be written to the files (a full disk?); nothing was migrated: free space and open the store again",
                 path: StoreLayout.journal)
         }
-        let plan = try MigrationPlan.make(pending, applied: applied, engine: engine, marker: marker)
+        let plan = try MigrationPlan.make(pending, applied: applied, engine: engine, marker: marker, progress: progress)
         log?(LogMessage(level: .info, text: plan.report.description, path: StoreLayout.marker))
-        try MigrationCommit.run(plan, fileSystem: engine.fileSystem, log: log)
+        try MigrationCommit.run(plan, fileSystem: engine.fileSystem, log: log, progress: progress)
         return plan.report
     }
 

@@ -34,6 +34,22 @@ final class ProgressRecorder: @unchecked Sendable {
             #expect(reports.last?.completed == total, "\(phase) ends at \(reports.last?.completed ?? -1) of \(total)", sourceLocation: sourceLocation)
         }
     }
+
+    /// The phases are `expected`, in order, each with its total, and each reports every unit on
+    /// its own: 0, 1, 2, … up to its total.
+    func expectEveryUnit(_ expected: [(phase: FolioProgress.Phase, total: Int)], sourceLocation: SourceLocation = #_sourceLocation) {
+        let phases = self.phases
+        #expect(phases.map(\.phase) == expected.map(\.phase), sourceLocation: sourceLocation)
+        for ((phase, reports), (_, total)) in zip(phases, expected) {
+            #expect(
+                reports.allSatisfy { $0.total == total }, "\(phase): totals \(Set(reports.map(\.total)).sorted()), expected \(total)",
+                sourceLocation: sourceLocation)
+            let counts = reports.map(\.completed)
+            #expect(
+                counts.elementsEqual(0...total), "\(phase): counts \(counts.prefix(5))… \(counts.suffix(2)) (\(counts.count) reports)",
+                sourceLocation: sourceLocation)
+        }
+    }
 }
 
 /// A closed store of a few hundred files: 300 todos on 300 days (a file each), each with its
@@ -54,7 +70,7 @@ func storeOfAFewHundredFiles(in folder: TemporaryFolder) async throws {
 
 @Suite("progress of long maintenance work")
 struct ProgressTests {
-    @Test("verify, recover, backup (read-write and read-only), snapshot, migrate and its dry run report progress that rises to its total")
+    @Test("verify, recover, backup (read-write and read-only) and snapshot report progress that rises to its total")
     func libraryReportsProgress() async throws {
         let folder = TemporaryFolder()
         try await storeOfAFewHundredFiles(in: folder)
@@ -89,17 +105,7 @@ struct ProgressTests {
         try await reader.backup(to: second, progress: copiedReadOnly.handler)
         try await reader.close()
         copiedReadOnly.expectComplete([.copying], atLeast: 600)
-
-        var migrator = Migrator()
-        migrator.registerMigration("1-weather", [.setDefault("weather", .string("unknown"), in: "todos")])
-        let dry = ProgressRecorder(), migrated = ProgressRecorder()
-        _ = try await migrator.dryRun(at: folder.url, progress: dry.handler)
-        let migration = try await migrator.migrate(at: folder.url, progress: migrated.handler)
-        #expect(migration.pending == ["1-weather"])
-        for recorder in [dry, migrated] {
-            recorder.expectComplete([.migrating], atLeast: 2)
-            #expect(recorder.all.map(\.completed) == [0, 1, 2])
-        }
+        // A migration's and its dry run's: MigrationProgressTests.
     }
 
     @Test("verify without a handler still works; a folder that does not exist, or is not a store, reports no progress")
@@ -179,24 +185,31 @@ enum TerminalRun {
 
 @Suite("the folio binary's progress line", .serialized)
 struct CLIProgressTests {
-    @Test("on a terminal, verify, recover, backup, snapshot and migrate draw a progress line with \\r on stderr, cleared before they print")
+    @Test("on a terminal, verify, recover, backup, snapshot and migrate (and its dry run) draw a progress line with \\r on stderr, cleared before they print")
     func progressOnATerminal() async throws {
         let folder = TemporaryFolder()
         try await storeOfAFewHundredFiles(in: folder)
         let parent = folder.url.deletingLastPathComponent()
         let plan = parent.appendingPathComponent("plan.json")
-        try Data(#"{"migrations": [{"name": "1-nothing", "steps": []}]}"#.utf8).write(to: plan)
-        let runs: [(command: String, arguments: [String])] = [
-            ("verify", ["verify", folder.url.path]),
-            ("recover", ["recover", folder.url.path]),
-            ("backup", ["backup", folder.url.path, parent.appendingPathComponent("backup").path]),
-            ("snapshot", ["snapshot", folder.url.path, parent.appendingPathComponent("snapshot").path]),
-            ("migrate", ["migrate", "--plan", plan.path, folder.url.path]),
+        try Data(#"{"migrations": [{"name": "1-weather", "steps": [{"setDefault": "weather", "value": "unknown", "in": "todos"}]}]}"#.utf8).write(to: plan)
+        // The last count of a phase is always drawn: a migration's, file by file, reaches the 300
+        // day files read, then the 601 files it writes (with the 300 commands and folio.json).
+        let runs: [(command: String, arguments: [String], lastCounts: [String])] = [
+            ("verify", ["verify", folder.url.path], []),
+            ("recover", ["recover", folder.url.path], []),
+            ("backup", ["backup", folder.url.path, parent.appendingPathComponent("backup").path], []),
+            ("snapshot", ["snapshot", folder.url.path, parent.appendingPathComponent("snapshot").path], []),
+            ("migrate", ["migrate", "--plan", plan.path, "--dry-run", folder.url.path], ["migrating 300 of 300 files"]),
+            (
+                "migrate", ["migrate", "--plan", plan.path, folder.url.path],
+                ["migrating 300 of 300 files", "staging 601 of 601 files", "finishing 601 of 601 files"]
+            ),
         ]
-        for (command, arguments) in runs {
+        for (command, arguments, lastCounts) in runs {
             let run = try await TerminalRun.run(arguments)
             #expect(run.code == 0, "\(command): \(run.terminal)")
             #expect(run.terminal.contains("\rfolio \(command): "), "\(command): \(run.terminal.debugDescription)")
+            for count in lastCounts { #expect(run.terminal.contains("\rfolio \(command): \(count) (100%)"), "\(arguments): \(run.terminal.debugDescription)") }
             #expect(run.terminal.hasSuffix("\r\u{1B}[K"), "\(command) clears its line: \(run.terminal.suffix(80).debugDescription)")
             #expect(!run.output.contains("\r") && !run.output.contains("\u{1B}"), "\(command): nothing of it on stdout")
         }
