@@ -20,6 +20,9 @@ final class JournalCursor {
     /// The partitions the records taken in change: the files hold less than the committed state
     /// there (a load applies the records on top), and the next checkpoint writes them.
     private(set) var touched: Set<PartitionAddress> = []
+    /// How many records were taken in when the cursor moved to each offset of this generation
+    /// (``recordCount(through:)``).
+    private var countAt: [Int64: Int] = [:]
 
     init(journal: Journal) {
         self.journal = journal
@@ -47,6 +50,7 @@ final class JournalCursor {
         if newHeader != header { journal.forgetSize() }
         records = []
         touched = []
+        countAt = [:]
         header = newHeader
         readOffset = Int64(Journal.headerSize)
         if let newHeader { nextTransaction = max(nextTransaction, newHeader.firstTransaction) }
@@ -79,6 +83,13 @@ final class JournalCursor {
     /// Moves the read position past the records taken in.
     func advance(to end: Int64) {
         readOffset = end
+        countAt[end] = records.count
+    }
+
+    /// How many of the records taken in end at or before `offset` of this generation: those a
+    /// sync through `offset` made durable. Nil when the cursor never stood there.
+    func recordCount(through offset: Int64) -> Int? {
+        offset <= Int64(Journal.headerSize) ? 0 : offset >= readOffset ? records.count : countAt[offset]
     }
 
     /// Appends a record at the cursor with one write, or, if that fails, cuts the journal back

@@ -27,6 +27,9 @@ final class ChangeFeed {
     /// up (another process's checkpoint reset the journal before writing it): a reload announces
     /// what changed against this, not against the file.
     private var announced: [PartitionAddress: [String: JSONValue]] = [:]
+    /// Per partition, what observers were told of the entities this process's commits whose
+    /// journal sync failed changed: their values without those commits (absent: none).
+    private var toldBeforeFailure: [PartitionAddress: (values: [String: JSONValue], ids: Set<String>)] = [:]
     /// Files that are not data, already reported to the log.
     private var reportedStrays: Set<String> = []
     /// The change streams.
@@ -52,11 +55,34 @@ final class ChangeFeed {
 
     /// The store's state was rebuilt from the disk: what the old one noted of its partitions is
     /// gone with it. Tracking and subscribers stay.
-    func stateReplaced() {
+    /// - Returns: What the old state noted of other processes' commits and did not deliver (a
+    ///   checkpoint read them, then failed): they happened, and the rebuilt state holds them
+    ///   already, so only these change sets can still tell observers.
+    func stateReplaced() -> [ChangeSet] {
+        let undelivered = recorded.filter { $0.origin == .otherProcess }
         recorded = []
         failed = []
         announced = [:]
+        toldBeforeFailure = [:]
         missedOtherProcessRecords = false
+        return undelivered
+    }
+
+    /// Keeps what observers were told of `ids` in a partition before this process's commits
+    /// that never became durable changed them (``told(beforeFailureIn:)``), unless kept already.
+    func keepToldBeforeFailure(_ values: [String: JSONValue], ids: Set<String>, in address: PartitionAddress) {
+        guard isTracking else { return }
+        var kept = toldBeforeFailure[address] ?? ([:], [])
+        for id in ids where !kept.ids.contains(id) {
+            kept.ids.insert(id)
+            kept.values[id] = values[id]
+        }
+        toldBeforeFailure[address] = kept
+    }
+
+    /// What observers were told of the entities of a partition that failed commits changed.
+    func told(beforeFailureIn address: PartitionAddress) -> (values: [String: JSONValue], ids: Set<String>)? {
+        toldBeforeFailure[address]
     }
 
     /// A commit failed after its changes were taken for delivery: this process's changes in them

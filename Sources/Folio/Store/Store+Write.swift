@@ -56,8 +56,12 @@ extension Store {
         let result: R
         let end: Int64?
         let queuedBefore = engine.queuedCommandCount
+        // What the journal and the files say happened before this commit: announced whatever
+        // becomes of it (a commit that fails keeps aside only what it changed itself).
+        var before: [ChangeSet] = []
         do {
             try engine.refreshJournal()
+            before = engine.takeChanges()
             if groupCommit.isIdle { groupCommit.markDurable(through: engine.journalEnd) }
             (result, end) = try body(engine)
         } catch {
@@ -65,6 +69,7 @@ extension Store {
             // could not be cut back after a failed append.
             if let error = error as? FolioError, error.code == .io || error.code == .diskFull { needsReload = true }
             releaseWriterLock()
+            deliver(before)
             throw error
         }
         writerGate.leave()
@@ -76,20 +81,20 @@ extension Store {
         let changes = engine.takeChanges()
         guard let end else {
             releaseExclusiveLockIfIdle()
-            deliver(changes)
+            deliver(before + changes)
             return result
         }
         lastCommit = .now
         lastSeenJournalPosition = journalPosition
         if (durability ?? configuration.durability) == .full {
             do { try await waitUntilDurable(end) } catch {
-                deliver(feed.commitFailed(taken: changes))
+                deliver(before + feed.commitFailed(taken: changes))
                 throw error
             }
         } else {
             releaseExclusiveLockIfIdle()
         }
-        deliver(changes)
+        deliver(before + changes)
         do {
             try await afterCommit()
         } catch {
@@ -241,6 +246,8 @@ extension Store {
     /// Every waiting writer gets the error: its transaction did not happen.
     private func syncFailed(_ error: FolioError) {
         let waiters = groupCommit.failed()
+        // Before anything else reads the journal: its records past the durable end never happened.
+        engine.neverDurable(past: groupCommit.durableEnd)
         do {
             try engine.truncateJournal(to: max(groupCommit.durableEnd, Int64(Journal.headerSize)))
             try engine.syncJournal()

@@ -264,6 +264,9 @@ public actor Store {
         guard needsReload, readOnlyReason == nil else { return }
         try await acquireWriterLock()
         defer { releaseWriterLock() }
+        // Another operation may have rebuilt the state while this one waited for the lock: a
+        // second rebuild would diff against the first one's state and lose what it noted.
+        guard needsReload, !isClosed else { return }
         engine.close()
         let fresh = try StoreEngine(
             fileSystem: fileSystem, log: configuration.logHandler, cacheBudget: configuration.partitionCacheBudget,
@@ -273,12 +276,24 @@ public actor Store {
         // announces what differs from what observers were told (commits the old one never read).
         // The feed forgets the old state only once the new one recovered: a recovery that fails
         // (the disk still failing) leaves everything for the next attempt.
-        let told = feed.isTracking ? engine.toldObservers(except: feed.failedChanges) : [:]
-        try feed.withoutTracking { () throws(FolioError) in try Self.recover(fresh) }
-        feed.stateReplaced()
+        let observed = feed.isTracking
+        var told = observed ? engine.toldObservers(except: feed.failedChanges) : [:]
+        try feed.withoutTracking { () throws(FolioError) in
+            // Other processes' commits the old state never read, to partitions it never held:
+            // what observers were told of those is the file before them.
+            if observed {
+                try fresh.refreshJournal()
+                told.merge(fresh.toldOfUnheldPartitions(pastRecords: fresh.recordsAlsoTaken(by: engine), told: told)) { kept, _ in kept }
+            }
+            try Self.recover(fresh)
+        }
+        deliver(feed.stateReplaced())
         fresh.announceDifferences(from: told)
         engine = fresh
         needsReload = false
+        // What the rebuild found happened before the operation that asked for it, and must not
+        // be taken for part of it (a commit that then fails keeps its own changes aside).
+        publishChanges()
     }
 }
 

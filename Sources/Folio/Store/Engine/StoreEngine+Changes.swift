@@ -156,13 +156,80 @@ extension StoreEngine {
     /// What observers were told of each partition in memory: the state it announced last, or the
     /// one it serves, except for the entities of failed commits (`failed`), which observers never
     /// heard of. Taken before this state is replaced by one rebuilt from the disk.
+    /// Where this process's failed commits are told apart (``neverDurable(past:)``), their
+    /// entities are as observers were told, not unknown.
     func toldObservers(except failed: [String: Set<String>]) -> [PartitionAddress: (told: [String: JSONValue], unknown: Set<String>)] {
         var result: [PartitionAddress: (told: [String: JSONValue], unknown: Set<String>)] = [:]
         for partition in partitions.partitions where !partition.neverRead {
             let address = partition.address
-            result[address] = (feed.announcement(of: address) ?? partition.entities, failed[address.collection] ?? [])
+            var told = feed.announcement(of: address) ?? partition.entities
+            var unknown = failed[address.collection] ?? []
+            if let before = feed.told(beforeFailureIn: address) {
+                for id in before.ids { told[id] = before.values[id] }
+                unknown.subtract(before.ids)
+            }
+            result[address] = (told, unknown)
         }
         return result
+    }
+
+    /// How many of the journal's records, as this state has taken them in, `other` (the state it
+    /// replaces) took in too: the common start of both lists in one generation, none across
+    /// generations. Records past it are other processes' commits `other` never read.
+    func recordsAlsoTaken(by other: StoreEngine) -> Int {
+        guard let header = cursor.header, header == other.cursor.header else { return 0 }
+        let mine = cursor.records, theirs = other.cursor.records
+        var count = 0
+        while count < mine.count, count < theirs.count, mine[count] == theirs[count] { count += 1 }
+        return count
+    }
+
+    /// What observers were told of the partitions that records past the first `known` ones change
+    /// and that are not in `told` (the state replaced never held them: while observed, it holds
+    /// every partition a record it read changed): each file with the records before. Taken after
+    /// the journal was read, before the recovery's checkpoint, so that ``announceDifferences(from:)``
+    /// announces those records too.
+    func toldOfUnheldPartitions(
+        pastRecords known: Int, told: [PartitionAddress: (told: [String: JSONValue], unknown: Set<String>)]
+    ) -> [PartitionAddress: (told: [String: JSONValue], unknown: Set<String>)] {
+        let records = cursor.records
+        guard known < records.count else { return [:] }
+        var result: [PartitionAddress: (told: [String: JSONValue], unknown: Set<String>)] = [:]
+        for record in records[known...] {
+            for change in record.changes where told[change.address] == nil && result[change.address] == nil {
+                let address = change.address
+                do {
+                    var before = try partition(address).base
+                    for earlier in records[..<known] {
+                        for change in earlier.changes where change.address == address { before[change.id] = change.entity }
+                    }
+                    result[address] = (before, [])
+                } catch {
+                    report(.warning, "cannot tell what changed in this file while the store was rebuilt: \(error.message)", path: address.path)
+                }
+            }
+        }
+        return result
+    }
+
+    /// A journal sync failed: the records past `durableEnd` (this process's, appended while it
+    /// held the writers' lock) never happened, though this state applied them. What observers
+    /// were told of the entities they change is kept for the state rebuilt next: the partition's
+    /// file with the records before them. Where that is not the told state (a partition whose
+    /// file may still catch up), or the records cannot be told apart, they stay unknown.
+    func neverDurable(past durableEnd: Int64) {
+        guard feed.isTracking, let durable = cursor.recordCount(through: durableEnd), durable < cursor.records.count else { return }
+        let records = cursor.records
+        var failed: [PartitionAddress: Set<String>] = [:]
+        for record in records[durable...] { for change in record.changes { failed[change.address, default: []].insert(change.id) } }
+        for (address, ids) in failed {
+            guard let partition = partitions.peek(address), feed.announcement(of: address) == nil, !partition.neverRead else { continue }
+            var told = partition.base
+            for record in records[..<durable] {
+                for change in record.changes where change.address == address { told[change.id] = change.entity }
+            }
+            feed.keepToldBeforeFailure(told, ids: ids, in: address)
+        }
     }
 
     /// A state rebuilt from the disk takes over what observers were told by the state it
