@@ -139,18 +139,8 @@ final class ChangeFeed {
     /// so observers see the changes in the order they happened).
     func take() -> [ChangeSet] {
         guard !recorded.isEmpty else { return [] }
-        var merged: [ChangeSet] = []
-        for changeSet in recorded {
-            if let index = merged.lastIndex(where: { $0.collection == changeSet.collection && $0.origin == changeSet.origin }),
-                !merged[(index + 1)...].contains(where: { $0.collection == changeSet.collection })
-            {
-                merged[index].merge(changeSet)
-            } else {
-                merged.append(changeSet)
-            }
-        }
-        recorded = []
-        return merged.filter { !$0.ids.isEmpty }
+        defer { recorded = [] }
+        return ChangeSet.merging(recorded)
     }
 
     // MARK: What partitions announced

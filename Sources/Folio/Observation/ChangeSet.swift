@@ -79,3 +79,21 @@ public struct ChangeSet: Sendable, Hashable, CustomStringConvertible {
         partitions.formUnion(later.partitions)
     }
 }
+
+extension ChangeSet {
+    /// Change sets in order, each merged into the last one of its collection and origin when no
+    /// other of its collection came between (what is delivered at once); empty ones left out.
+    static func merging(_ changeSets: [ChangeSet]) -> [ChangeSet] {
+        var merged: [ChangeSet] = []
+        for changeSet in changeSets {
+            if let index = merged.lastIndex(where: { $0.collection == changeSet.collection && $0.origin == changeSet.origin }),
+                !merged[(index + 1)...].contains(where: { $0.collection == changeSet.collection })
+            {
+                merged[index].merge(changeSet)
+            } else {
+                merged.append(changeSet)
+            }
+        }
+        return merged.filter { !$0.ids.isEmpty }
+    }
+}

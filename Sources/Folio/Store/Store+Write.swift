@@ -81,20 +81,20 @@ extension Store {
         let changes = engine.takeChanges()
         guard let end else {
             releaseExclusiveLockIfIdle()
-            deliver(before + changes)
+            deliver(ChangeSet.merging(before + changes))
             return result
         }
         lastCommit = .now
         lastSeenJournalPosition = journalPosition
         if (durability ?? configuration.durability) == .full {
             do { try await waitUntilDurable(end) } catch {
-                deliver(before + feed.commitFailed(taken: changes))
+                deliver(ChangeSet.merging(before + feed.commitFailed(taken: changes)))
                 throw error
             }
         } else {
             releaseExclusiveLockIfIdle()
         }
-        deliver(before + changes)
+        deliver(ChangeSet.merging(before + changes))
         do {
             try await afterCommit()
         } catch {
