@@ -75,32 +75,46 @@ import Testing
         #expect(announced == ["a", "c", "d"], "each commit announced once, the failed one never: \(changes.items)")
     }
 
+    /// An observed store whose second journal sync fails, with its watcher silenced (only its own
+    /// operations look at the journal and the files), after a first write of tag "a" that was
+    /// announced.
+    static func observerWhoseSecondSyncFails(_ folder: TemporaryFolder) async throws -> (Store, Collector<ChangeSet>) {
+        let plan = FaultPlan(failAt: 2, counting: { $0 == .sync(StoreLayout.journal) })
+        let observer = try await Store.open(at: folder.url, configuration: .testing(hook: plan.hook))
+        let changes = Collector(await observer.changes())
+        await observer.silenceWatcher()
+        try await observer.write { tx in try tx.upsert(Tag(id: "a", name: "A", color: "#000")) }
+        #expect(await changes.wait { Set($0.flatMap(\.inserted)).contains("a") })
+        return (observer, changes)
+    }
+
+    /// Each change set as "collection ins [...] upd [...] del [...]".
+    static func summary(of changeSets: [ChangeSet]) -> [String] {
+        changeSets.map { "\($0.collection) ins \($0.inserted.sorted()) upd \($0.updated.sorted()) del \($0.deleted.sorted())" }
+    }
+
     /// Another process's commits that a checkpoint read just before its journal sync failed are
     /// announced by the state rebuilt after the failure: they happened, and only the rebuilt
     /// state could still tell them (its partitions already hold them).
     @Test func anotherProcesssCommitsReadByAFailedCheckpointAreAnnounced() async throws {
         let folder = TemporaryFolder()
-        // The observer's second journal sync fails: its checkpoint's, after it read the other's records.
-        let plan = FaultPlan(failAt: 2, counting: { $0 == .sync(StoreLayout.journal) })
-        let observer = try await Store.open(at: folder.url, configuration: .testing(hook: plan.hook))
-        let changes = Collector(await observer.changes())
-        // Only the checkpoint looks at the journal before its sync fails: the watcher never reads.
-        await observer.silenceWatcher()
-        try await observer.write { tx in try tx.upsert(Tag(id: "a", name: "A", color: "#000")) }
-        #expect(await changes.wait { Set($0.flatMap(\.inserted)).contains("a") })
+        let (observer, changes) = try await Self.observerWhoseSecondSyncFails(folder)
         let other = try await Store.open(at: folder.url, configuration: .testing())
         try await other.write { tx in
             _ = try tx.delete(Tag.self, id: "a")
             try tx.upsert(Tag(id: "c", name: "C", color: "#000"))
         }
+        // The observer's second sync is its checkpoint's, after it read the other's records.
         await expectFolioError(.io) { try await observer.checkpoint() }
         try await observer.write { tx in try tx.upsert(Tag(id: "d", name: "D", color: "#000")) }
         try await other.close()
         #expect(await changes.wait { Set($0.flatMap(\.inserted)).isSuperset(of: ["a", "c", "d"]) && Set($0.flatMap(\.deleted)).contains("a") })
         try await observer.close()
         #expect(await changes.waitForEnd())
-        let told = changes.items.map { "ins \($0.inserted.sorted()) upd \($0.updated.sorted()) del \($0.deleted.sorted())" }
-        #expect(told == ["ins [\"a\"] upd [] del []", "ins [\"c\"] upd [] del [\"a\"]", "ins [\"d\"] upd [] del []"], "each commit announced once: \(told)")
+        let told = Self.summary(of: changes.items)
+        #expect(
+            told == ["tags ins [\"a\"] upd [] del []", "tags ins [\"c\"] upd [] del [\"a\"]", "tags ins [\"d\"] upd [] del []"],
+            "each commit announced once: \(told)")
     }
 
     /// An entity this process's failed commit changed, then another process changed: the rebuilt
@@ -108,14 +122,7 @@ import Testing
     /// the failed commit), not against the disk.
     @Test func anotherProcesssChangeToAnEntityOfAFailedCommitIsAnnounced() async throws {
         let folder = TemporaryFolder()
-        // The observer's second journal sync fails: the one of its second write.
-        let plan = FaultPlan(failAt: 2, counting: { $0 == .sync(StoreLayout.journal) })
-        let observer = try await Store.open(at: folder.url, configuration: .testing(hook: plan.hook))
-        let changes = Collector(await observer.changes())
-        // Only the rebuilt state looks at the other's commit: the watcher never reads.
-        await observer.silenceWatcher()
-        try await observer.write { tx in try tx.upsert(Tag(id: "a", name: "A", color: "#000")) }
-        #expect(await changes.wait { Set($0.flatMap(\.inserted)).contains("a") })
+        let (observer, changes) = try await Self.observerWhoseSecondSyncFails(folder)
         await expectFolioError(.io) { try await observer.write { tx in try tx.upsert(Tag(id: "a", name: "A2", color: "#000")) } }
         let other = try await Store.open(at: folder.url, configuration: .testing())
         try await other.write { tx in _ = try tx.delete(Tag.self, id: "a") }
@@ -124,9 +131,9 @@ import Testing
         #expect(await changes.wait { Set($0.flatMap(\.inserted)).contains("d") })
         try await observer.close()
         #expect(await changes.waitForEnd())
-        let told = changes.items.map { "ins \($0.inserted.sorted()) upd \($0.updated.sorted()) del \($0.deleted.sorted())" }
+        let told = Self.summary(of: changes.items)
         #expect(
-            told == ["ins [\"a\"] upd [] del []", "ins [] upd [] del [\"a\"]", "ins [\"d\"] upd [] del []"],
+            told == ["tags ins [\"a\"] upd [] del []", "tags ins [] upd [] del [\"a\"]", "tags ins [\"d\"] upd [] del []"],
             "each commit announced once, the failed one never: \(told)")
     }
 
@@ -134,12 +141,7 @@ import Testing
     /// state rebuilt after a failed sync, is announced.
     @Test func anotherProcesssCommitToAPartitionNeverHeldIsAnnouncedByTheRebuiltState() async throws {
         let folder = TemporaryFolder()
-        // The observer's second journal sync fails: the one of its second write.
-        let plan = FaultPlan(failAt: 2, counting: { $0 == .sync(StoreLayout.journal) })
-        let observer = try await Store.open(at: folder.url, configuration: .testing(hook: plan.hook))
-        let changes = Collector(await observer.changes())
-        await observer.silenceWatcher()
-        try await observer.write { tx in try tx.upsert(Tag(id: "a", name: "A", color: "#000")) }
+        let (observer, changes) = try await Self.observerWhoseSecondSyncFails(folder)
         await expectFolioError(.io) { try await observer.write { tx in try tx.upsert(Tag(id: "b", name: "B", color: "#000")) } }
         let other = try await Store.open(at: folder.url, configuration: .testing())
         let milk = todo("Buy milk", on: "2026-11-22")
@@ -149,7 +151,7 @@ import Testing
         #expect(await changes.wait { Set($0.flatMap(\.inserted)).isSuperset(of: ["a", "d", milk.id.uuidString]) })
         try await observer.close()
         #expect(await changes.waitForEnd())
-        let told = changes.items.map { "\($0.collection) ins \($0.inserted.sorted()) upd \($0.updated.sorted()) del \($0.deleted.sorted())" }
+        let told = Self.summary(of: changes.items)
         #expect(
             told == ["tags ins [\"a\"] upd [] del []", "todos ins [\"\(milk.id.uuidString)\"] upd [] del []", "tags ins [\"d\"] upd [] del []"],
             "each commit announced once, the failed one never: \(told)")

@@ -257,8 +257,9 @@ import Testing
         }
         #expect(written.value.isEmpty, "a query changed the disk: \(written.value)")
         #expect(!FileManager.default.fileExists(atPath: index.path), "the index was written before the store's step")
-        // The store's own step, a few seconds later (bounded wait).
-        let deadline = ContinuousClock.now + .seconds(60)
+        // The store's own step, a few seconds later. The deadline only catches a hung run: in the
+        // full suite on two cores, a test's tasks can wait minutes for a thread (one run took 337 s).
+        let deadline = ContinuousClock.now + .seconds(600)
         while !FileManager.default.fileExists(atPath: index.path) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
