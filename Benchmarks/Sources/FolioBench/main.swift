@@ -56,6 +56,8 @@ do {
                 ? ""
                 : " and the \(options.tenYearDays)-day store (\(runner.tenYearTodos) todos"
                     + (options.runs(.tenyear) ? "; the predicate matches \(runner.expectedScanMatches)" : "") + ")")
+            + (options.runs(.growth)
+                ? ", the growth group's stores (" + options.growthDays.map { Row.span(days: $0) }.joined(separator: ", ") + ")" : "")
             + (options.runs(.scanmatrix) ? " and the scan matrix's stores (each contender's counts checked once)" : "")
             + " in \(Format.value((ContinuousClock.now - start).seconds)) s (not timed)")
     try await runner.runRounds(log: say)
@@ -84,8 +86,13 @@ if options.runs(.tenyear) {
 }
 say("")
 if options.runs(.costs) { CostReport.lines(runner).forEach(say) }
-if options.runs(.scanmatrix) {
+if options.runs(.growth) {
     if options.runs(.costs) { say("") }
+    say("Growth with the store's size (each measure the same work at every size; rows inform, no target):")
+    say(Table.render(runner.growth.measuredRows.map(\.row)))
+}
+if options.runs(.scanmatrix) {
+    if options.runs(.costs) || options.runs(.growth) { say("") }
     ScanMatrixTable.lines(runner.scanMatrix, rounds: options.rounds).forEach(say)
 }
 

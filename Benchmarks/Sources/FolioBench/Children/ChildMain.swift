@@ -8,7 +8,8 @@ import Darwin
 
 /// The hidden subcommands the benchmark runs in child processes of itself:
 ///
-///     __child cold  folio|grdb PATH DAY                      open + one-day query, prints "nanoseconds todos"
+///     __child cold  folio|grdb PATH DAY                      open + one-day query, prints "nanoseconds todos
+///                                                            open-nanoseconds"
 ///     __child syncs folio-full|folio-relaxed|grdb-full|grdb-normal PATH SEED TODOS COUNT
 ///                                                            transactions between syscall markers, prints
 ///                                                            "wall-µs cpu-µs voluntary involuntary" per transaction
@@ -23,11 +24,11 @@ enum ChildMain {
         switch command {
         case "cold":
             guard arguments.count == 4 else { throw BenchError("cold: bad arguments") }
-            let (elapsed, count) =
+            let read =
                 engine == "folio"
                 ? try await FolioContender.openAndRead(URL(fileURLWithPath: path, isDirectory: true), day: arguments[3])
                 : try GRDBContender.openAndRead(path, day: arguments[3])
-            print("\(elapsed.nanoseconds) \(count)")
+            print("\(read.total.nanoseconds) \(read.todos) \(read.open.nanoseconds)")
         case "syncs":
             let (workload, count) = try workload(arguments)
             try await syncs(engine: engine, path: path, workload: workload, count: count)
