@@ -3,7 +3,7 @@ import Foundation
 /// The machine-readable result (`--json FILE`): every measured row of the table (values per
 /// round, ratios per round, target and whether it is met), the sync counts and commit costs, the
 /// peak memory of a session, the growth group, the scan matrix, the options, the machine and when
-/// the run ended.
+/// the run ended. `folio-bench chart` draws it (ChartInput.swift reads back what it needs).
 struct JSONReport: Encodable {
     struct RowResult: Codable {
         var key: String
