@@ -76,21 +76,15 @@ enum ChildMain {
         case "folio-full", "folio-relaxed":
             let folder = URL(fileURLWithPath: path, isDirectory: true)
             try await FolioContender.seed(folder, todos: workload.todos)
-            settle()
+            ColdCache.settle()
             print(try await FolioContender.markedTransactions(folder, edits: edits, durability: engine == "folio-full" ? .full : .relaxed))
         case "grdb-full", "grdb-normal":
             try GRDBContender.seed(path, todos: workload.todos)
-            settle()
+            ColdCache.settle()
             print(try GRDBContender.markedTransactions(path, edits: edits, synchronous: engine == "grdb-full" ? .full : .normal))
         default:
             throw BenchError("unknown engine \(engine)")
         }
-    }
-
-    /// Writes the seeded files out before the commits are measured (`sync`): their writeback
-    /// would otherwise land in the first commits' syncs, as another writer's would.
-    private static func settle() {
-        sync()
     }
 
     /// Everything a contender does in one session: bulk import, transactions, one read of every day.

@@ -8,7 +8,7 @@ struct Growth: Sendable {
     /// The five costs measured on every size.
     enum Measure: String, CaseIterable, Sendable {
         /// A durable transaction (upsert + its outbox command), committed one after the other on a
-        /// copy of the store in use: microseconds per commit.
+        /// copy of the store in use, its files written out first: microseconds per commit.
         case commit
         /// A fresh process opening the store, caches dropped: milliseconds.
         case coldOpen

@@ -34,17 +34,21 @@ extension Runner {
             let (folio, grdb) = (store.folio.path, store.grdb.path)
             var measured = (folio: 0.0, grdb: 0.0)
 
-            // Durable commits on a copy in use (upsert + outbox command each), as row 1.
+            // Durable commits on a copy in use (upsert + outbox command each), as row 1, once the
+            // copy's files are written out: their writeback grows with the store, and would
+            // otherwise land in the commits' syncs.
             let edits = store.workload.edits(count: options.transactions, salt: UInt64(round))
             let perCommit = 1e6 / Double(edits.count)
             try await pair(
                 flip,
                 {
                     let copy = try await copyInUse(store.folio, "growth-\(store.days)-folio", in: folder)
+                    ColdCache.settle()
                     measured.folio = try await FolioContender.transactions(copy, edits: edits, durability: .full).commit.seconds * perCommit
                 },
                 {
                     let copy = try copy(store.grdb, "growth-\(store.days).sqlite", in: folder)
+                    ColdCache.settle()
                     measured.grdb = try GRDBContender.transactions(copy.path, edits: edits, synchronous: .full).commit.seconds * perCommit
                 })
             growth.record(.commit, days: store.days, folio: measured.folio, grdb: measured.grdb)
