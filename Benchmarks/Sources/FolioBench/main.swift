@@ -1,11 +1,27 @@
 // folio-bench: Folio side by side with SQLite (through GRDB 7.10.0) and the disk's own limits,
 // contenders interleaved round by round, medians and per-round ratios. See BENCHMARKS.md.
 //
-//   swift run -c release --package-path Benchmarks folio-bench [--quick] [--json FILE]
+//   swift run -c release --package-path Benchmarks folio-bench [--quick] [--json FILE] [--chart FILE]
+//   swift run -c release --package-path Benchmarks folio-bench chart results.json chart.svg
 
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+
+if arguments.first == "chart" {
+    guard arguments.count == 3 else {
+        FileHandle.standardError.write(Data("usage: folio-bench chart RESULTS.json CHART.svg\n".utf8))
+        exit(2)
+    }
+    do {
+        try Chart.write(json: URL(fileURLWithPath: arguments[1]), to: URL(fileURLWithPath: arguments[2]))
+        print("chart written to \(arguments[2])")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("folio-bench chart: \(error)\n".utf8))
+        exit(1)
+    }
+}
 
 if arguments.first == "__child" {
     do {
@@ -56,6 +72,8 @@ do {
                 ? ""
                 : " and the \(options.tenYearDays)-day store (\(runner.tenYearTodos) todos"
                     + (options.runs(.tenyear) ? "; the predicate matches \(runner.expectedScanMatches)" : "") + ")")
+            + (options.runs(.growth)
+                ? ", the growth group's stores (" + options.growthDays.map { Row.span(days: $0) }.joined(separator: ", ") + ")" : "")
             + (options.runs(.scanmatrix) ? " and the scan matrix's stores (each contender's counts checked once)" : "")
             + " in \(Format.value((ContinuousClock.now - start).seconds)) s (not timed)")
     try await runner.runRounds(log: say)
@@ -84,21 +102,40 @@ if options.runs(.tenyear) {
 }
 say("")
 if options.runs(.costs) { CostReport.lines(runner).forEach(say) }
-if options.runs(.scanmatrix) {
+if options.runs(.growth) {
     if options.runs(.costs) { say("") }
+    say("Growth with the store's size (each measure the same work at every size; rows inform, no target):")
+    say(Table.render(runner.growth.measuredRows.map(\.row)))
+}
+if options.runs(.scanmatrix) {
+    if options.runs(.costs) || options.runs(.growth) { say("") }
     ScanMatrixTable.lines(runner.scanMatrix, rounds: options.rounds).forEach(say)
 }
 
-if let path = options.json {
+if options.json != nil || options.chart != nil {
+    let report: Data
     do {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(JSONReport(runner: runner, machine: machine)).write(to: URL(fileURLWithPath: path))
-        say("")
-        say("JSON written to \(path)")
+        report = try encoder.encode(JSONReport(runner: runner, machine: machine))
     } catch {
         runner.removeScratch()
-        fail("could not write \(path): \(error)")
+        fail("could not encode the results: \(error)")
+    }
+    let outputs: [(path: String?, what: String, write: (URL) throws -> Void)] = [
+        (options.json, "JSON", { try report.write(to: $0) }),
+        (options.chart, "chart", { try Chart.write(report: report, to: $0) }),
+    ]
+    for output in outputs {
+        guard let path = output.path else { continue }
+        do {
+            try output.write(URL(fileURLWithPath: path))
+            say("")
+            say("\(output.what) written to \(path)")
+        } catch {
+            runner.removeScratch()
+            fail("could not write \(path): \(error)")
+        }
     }
 }
 runner.removeScratch()

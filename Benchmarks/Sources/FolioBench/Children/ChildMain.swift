@@ -8,7 +8,8 @@ import Darwin
 
 /// The hidden subcommands the benchmark runs in child processes of itself:
 ///
-///     __child cold  folio|grdb PATH DAY                      open + one-day query, prints "nanoseconds todos"
+///     __child cold  folio|grdb PATH DAY                      open + one-day query, prints "nanoseconds todos
+///                                                            open-nanoseconds"
 ///     __child syncs folio-full|folio-relaxed|grdb-full|grdb-normal PATH SEED TODOS COUNT
 ///                                                            transactions between syscall markers, prints
 ///                                                            "wall-µs cpu-µs voluntary involuntary" per transaction
@@ -23,11 +24,11 @@ enum ChildMain {
         switch command {
         case "cold":
             guard arguments.count == 4 else { throw BenchError("cold: bad arguments") }
-            let (elapsed, count) =
+            let read =
                 engine == "folio"
                 ? try await FolioContender.openAndRead(URL(fileURLWithPath: path, isDirectory: true), day: arguments[3])
                 : try GRDBContender.openAndRead(path, day: arguments[3])
-            print("\(elapsed.nanoseconds) \(count)")
+            print("\(read.total.nanoseconds) \(read.todos) \(read.open.nanoseconds)")
         case "syncs":
             let (workload, count) = try workload(arguments)
             try await syncs(engine: engine, path: path, workload: workload, count: count)
@@ -75,21 +76,15 @@ enum ChildMain {
         case "folio-full", "folio-relaxed":
             let folder = URL(fileURLWithPath: path, isDirectory: true)
             try await FolioContender.seed(folder, todos: workload.todos)
-            settle()
+            ColdCache.settle()
             print(try await FolioContender.markedTransactions(folder, edits: edits, durability: engine == "folio-full" ? .full : .relaxed))
         case "grdb-full", "grdb-normal":
             try GRDBContender.seed(path, todos: workload.todos)
-            settle()
+            ColdCache.settle()
             print(try GRDBContender.markedTransactions(path, edits: edits, synchronous: engine == "grdb-full" ? .full : .normal))
         default:
             throw BenchError("unknown engine \(engine)")
         }
-    }
-
-    /// Writes the seeded files out before the commits are measured (`sync`): their writeback
-    /// would otherwise land in the first commits' syncs, as another writer's would.
-    private static func settle() {
-        sync()
     }
 
     /// Everything a contender does in one session: bulk import, transactions, one read of every day.

@@ -47,6 +47,13 @@ enum ColdCache {
 }
 
 extension ColdCache {
+    /// Writes every dirty page out (`sync`) before commits are measured: the writeback of files
+    /// just seeded or copied would otherwise land in the first commits' syncs, as another
+    /// writer's would.
+    static func settle() {
+        sync()
+    }
+
     /// Reads every file under `path` (or the file at `path`) once, not timed: the next reads find
     /// them in the page cache whatever ran before (a cold row drops the caches).
     static func warm(_ path: String) {

@@ -107,14 +107,15 @@ enum FolioContender {
         return (elapsed / days.count, read)
     }
 
-    /// Open + one-day fetch, as a fresh process does it (Children/ColdRead.swift).
-    static func openAndRead(_ folder: URL, day: String) async throws -> (Duration, Int) {
+    /// Open + one-day fetch, as a fresh process does it (the `cold` child, Children/ChildMain.swift).
+    static func openAndRead(_ folder: URL, day: String) async throws -> ColdRead {
         let start = ContinuousClock.now
         let store = try await Store.open(at: folder, configuration: configuration(.full))
+        let opened = ContinuousClock.now
         let todos = try await store.fetch(Query<Todo>(.day(day)))
         let elapsed = ContinuousClock.now - start
         try await store.close()
-        return (elapsed, todos.count)
+        return ColdRead(total: elapsed, open: opened - start, todos: todos.count)
     }
 
     /// Every run ends with the outbox holding one command per transaction: proof that each

@@ -125,14 +125,15 @@ enum GRDBContender {
         return (elapsed / days.count, read)
     }
 
-    /// Open + one-day fetch, as a fresh process does it (Children/ColdRead.swift).
-    static func openAndRead(_ path: String, day: String) throws -> (Duration, Int) {
+    /// Open + one-day fetch, as a fresh process does it (the `cold` child, Children/ChildMain.swift).
+    static func openAndRead(_ path: String, day: String) throws -> ColdRead {
         let start = ContinuousClock.now
         let pool = try open(path, synchronous: .full, createSchema: false)
+        let opened = ContinuousClock.now
         let todos = try fetchDay(pool, day)
         let elapsed = ContinuousClock.now - start
         try pool.close()
-        return (elapsed, todos.count)
+        return ColdRead(total: elapsed, open: opened - start, todos: todos.count)
     }
 
     static func fetchDay(_ pool: DatabasePool, _ day: String) throws -> [Todo] {

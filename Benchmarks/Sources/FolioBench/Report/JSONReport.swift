@@ -2,9 +2,10 @@ import Foundation
 
 /// The machine-readable result (`--json FILE`): every measured row of the table (values per
 /// round, ratios per round, target and whether it is met), the sync counts and commit costs, the
-/// peak memory of a session, the scan matrix, the options and the machine.
+/// peak memory of a session, the growth group, the scan matrix, the options, the machine and when
+/// the run ended. `folio-bench chart` draws it (ChartInput.swift reads back what it needs).
 struct JSONReport: Encodable {
-    struct RowResult: Encodable {
+    struct RowResult: Codable {
         var key: String
         var measure: String
         var unit: String
@@ -26,14 +27,22 @@ struct JSONReport: Encodable {
         var direction: String
     }
 
-    /// The ten-year store of rows 5, 9 and 10.
-    struct TenYearStore: Encodable {
+    /// A day-partitioned store: the ten-year store of rows 5, 9 and 10, or one of the growth
+    /// group's.
+    struct DayStoreResult: Codable {
         var days: Int
         var todos: Int
         var today: String
         var todayTodos: Int
         var predicate: String
         var predicateMatches: Int
+
+        init(_ store: DayStore) {
+            (days, todos, today) = (store.days, store.workload.todos.count, store.today)
+            todayTodos = store.todayTodos
+            predicate = "title contains \"\(Runner.scanWord)\" and not done"
+            predicateMatches = store.scanMatches
+        }
     }
 
     struct SyncResult: Encodable {
@@ -49,14 +58,32 @@ struct JSONReport: Encodable {
 
     var machine: [String: String]
     var options: [String: String]
+    /// When the run ended, ISO 8601 (UTC).
+    var date: String
     var coldCacheMethod: String
     var rows: [RowResult]
     var syncs: [SyncResult]
     var syncProblem: String?
     var peakRSSKilobytes: [String: Int]
-    var tenYearStore: TenYearStore?
+    var tenYearStore: DayStoreResult?
+    /// The growth group's stores and rows (`--only growth`); nil when it did not run.
+    var growth: GrowthResult?
     /// The scan matrix's stores and cells (`--only scanmatrix`); nil when it did not run.
     var scanMatrix: ScanMatrixResult?
+
+    /// The growth group: each store's size, and a row per measure and size (GRDB the peer, no
+    /// target).
+    struct GrowthResult: Codable {
+        struct Point: Codable {
+            /// ``Growth/Measure``'s raw value.
+            var measure: String
+            var days: Int
+            var row: RowResult
+        }
+
+        var stores: [DayStoreResult]
+        var points: [Point]
+    }
 
     /// The scan matrix: each shape's store and predicates, and a row per cell and Folio contender
     /// (GRDB the peer, the ratios per round, target ≤ 3×, as the other rows).
@@ -90,11 +117,12 @@ struct JSONReport: Encodable {
     @MainActor
     init(runner: Runner, machine: [String: String]) {
         self.machine = machine
+        date = ISO8601DateFormatter().string(from: Date())
         let options = runner.options
         self.options = [
             "rounds": "\(options.rounds)", "todos": "\(options.todos)", "transactions": "\(options.transactions)",
             "reads": "\(options.reads)", "commands": "\(options.commands)", "tenYearDays": "\(options.tenYearDays)",
-            "seed": "\(options.seed)", "quick": "\(options.quick)",
+            "seed": "\(options.seed)", "quick": "\(options.quick)", "thirtyYears": "\(options.thirtyYears)",
             "groups": Options.Group.allCases.filter(options.runs).map(\.rawValue).joined(separator: ","),
         ]
         coldCacheMethod = runner.coldMethod.rawValue
@@ -109,12 +137,13 @@ struct JSONReport: Encodable {
         }
         syncProblem = runner.syncProblem
         peakRSSKilobytes = Dictionary(uniqueKeysWithValues: runner.peakMemory)
-        if runner.tenYears != nil {
-            tenYearStore = TenYearStore(
-                days: options.tenYearDays, todos: runner.tenYearTodos, today: runner.tenYearDay,
-                todayTodos: runner.tenYearDayTodos,
-                predicate: "title contains \"\(Runner.scanWord)\" and not done",
-                predicateMatches: runner.expectedScanMatches)
+        tenYearStore = runner.tenYearStore.map(DayStoreResult.init)
+        if !runner.growth.rows.isEmpty {
+            growth = GrowthResult(
+                stores: runner.growth.stores.map(DayStoreResult.init),
+                points: runner.growth.measuredRows.map {
+                    GrowthResult.Point(measure: $0.measure.rawValue, days: $0.days, row: Self.result(key: Growth.key($0.measure, days: $0.days), $0.row))
+                })
         }
         let matrix = runner.scanMatrix
         if !matrix.stores.isEmpty {

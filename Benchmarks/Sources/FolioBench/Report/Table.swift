@@ -19,7 +19,7 @@ enum Table {
                     + Format.pad(row.contender, 24, left: true) + Format.pad(Format.value(median(row.values)), 11)
                     + "  " + Format.pad(row.peer ?? "", 22, left: true)
                     + Format.pad(row.peer == nil ? "" : Format.value(median(row.peerValues)), 11)
-                    + Format.pad(ratioText, 24) + Format.pad(row.targetText, 10) + Format.pad(metText, 5))
+                    + " " + Format.pad(ratioText, 23) + Format.pad(row.targetText, 10) + Format.pad(metText, 5))
         }
         return lines.joined(separator: "\n")
     }

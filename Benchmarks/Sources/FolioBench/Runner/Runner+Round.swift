@@ -11,6 +11,7 @@ extension Runner {
         if options.runs(.read) { try await runReads(round, flip: flip, in: folder) }
         if options.runs(.migrate) { try await runMigration(flip: flip, in: folder) }
         if options.runs(.tenyear) { try await runTenYears(round, flip: flip) }
+        if options.runs(.growth) { try await runGrowth(round, flip: flip, in: folder) }
         if options.runs(.scanmatrix) { try runScanMatrix(round) }
         if options.runs(.drain) { try await runDrain(round, flip: flip, in: folder) }
     }
@@ -129,26 +130,26 @@ extension Runner {
         try await pair(
             flip,
             {
-                record(.coldCopyRead, try coldRead("folio", coldFolio.path, day: lastDay, expected: expected))
+                record(.coldCopyRead, try coldRead("folio", coldFolio.path, day: lastDay, expected: expected).total)
             },
             {
-                recordPeer(.coldCopyRead, try coldRead("grdb", coldGRDB.path, day: lastDay, expected: expected))
+                recordPeer(.coldCopyRead, try coldRead("grdb", coldGRDB.path, day: lastDay, expected: expected).total)
             })
         try await pair(
             flip,
             {
-                record(.coldRead, try coldRead("folio", coldFolio.path, day: lastDay, expected: expected))
+                record(.coldRead, try coldRead("folio", coldFolio.path, day: lastDay, expected: expected).total)
             },
             {
-                recordPeer(.coldRead, try coldRead("grdb", coldGRDB.path, day: lastDay, expected: expected))
+                recordPeer(.coldRead, try coldRead("grdb", coldGRDB.path, day: lastDay, expected: expected).total)
             })
         try await pair(
             flip,
             {
-                record(.coldTenYears, try coldRead("folio", folioTenYears.path, day: tenYearDay, expected: tenYearDayTodos))
+                record(.coldTenYears, try coldRead("folio", folioTenYears.path, day: tenYearDay, expected: tenYearDayTodos).total)
             },
             {
-                recordPeer(.coldTenYears, try coldRead("grdb", grdbTenYears.path, day: tenYearDay, expected: tenYearDayTodos))
+                recordPeer(.coldTenYears, try coldRead("grdb", grdbTenYears.path, day: tenYearDay, expected: tenYearDayTodos).total)
             })
     }
 
@@ -195,14 +196,15 @@ extension Runner {
         for run in runs { try await run() }
     }
 
-    /// Milliseconds of open + one-day query in a fresh child process, caches dropped first.
-    func coldRead(_ engine: String, _ path: String, day: String, expected: Int?) throws -> Double {
+    /// Milliseconds of open + one-day query in a fresh child process, caches dropped first, and
+    /// of the open alone.
+    func coldRead(_ engine: String, _ path: String, day: String, expected: Int?) throws -> (total: Double, open: Double) {
         coldMethod = ColdCache.drop(path, allowDropCaches: options.dropCaches)
-        let values = try ChildProcess.numbers(ChildProcess.run(["cold", engine, path, day]), expected: 2)
+        let values = try ChildProcess.numbers(ChildProcess.run(["cold", engine, path, day]), expected: 3)
         if let expected, Int(values[1]) != expected {
             throw BenchError("\(engine) read \(Int(values[1])) todos of \(day), expected \(expected)")
         }
         guard values[1] > 0 else { throw BenchError("\(engine) read no todo of \(day)") }
-        return values[0] / 1e6
+        return (values[0] / 1e6, values[2] / 1e6)
     }
 }

@@ -7,22 +7,21 @@ import Foundation
 extension Runner {
     /// The word of the predicate: in about one title in six, never inside another word of the
     /// workload, all lower case (so SQLite's case-blind LIKE and Folio's `contains` agree).
-    static let scanWord = "milk"
+    nonisolated static let scanWord = "milk"
 
     /// How many todos of the ten-year store the predicate selects, from the workload itself.
-    var expectedScanMatches: Int {
-        tenYears?.todos.filter { $0.title.contains(Self.scanWord) && !$0.done }.count ?? 0
-    }
+    var expectedScanMatches: Int { tenYearStore?.scanMatches ?? 0 }
 
-    /// Opens and scans the ten-year store once per engine after seeding, not timed: files a store
-    /// derives on first use (indexes) then exist, as in a store in use, and a wrong count stops
-    /// the run before the rounds.
-    func warmUpTenYears() throws {
+    /// Opens and scans each store once per engine after seeding, not timed: files a store derives
+    /// on first use (indexes) then exist, as in a store in use, and a wrong count stops the run
+    /// before the rounds.
+    func warmUpDayStores(_ stores: [DayStore]) throws {
         // Folio's field index takes in files that last changed at least two seconds before they
         // were read (FORMAT.md): the seed's newest files must be that old first.
         Thread.sleep(forTimeInterval: 2.2)
-        for (engine, path) in [("folio", folioTenYears.path), ("grdb", grdbTenYears.path)] {
-            _ = try scan(engine, path)
+        for store in stores {
+            _ = try scan("folio", store.folio.path, expected: store.scanMatches)
+            _ = try scan("grdb", store.grdb.path, expected: store.scanMatches)
         }
     }
 
@@ -40,10 +39,10 @@ extension Runner {
         try await pair(
             flip,
             {
-                record(.tenYearScan, try scan("folio", folio))
+                record(.tenYearScan, try scan("folio", folio, expected: expectedScanMatches))
             },
             {
-                recordPeer(.tenYearScan, try scan("grdb", grdb))
+                recordPeer(.tenYearScan, try scan("grdb", grdb, expected: expectedScanMatches))
             })
 
         // Every day, one query each, oldest first; then the process's peak memory over its baseline.
@@ -85,11 +84,11 @@ extension Runner {
             })
     }
 
-    /// Milliseconds of the predicate query in a fresh child, checked against the workload.
-    private func scan(_ engine: String, _ path: String) throws -> Double {
+    /// Milliseconds of the predicate query in a fresh child, its count checked against `expected`.
+    func scan(_ engine: String, _ path: String, expected: Int) throws -> Double {
         let values = try ChildProcess.numbers(ChildProcess.run(["scan", engine, path, Self.scanWord]), expected: 2)
-        guard Int(values[1]) == expectedScanMatches, expectedScanMatches > 0 else {
-            throw BenchError("\(engine)'s predicate matched \(Int(values[1])) todos, expected \(expectedScanMatches)")
+        guard Int(values[1]) == expected, expected > 0 else {
+            throw BenchError("\(engine)'s predicate matched \(Int(values[1])) todos of \(path), expected \(expected)")
         }
         return values[0] / 1e6
     }
@@ -106,7 +105,7 @@ extension Runner {
     }
 
     /// Milliseconds of open + get by id in a fresh child, caches dropped first.
-    private func coldGet(_ engine: String, _ path: String, _ todo: Todo) throws -> Double {
+    func coldGet(_ engine: String, _ path: String, _ todo: Todo) throws -> Double {
         coldMethod = ColdCache.drop(path, allowDropCaches: options.dropCaches)
         let values = try ChildProcess.numbers(ChildProcess.run(["get", engine, path, todo.id]), expected: 3)
         let day = CivilDay(parsing: todo.date)?.daysSinceEpoch ?? -2

@@ -19,6 +19,9 @@ final class Runner {
     var syncProblem: String?
     var peakMemory: [(String, Int)] = []
     var scanMatrix = ScanMatrix()
+    var growth = Growth()
+    /// The ten-year store of rows 5, 9 and 10 and of the growth group (nil until `prepare` seeds it).
+    var tenYearStore: DayStore?
 
     init(options: Options) throws {
         self.options = options
@@ -39,33 +42,41 @@ final class Runner {
     /// Seeds what the chosen groups need: the one-year templates, the scan matrix's stores, and the
     /// ten-year store with the same density (todos per day), all as data already synced (no outbox). Not timed. The
     /// ten-year store is seeded once per run and shared by every measure that only reads it
-    /// (rows 5 and 10, in child processes); those that change it (9) work on a copy.
+    /// (rows 5 and 10 and the growth group, in child processes); those that change it (9, the
+    /// growth group's commits) work on a copy.
     func prepare() async throws {
         if options.runs(.write) || options.runs(.read) {
             try await FolioContender.seed(folioTemplate, todos: workload.todos)
             try GRDBContender.seed(grdbTemplate.path, todos: workload.todos)
         }
         if options.runs(.scanmatrix) { try await prepareScanMatrix() }
-        guard options.runs(.read) || options.runs(.migrate) || options.runs(.tenyear) else { return }
+        guard options.runs(.read) || options.runs(.migrate) || options.runs(.tenyear) || options.runs(.growth) else { return }
+        let tenYears = DayStore(
+            folio: folioTenYears, grdb: grdbTenYears,
+            workload: try await seedDayStore(days: options.tenYearDays, folio: folioTenYears, grdb: grdbTenYears))
+        tenYearStore = tenYears
+        var warmUp: [DayStore] = []
+        if options.runs(.tenyear) || options.runs(.growth) { warmUp.append(tenYears) }
+        if options.runs(.growth) { warmUp += try await prepareGrowth() }
+        if !warmUp.isEmpty { try warmUpDayStores(warmUp) }
+    }
+
+    /// Seeds `days` days of todos with the one-year workload's density (todos per day) into a Folio
+    /// store at `folio` and a SQLite database at `grdb`, the same rows in both. Not timed.
+    func seedDayStore(days: Int, folio: URL, grdb: URL) async throws -> Workload {
         let perDay = Double(options.todos) / 365
-        let tenYears = Workload(
-            seed: options.seed ^ 0x10, todoCount: Int(perDay * Double(options.tenYearDays)),
-            dayCount: options.tenYearDays)
-        try await FolioContender.seed(folioTenYears, todos: tenYears.todos)
-        try GRDBContender.seed(grdbTenYears.path, todos: tenYears.todos)
-        tenYearDay = tenYears.days[tenYears.days.count - 1]
-        tenYearTodos = tenYears.todos.count
-        tenYearDayTodos = tenYears.todosByDay[tenYearDay]?.count ?? 0
-        self.tenYears = tenYears
-        if options.runs(.tenyear) { try warmUpTenYears() }
+        let workload = Workload(seed: options.seed ^ 0x10, todoCount: Int(perDay * Double(days)), dayCount: days)
+        try await FolioContender.seed(folio, todos: workload.todos)
+        try GRDBContender.seed(grdb.path, todos: workload.todos)
+        return workload
     }
 
     /// The ten-year workload (nil until `prepare` seeds it), its last day ("today") and how many
     /// todos it holds in all and on that day.
-    var tenYears: Workload?
-    var tenYearDay = ""
-    var tenYearTodos = 0
-    var tenYearDayTodos = 0
+    var tenYears: Workload? { tenYearStore?.workload }
+    var tenYearDay: String { tenYearStore?.today ?? "" }
+    var tenYearTodos: Int { tenYearStore?.workload.todos.count ?? 0 }
+    var tenYearDayTodos: Int { tenYearStore?.todayTodos ?? 0 }
 
     func runRounds(log: (String) -> Void) async throws {
         for round in 1...options.rounds {

@@ -13,3 +13,10 @@ struct WriteTiming: Sendable {
     var commit: Duration
     var total: Duration
 }
+
+/// A fresh process's open + one-day read: the whole, the open alone, and the todos read.
+struct ColdRead: Sendable {
+    var total: Duration
+    var open: Duration
+    var todos: Int
+}

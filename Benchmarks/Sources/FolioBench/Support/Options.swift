@@ -10,6 +10,10 @@ struct Options: Sendable {
     var tenYearDays = 3650
     var seed: UInt64 = 0x7E7E_2026
     var json: String?
+    /// Where to write the chart of this run (`--chart FILE`), made from its JSON report.
+    var chart: String?
+    /// Whether the growth group also measures a store three times the ten-year one (30 years).
+    var thirtyYears = false
     var countSyncs = true
     var dropCaches = true
     var quick = false
@@ -32,6 +36,9 @@ struct Options: Sendable {
         case migrate
         /// 10: scans, reads, a cold get and memory over the ten-year store.
         case tenyear
+        /// How five costs grow with the store's size: stores of 1 and 10 years (30 with
+        /// `--thirty-years`), Folio next to GRDB (Runner+Growth.swift).
+        case growth
         /// The scan matrix: predicate scans by entity shape, selectivity, process and page cache,
         /// Folio with each scan accelerator turned off in turn (Runner+ScanMatrix.swift).
         case scanmatrix
@@ -40,7 +47,9 @@ struct Options: Sendable {
     static let usage = """
         usage: folio-bench [--quick] [--rounds R] [--todos N] [--transactions N] [--reads N]
                            [--commands N] [--ten-year-days N] [--seed S] [--json FILE]
-                           [--no-strace] [--no-drop-caches] [--only GROUP,...]
+                           [--chart FILE] [--thirty-years] [--no-strace] [--no-drop-caches]
+                           [--only GROUP,...]
+               folio-bench chart RESULTS.json CHART.svg
 
           --quick            2 rounds, 2,000 todos, 100 transactions, 500 drained commands, a 365-day
                              "ten-year" store: a smoke test of every row (ratios are noisier)
@@ -52,13 +61,22 @@ struct Options: Sendable {
           --ten-year-days N  days of the ten-year store (default 3650, 100,000 todos)
           --seed S           the workload's seed (default 0x7E7E2026)
           --json FILE        also write the results as JSON to FILE
+          --chart FILE       also draw the results as an SVG chart to FILE (as `chart` does from
+                             the JSON)
+          --thirty-years     the growth group also measures a store of 30 years (3 times the
+                             ten-year store's days; about a minute more of seeding)
           --no-strace        skip counting sync syscalls (needs strace and ptrace)
           --no-drop-caches   make reads cold with posix_fadvise only, never drop_caches
           --only GROUPS      run only these groups of rows, comma-separated: write (1-4), read (5),
                              drain (6), disk (7), costs (8: syncs, commit costs, peak memory),
                              migrate (9), tenyear (10: the ten-year store's scans, reads, cold get
-                             and memory), scanmatrix (predicate scans by shape, selectivity, process
-                             and cache, Folio's scan accelerators off one by one); e.g. --only tenyear
+                             and memory), growth (commit, cold open, one day, get by id and a scan
+                             on stores of 1 and 10 years), scanmatrix (predicate scans by shape,
+                             selectivity, process and cache, Folio's scan accelerators off one by
+                             one); e.g. --only tenyear
+
+          chart              draws a results file written by --json as an SVG: each row's ratio
+                             against its target, and how costs grow with the store's size
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -89,6 +107,11 @@ struct Options: Sendable {
                 index += 1
                 guard index < arguments.count else { throw BenchError("--json needs a file\n\(usage)") }
                 options.json = arguments[index]
+            case "--chart":
+                index += 1
+                guard index < arguments.count else { throw BenchError("--chart needs a file\n\(usage)") }
+                options.chart = arguments[index]
+            case "--thirty-years": options.thirtyYears = true
             case "--no-strace": options.countSyncs = false
             case "--no-drop-caches": options.dropCaches = false
             case "--only":
@@ -126,4 +149,11 @@ struct Options: Sendable {
 
     /// Whether `--only` left `group` in.
     func runs(_ group: Group) -> Bool { groups.contains(group) }
+
+    /// The sizes of the growth group's stores, in days: a tenth of the ten-year store, the
+    /// ten-year store itself, and with `--thirty-years` three times it (365, 3,650 and 10,950 by
+    /// default).
+    var growthDays: [Int] {
+        [max(tenYearDays / 10, 1), tenYearDays] + (thirtyYears ? [3 * tenYearDays] : [])
+    }
 }
