@@ -15,28 +15,38 @@ import Testing
         let disk = try SmallDisk(megabytes: 2)
         let url = disk.url.appendingPathComponent("store")
         let log = LogRecorder()
-        var store = try await Store.open(at: url, configuration: .testing(log: log.handler))
-        try await store.write { tx in for number in 1...5 { try tx.upsert(Self.tag(number)) } }
-        try await store.checkpoint()
-        try await store.write { tx in try tx.upsert(Self.tag(6)) }
+        /// Runs one step of the scenario; an error it throws is recorded with the step's name and
+        /// what the store logged, then ends the test.
+        func step<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
+            do { return try await body() } catch {
+                Issue.record("\(name) threw: \(error); the store logged: \(log.messages.map { "\($0.level) \($0.text) [\($0.path ?? "")]" })")
+                throw error
+            }
+        }
+        var store = try await step("the first open") { try await Store.open(at: url, configuration: .testing(log: log.handler)) }
+        try await step("the first writes") {
+            try await store.write { tx in for number in 1...5 { try tx.upsert(Self.tag(number)) } }
+            try await store.checkpoint()
+            try await store.write { tx in try tx.upsert(Self.tag(6)) }
+        }
         try disk.fill()
 
         // The checkpoint at close cannot write tags.json: the commit stands, close does not throw.
-        try await store.close()
+        try await step("the close on the full disk") { try await store.close() }
         #expect(log.messages.contains { $0.level == .error && $0.text.contains("checkpoint at close failed") })
 
         // Opening on the full disk works and serves everything committed, from the journal.
-        store = try await Store.open(at: url, configuration: .testing(log: log.handler))
-        #expect(try await store.fetch(Query<Tag>()).map(\.id).sorted() == (1...6).map { "tag-\($0)" }.sorted())
+        store = try await step("the open on the full disk") { try await Store.open(at: url, configuration: .testing(log: log.handler)) }
+        #expect(try await step("a read on the full disk") { try await store.fetch(Query<Tag>()) }.map(\.id).sorted() == (1...6).map { "tag-\($0)" }.sorted())
         // A new commit fails cleanly, and changes nothing.
         let big = String(repeating: "x", count: 64 << 10)
         await expectFolioError(.diskFull) { try await store.write { tx in try tx.upsert(Self.tag(7, name: big)) } }
-        #expect(try await store.fetch(Query<Tag>()).count == 6)
-        try await store.close()
+        #expect(try await step("the read after the failed commit") { try await store.fetch(Query<Tag>()) }.count == 6)
+        try await step("the second close on the full disk") { try await store.close() }
 
         try disk.free()
-        store = try await Store.open(at: url, configuration: .testing())
-        try await store.write { tx in try tx.upsert(Self.tag(7, name: big)) }
+        store = try await step("the open with space again") { try await Store.open(at: url, configuration: .testing()) }
+        try await step("the write with space again") { try await store.write { tx in try tx.upsert(Self.tag(7, name: big)) } }
         try await store.close()
         #expect(try String(contentsOf: url.appendingPathComponent("tags.json"), encoding: .utf8).contains("\"tag-6\""))
         let report = try await Store.verify(at: url)
