@@ -199,11 +199,7 @@ extension StoreEngine {
             for change in record.changes where told[change.address] == nil && result[change.address] == nil {
                 let address = change.address
                 do {
-                    var before = try partition(address).base
-                    for earlier in records[..<known] {
-                        for change in earlier.changes where change.address == address { before[change.id] = change.entity }
-                    }
-                    result[address] = (before, [])
+                    result[address] = (committed(try partition(address).base, at: address, through: known), [])
                 } catch {
                     report(.warning, "cannot tell what changed in this file while the store was rebuilt: \(error.message)", path: address.path)
                 }
@@ -224,12 +220,18 @@ extension StoreEngine {
         for record in records[durable...] { for change in record.changes { failed[change.address, default: []].insert(change.id) } }
         for (address, ids) in failed {
             guard let partition = partitions.peek(address), feed.announcement(of: address) == nil, !partition.neverRead else { continue }
-            var told = partition.base
-            for record in records[..<durable] {
-                for change in record.changes where change.address == address { told[change.id] = change.entity }
-            }
-            feed.keepToldBeforeFailure(told, ids: ids, in: address)
+            feed.keepToldBeforeFailure(committed(partition.base, at: address, through: durable), ids: ids, in: address)
         }
+    }
+
+    /// A partition's file content (`base`) with the changes of the first `count` records taken in:
+    /// its committed state as of those records.
+    private func committed(_ base: [String: JSONValue], at address: PartitionAddress, through count: Int) -> [String: JSONValue] {
+        var entities = base
+        for record in cursor.records[..<count] {
+            for change in record.changes where change.address == address { entities[change.id] = change.entity }
+        }
+        return entities
     }
 
     /// A state rebuilt from the disk takes over what observers were told by the state it
