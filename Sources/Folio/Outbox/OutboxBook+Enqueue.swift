@@ -37,7 +37,6 @@ extension OutboxBook {
         var seen = Set<String>()
         let order = staging.filter { finals[$0.collection]?[$0.id] != nil && seen.insert($0.collection + "/" + $0.id).inserted }
         guard !order.isEmpty || !custom.isEmpty else { return [] }
-        let outbox = try loaded()
         var sequence = try nextSequence()
         var result: [JournalRecord.OutboxChange] = []
         let now = Date()
@@ -55,6 +54,7 @@ extension OutboxBook {
             if let prior = priors[collection]?[id] { (base, baseVersion) = prior }
             let operation: OutboxCommand.Operation = final.entity == nil ? .delete : .upsert
             if queue.coalesces(collection) {
+                let outbox = try loaded()
                 let (removals, keepNothing) = try coalesce(
                     outbox, collection: collection, id: id, operation: operation,
                     knownToServer: baseVersion != nil)

@@ -20,17 +20,19 @@ extension OutboxBook {
         folders: inout Set<String>, barrier: DurabilityBarrier,
         noteWrite: (String, ContentHash?) throws(FolioError) -> Void
     ) throws(FolioError) -> Int {
-        let needed = journal.records.contains { !$0.outbox.isEmpty } || needsQuarantineMove
-        guard needed else { return 0 }
-        let outbox = try loaded()
+        let outbox = queue.commands
+        let touched = (outbox?.touched ?? Set(recordedChanges().changes.keys)).sorted()
+        guard !touched.isEmpty || needsQuarantineMove else { return 0 }
         var written = 0
 
         let archive = Self.sentFolder + "/"
-        // The names in each folder, listed once and kept up to date here (only this checkpoint,
-        // under the writers' lock, changes them): one directory read instead of a `stat` per
-        // command file written or removed (an import writes thousands, a drain removes them).
+        // Whether a file is there: a `stat` each for a few commands; for many (an import writes
+        // thousands, a drain removes them) the names in each folder, listed once and kept up to
+        // date here (only this checkpoint, under the writers' lock, changes them).
         var listed: [String: Set<String>] = [:]
+        let listsFolders = touched.count > 64
         func exists(_ path: String) throws(FolioError) -> Bool {
+            guard listsFolders else { return try fileSystem.identity(path) != nil }
             let folder = FileSystem.parent(of: path)
             if listed[folder] == nil { listed[folder] = Set(try fileSystem.list(folder).map(\.name)) }
             return listed[folder]?.contains(FileSystem.name(of: path)) == true
@@ -42,6 +44,10 @@ extension OutboxBook {
             if !absent, let existing = try fileSystem.identity(path) {
                 // Left by a checkpoint a crash cut short: kept if whole, else written again.
                 if existing.size == Int64(bytes.count), try fileSystem.read(path)?.bytes == bytes { return }
+                if !path.hasPrefix(archive), try setAsideIfNotOurs(path, ours: value, barrier: barrier) {
+                    folders.insert(FileSystem.parent(of: path))
+                    folders.insert(Self.quarantineFolder)
+                }
             }
             try barrier.makeDirectory(FileSystem.parent(of: path))
             try fileSystem.writeInPlace(path, bytes, sync: barrier.fileSync, knownAbsent: absent)
@@ -63,10 +69,11 @@ extension OutboxBook {
 
         // The archive keeps the newest sent commands: of those sent since the last checkpoint,
         // write only the ones that will stay (a drain of thousands writes 100 files, not thousands).
-        let touched = outbox.touched.sorted()
+        var locations: [UInt64: OutboxState.Location] = [:]
+        for sequence in touched { locations[sequence] = try location(of: sequence) }
         let archived = try fileSystem.list(Self.sentFolder).compactMap { CommandFileName.sequence(fromFileName: $0.name) }
         let sentNow = touched.filter { sequence in
-            if case .sent(let command)? = outbox.commands[sequence] { return command != .null }
+            if case .sent(let command)? = locations[sequence] { return command != .null }
             return false
         }
         let kept = Set((archived + sentNow).sorted().suffix(Self.sentArchiveLimit))
@@ -81,7 +88,7 @@ extension OutboxBook {
             let failed = Self.failedFolder + "/" + name
             let reason = Self.failedFolder + "/" + CommandFileName.reasonName(sequence)
             let sent = Self.sentFolder + "/" + name
-            switch outbox.commands[sequence] ?? .gone {
+            switch locations[sequence] ?? .gone {
             case .pending(let command):
                 try ensure(queued, command)
                 for path in [failed, reason] where try exists(path) { afterCopies.append((path, false)) }
@@ -112,7 +119,7 @@ extension OutboxBook {
             try remove(Self.sentFolder + "/" + CommandFileName.name(sequence))
         }
         // Unreadable command files leave the queue, but are never deleted.
-        for (path, problem) in outbox.quarantined.sorted(by: { $0.key < $1.key }) where !path.hasPrefix(Self.quarantineFolder) {
+        for (path, problem) in (outbox?.quarantined ?? [:]).sorted(by: { $0.key < $1.key }) where !path.hasPrefix(Self.quarantineFolder) {
             guard try fileSystem.identity(path) != nil else { continue }
             let target = Self.quarantineFolder + "/" + FileSystem.name(of: path)
             try barrier.makeDirectory(Self.quarantineFolder)
@@ -120,12 +127,34 @@ extension OutboxBook {
             try fileSystem.rename(path, to: target)
             folders.insert(FileSystem.parent(of: path))
             folders.insert(Self.quarantineFolder)
-            outbox.quarantined[path] = nil
-            outbox.quarantined[target] = problem
+            outbox?.quarantined[path] = nil
+            outbox?.quarantined[target] = problem
             report(.error, "moved to \(target): \(problem.message)", path: path)
             written += 1
         }
         return written
+    }
+
+    /// Moves a whole command file of another command (another id) that sits where this command's
+    /// file goes to `outbox/quarantine/`, never overwriting it: numbers come from the journal's
+    /// header without listing the outbox, so a file put there by hand or by a copy tool with a
+    /// number the store had not reached yet is kept for a person to look at. A file cut short,
+    /// or one holding this very command, is this checkpoint's to write again.
+    /// - Returns: Whether a file was moved.
+    private func setAsideIfNotOurs(_ path: String, ours: JSONValue, barrier: DurabilityBarrier) throws(FolioError) -> Bool {
+        let theirs: JSONValue?
+        do throws(FolioError) { theirs = try readJSON(path) } catch where error.code == .corruptFile { return false }
+        guard let theirID = theirs?["id"], theirID != ours["id"] else { return false }
+        try barrier.makeDirectory(Self.quarantineFolder)
+        var target = Self.quarantineFolder + "/" + FileSystem.name(of: path)
+        var copy = 1
+        while try fileSystem.identity(target) != nil {
+            copy += 1
+            target = Self.quarantineFolder + "/" + FileSystem.name(of: path) + ".\(copy)"
+        }
+        try fileSystem.rename(path, to: target)
+        report(.error, "another command (id \(theirID.stringValue ?? "?")) had this command's number; moved to \(target), a person decides what becomes of it", path: path)
+        return true
     }
 
     /// The checkpoint wrote the command files: nothing of the current records remains to write.

@@ -39,10 +39,9 @@ extension OutboxBook {
     /// - Parameter sequences: The commands about to be sent, in queue order.
     /// - Returns: How many of the leading ones are still pending: only those may be sent.
     func markMaySend(_ sequences: [UInt64]) throws(FolioError) -> Int {
-        let outbox = try loaded()
         var sendable = 0
         for sequence in sequences {
-            guard case .pending? = outbox.commands[sequence] else { break }
+            guard case .pending = try location(of: sequence) else { break }
             sendable += 1
         }
         guard sendable > 0 else { return 0 }

@@ -38,6 +38,8 @@ final class OutboxBook {
     let journal: any OutboxJournal
     /// The queue in memory.
     let queue = OutboxQueue()
+    /// The current generation's outbox changes by command (``recordedChanges()``).
+    var recorded = RecordedChanges()
 
     init(fileSystem: FileSystem, log: LogHandler?, journal: any OutboxJournal) {
         self.fileSystem = fileSystem
@@ -130,7 +132,7 @@ final class OutboxBook {
         try journal.mayHold(command: sequence)
     }
 
-    private func readJSON(_ path: String) throws(FolioError) -> JSONValue? {
+    func readJSON(_ path: String) throws(FolioError) -> JSONValue? {
         guard let (bytes, _) = try fileSystem.read(path) else { return nil }
         do {
             return try JSONParser.parse(bytes)
@@ -140,9 +142,15 @@ final class OutboxBook {
     }
 
     private func readCommand(_ path: String, sequence: UInt64) throws(FolioError) -> JSONValue {
-        guard let json = try readJSON(path) else {
+        guard let json = try readCommandIfPresent(path, sequence: sequence) else {
             throw FolioError(.corruptFile, "command file vanished", path: path)
         }
+        return json
+    }
+
+    /// The command in a command file, checked against its name; nil when there is no file.
+    func readCommandIfPresent(_ path: String, sequence: UInt64) throws(FolioError) -> JSONValue? {
+        guard let json = try readJSON(path) else { return nil }
         let command = try OutboxCommand(json: json, path: path)
         guard command.sequence == sequence else {
             throw FolioError(.corruptFile, "the file's name says command \(sequence) but it holds \(command.sequence)", path: path)
@@ -150,8 +158,11 @@ final class OutboxBook {
         return json
     }
 
-    /// The number the next enqueued command gets.
+    /// The number the next enqueued command gets: past every number the journal's header and
+    /// records know (without reading the outbox), and past every command file when the outbox
+    /// was read or there is no header yet.
     func nextSequence() throws(FolioError) -> UInt64 {
+        if queue.commands == nil, let highest = highestSequenceWithoutFiles() { return highest + 1 }
         let outbox = try loaded()
         return max(outbox.highestSequence, (journal.header?.nextSequence ?? 1) - 1) + 1
     }

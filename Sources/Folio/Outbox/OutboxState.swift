@@ -79,23 +79,20 @@ final class OutboxState {
         let sequence = change.sequence
         touched.insert(sequence)
         highestSequence = max(highestSequence, sequence)
-        switch change {
-        case .enqueue(_, let command):
-            set(sequence, .pending(command))
-        case .remove(_, let archive):
-            if archive, case .pending(let command) = commands[sequence] {
-                set(sequence, .sent(command))
-            } else {
-                set(sequence, .gone)
-            }
-        case .fail(_, let reason):
-            if case .pending(let command) = commands[sequence] {
-                set(sequence, .failed(command, reason: reason))
-            }
-        case .retry:
-            if case .failed(let command, _) = commands[sequence] {
-                set(sequence, .pending(command))
-            }
+        let location = Self.location(commands[sequence] ?? .gone, after: change)
+        if location != commands[sequence] { set(sequence, location) }
+    }
+
+    /// Where a command is after an outbox change, from where it was (FORMAT.md, "The outbox"):
+    /// one rule for the whole outbox read and for a single command read on its own.
+    static func location(_ location: Location, after change: JournalRecord.OutboxChange) -> Location {
+        switch (change, location) {
+        case (.enqueue(_, let command), _): return .pending(command)
+        case (.remove(_, true), .pending(let command)): return .sent(command)
+        case (.remove, _): return .gone
+        case (.fail(_, let reason), .pending(let command)): return .failed(command, reason: reason)
+        case (.retry, .failed(let command, _)): return .pending(command)
+        case (.fail, _), (.retry, _): return location
         }
     }
 

@@ -58,8 +58,10 @@ extension Store {
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         try engine.refreshJournal()
-        let pending = Set(try engine.loadedOutbox().pendingSequences)
-        var all = try readAttempts().filter { pending.contains($0.key) }
+        var all: [UInt64: CommandAttempts] = [:]
+        for (number, kept) in try readAttempts() {
+            if case .pending = try engine.outboxLocation(of: number) { all[number] = kept }
+        }
         var attempts = all[sequence] ?? .none
         attempts.count += 1
         if serverAnswered { attempts.serverErrors += 1 }
@@ -75,7 +77,7 @@ extension Store {
     /// - Parameter sequence: The command's number.
     public func attempts(for sequence: UInt64) async throws -> CommandAttempts {
         let isPending = try await read { engine throws(FolioError) in
-            if case .pending? = try engine.loadedOutbox().commands[sequence] { return true }
+            if case .pending = try engine.outboxLocation(of: sequence) { return true }
             return false
         }
         // Bookkeeping of a command no longer in the queue is stale until the next failure prunes it.

@@ -70,8 +70,8 @@ extension Store {
     /// - Parameter sequence: The failed command's number.
     /// - Throws: ``FolioError`` with ``FolioError/Code/invalidQuery`` if no failed command has it.
     public func retryFailedCommand(_ sequence: UInt64) async throws {
-        try await changeOutbox { outbox throws(FolioError) in
-            guard case .failed = outbox.commands[sequence] else { throw Self.noSuch("failed", sequence) }
+        try await changeOutbox { location throws(FolioError) in
+            guard case .failed = try location(sequence) else { throw Self.noSuch("failed", sequence) }
             return [.retry(sequence: sequence)]
         }
     }
@@ -79,8 +79,8 @@ extension Store {
     /// Deletes a failed command for good: its change is never sent.
     /// - Parameter sequence: The failed command's number.
     public func dropFailedCommand(_ sequence: UInt64) async throws {
-        try await changeOutbox { outbox throws(FolioError) in
-            guard case .failed = outbox.commands[sequence] else { throw Self.noSuch("failed", sequence) }
+        try await changeOutbox { location throws(FolioError) in
+            guard case .failed = try location(sequence) else { throw Self.noSuch("failed", sequence) }
             return [.remove(sequence: sequence, archive: false)]
         }
     }
@@ -132,7 +132,6 @@ extension Store {
     func acknowledge(_ acknowledgements: [Acknowledgement], durability: Durability?) async throws -> [Bool] {
         guard !acknowledgements.isEmpty else { return [] }
         let (found, warnings): ([Bool], [String]) = try await commitWrite(durability: durability) { engine in
-            let outbox = try engine.loadedOutbox()
             let transaction = Transaction(engine: engine)
             transaction.isFromServer = true
             var found: [Bool] = []
@@ -140,7 +139,7 @@ extension Store {
             var removed = Set<UInt64>()
             for acknowledgement in acknowledgements {
                 let sequence = acknowledgement.sequence
-                guard case .pending(let command)? = outbox.commands[sequence], !removed.contains(sequence) else {
+                guard case .pending(let command) = try engine.outboxLocation(of: sequence), !removed.contains(sequence) else {
                     found.append(false)
                     continue
                 }
@@ -153,7 +152,7 @@ extension Store {
                     serverEntity: acknowledgement.serverEntity,
                     serverBytes: acknowledgement.serverEntityBytes,
                     collection: acknowledgement.collection, in: transaction,
-                    outbox: outbox, acknowledgedWith: removed)
+                    outbox: engine, acknowledgedWith: removed)
                 {
                     warnings.append(warning)
                 }
@@ -167,7 +166,7 @@ extension Store {
 
     private static func stageAcknowledged(
         _ command: JSONValue, sequence: UInt64, version: String?, serverEntity: JSONValue?,
-        serverBytes: Data?, collection: SyncedCollection?, in tx: Transaction, outbox: OutboxState,
+        serverBytes: Data?, collection: SyncedCollection?, in tx: Transaction, outbox engine: StoreEngine,
         acknowledgedWith removed: Set<UInt64>
     ) throws -> String? {
         let operation = command["operation"]?.stringValue
@@ -187,7 +186,7 @@ extension Store {
         guard let address = try tx.address(of: id, collection: name, granularity: granularity) else {
             // Deleted here since: the server has this version until the delete reaches it, and
             // the delete must say so (If-Match), whichever process sends it.
-            let delete = outbox.pending(collection: name, id: id).last {
+            let delete = try engine.loadedOutbox().pending(collection: name, id: id).last {
                 $0.command["operation"]?.stringValue == "delete" && !removed.contains($0.sequence)
             }
             if let partition = delete?.command["partition"]?.stringValue {
@@ -196,7 +195,7 @@ extension Store {
             }
             return nil
         }
-        let later = outbox.pending(collection: name, id: id).contains { $0.sequence > sequence }
+        let later = try engine.loadedOutbox().pending(collection: name, id: id).contains { $0.sequence > sequence }
         var warning: String?
         if !later, let serverEntity, let collection {
             // The usual answer to a push: the server holds exactly the JSON this store holds. The
@@ -231,8 +230,8 @@ extension Store {
     ///   - sequence: The pending command's number.
     ///   - reason: Why it failed.
     public func failCommand(_ sequence: UInt64, reason: FailureReason) async throws {
-        try await changeOutbox(origin: .sync) { outbox throws(FolioError) in
-            guard case .pending = outbox.commands[sequence] else { throw Self.noSuch("pending", sequence) }
+        try await changeOutbox(origin: .sync) { location throws(FolioError) in
+            guard case .pending = try location(sequence) else { throw Self.noSuch("pending", sequence) }
             return [.fail(sequence: sequence, reason: reason.json(at: .now))]
         }
     }
@@ -262,11 +261,12 @@ extension Store {
 
     private func changeOutbox(
         origin: ChangeSet.Origin = .thisProcess,
-        _ changes: (OutboxState) throws(FolioError) -> [JournalRecord.OutboxChange]
+        _ changes: ((UInt64) throws(FolioError) -> OutboxState.Location) throws(FolioError) -> [JournalRecord.OutboxChange]
     ) async throws {
         try await commitWrite { engine in
-            let outbox = try engine.loadedOutbox()
-            let record = JournalRecord(transaction: engine.nextTransaction, changes: [], outbox: try changes(outbox))
+            let record = JournalRecord(
+                transaction: engine.nextTransaction, changes: [],
+                outbox: try changes { sequence throws(FolioError) in try engine.outboxLocation(of: sequence) })
             return ((), try engine.append(record, origin: origin))
         }
     }

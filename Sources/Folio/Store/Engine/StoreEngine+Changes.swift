@@ -101,23 +101,16 @@ extension StoreEngine {
     /// The entities whose commands these outbox changes queue, acknowledge, fail, retry or drop.
     private func entitiesWithStatusChanges(_ changes: [JournalRecord.OutboxChange]) -> [(collection: String, id: String, partition: String)] {
         guard !changes.isEmpty else { return [] }
-        var outbox = self.outbox.commandsIfLoaded
-        if outbox == nil {
-            do {
-                outbox = try loadedOutbox()
-            } catch {
-                report(.warning, "cannot tell whose sync status changed: \(error.message)", path: OutboxBook.folder)
-            }
-        }
         var result: [(collection: String, id: String, partition: String)] = []
         for change in changes {
-            let command: JSONValue?
+            var command: JSONValue?
             switch change {
             case .enqueue(_, let json): command = json
             default:
-                switch outbox?.commands[change.sequence] {
-                case .pending(let json)?, .failed(let json, _)?, .sent(let json)?: command = json
-                case .gone?, nil: command = nil
+                do {
+                    command = try outbox.command(change.sequence)
+                } catch {
+                    report(.warning, "cannot tell whose sync status changed: \(error.message)", path: OutboxBook.folder)
                 }
             }
             if let collection = command?["collection"]?.stringValue, let id = command?["entityID"]?.stringValue {

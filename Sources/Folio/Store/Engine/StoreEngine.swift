@@ -39,6 +39,9 @@ final class StoreEngine {
     var queuedCommandCount: Int { outbox.queuedCommands }
     /// The outbox, read from its files on first use (``OutboxBook/loaded()``).
     func loadedOutbox() throws(FolioError) -> OutboxState { try outbox.loaded() }
+    /// Where one command is, reading only its file when the outbox was not read
+    /// (``OutboxBook/location(of:)``).
+    func outboxLocation(of sequence: UInt64) throws(FolioError) -> OutboxState.Location { try outbox.location(of: sequence) }
     /// The number the next enqueued command gets.
     func nextSequence() throws(FolioError) -> UInt64 { try outbox.nextSequence() }
     /// Commands up to this number may have reached the server (``OutboxBook/sentThrough()``).
