@@ -24,6 +24,8 @@ extension FolderScan {
                 checkIndexes()
             case (WrittenLog.path, false):
                 continue   // checked by checkCopy (FolderScan+Copy.swift)
+            case (OutboxEntityIndex.path, false):
+                continue   // derived: which outbox commands are each entity's; used only for its generation
             case (KeptVersions.folder, true):
                 continue   // derived: the versions a save from an older buffer is merged against
             case (StoreLayout.tempFolder, true):

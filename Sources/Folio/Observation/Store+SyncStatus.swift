@@ -10,7 +10,7 @@ extension Store {
     public func syncStatus<E: Entity>(of type: E.Type, id: E.ID) async throws -> EntitySyncStatus {
         let key = id.storageKey
         return try await read { engine throws(FolioError) in
-            try engine.loadedOutbox().syncStatuses(collection: E.collection, ids: [key])[key] ?? .synced
+            try engine.syncStatuses(collection: E.collection, ids: [key])[key] ?? .synced
         }
     }
 

@@ -54,14 +54,12 @@ extension OutboxBook {
             if let prior = priors[collection]?[id] { (base, baseVersion) = prior }
             let operation: OutboxCommand.Operation = final.entity == nil ? .delete : .upsert
             if queue.coalesces(collection) {
-                let outbox = try loaded()
-                let (removals, keepNothing) = try coalesce(
-                    outbox, collection: collection, id: id, operation: operation,
-                    knownToServer: baseVersion != nil)
+                let mine = try pending(collection: collection, id: id)
+                let (removals, keepNothing) = try coalesce(mine, operation: operation, knownToServer: baseVersion != nil)
                 result.append(contentsOf: removals.map { .remove(sequence: $0, archive: false) })
                 if keepNothing { continue }
                 // The replaced command never reaches the server: its base is this one's.
-                if let first = removals.min(), case .pending(let replaced)? = outbox.commands[first] { base = replaced["base"] }
+                if let first = removals.min(), let replaced = mine.first(where: { $0.sequence == first }) { base = replaced.command["base"] }
             }
             let command = OutboxCommand.make(
                 sequence: sequence, writer: writer, operation: operation, collection: collection, entityID: id,
@@ -85,11 +83,11 @@ extension OutboxBook {
     /// must be dropped too (an entity created and deleted before the server saw it).
     /// - Parameter knownToServer: Whether the entity has a server version now: an earlier command
     ///   of it was acknowledged (its pending commands, made before that, carry no version).
+    /// - Parameter mine: The entity's pending commands, in order.
     private func coalesce(
-        _ outbox: OutboxState, collection: String, id: String,
+        _ mine: [(sequence: UInt64, command: JSONValue)],
         operation: OutboxCommand.Operation, knownToServer: Bool
     ) throws(FolioError) -> ([UInt64], Bool) {
-        let mine = outbox.pending(collection: collection, id: id)
         // What any process may have sent, durably known: never coalesce that away.
         let sentThrough = try sentThrough()
         guard let last = mine.last, last.sequence > sentThrough,

@@ -22,6 +22,7 @@ extension OutboxBook {
     ) throws(FolioError) -> Int {
         let outbox = queue.commands
         let touched = (outbox?.touched ?? Set(recordedChanges().changes.keys)).sorted()
+        lastCheckpoint = [:]
         guard !touched.isEmpty || needsQuarantineMove else { return 0 }
         var written = 0
 
@@ -71,6 +72,7 @@ extension OutboxBook {
         // write only the ones that will stay (a drain of thousands writes 100 files, not thousands).
         var locations: [UInt64: OutboxState.Location] = [:]
         for sequence in touched { locations[sequence] = try location(of: sequence) }
+        lastCheckpoint = locations
         let archived = try fileSystem.list(Self.sentFolder).compactMap { CommandFileName.sequence(fromFileName: $0.name) }
         let sentNow = touched.filter { sequence in
             if case .sent(let command)? = locations[sequence] { return command != .null }
@@ -142,9 +144,18 @@ extension OutboxBook {
     /// or one holding this very command, is this checkpoint's to write again.
     /// - Returns: Whether a file was moved.
     private func setAsideIfNotOurs(_ path: String, ours: JSONValue, barrier: DurabilityBarrier) throws(FolioError) -> Bool {
-        let theirs: JSONValue?
-        do throws(FolioError) { theirs = try readJSON(path) } catch where error.code == .corruptFile { return false }
-        guard let theirID = theirs?["id"], theirID != ours["id"] else { return false }
+        guard let (bytes, _) = try fileSystem.read(path) else { return false }
+        // What a crash leaves of a file written in place: a beginning of its bytes, perhaps with
+        // zeros where blocks never reached the disk.
+        let mine = JSONWriter.pretty(ours)
+        if bytes.count <= mine.count, zip(bytes, mine).allSatisfy({ $0 == $1 || $0 == 0 }) { return false }
+        let theirID: String
+        do throws(FolioError) {
+            theirID = (try readJSON(path)?["id"]?.stringValue) ?? "none"
+        } catch where error.code == .corruptFile {
+            theirID = "unreadable"
+        }
+        guard theirID != ours["id"]?.stringValue else { return false }
         try barrier.makeDirectory(Self.quarantineFolder)
         var target = Self.quarantineFolder + "/" + FileSystem.name(of: path)
         var copy = 1
@@ -153,10 +164,53 @@ extension OutboxBook {
             target = Self.quarantineFolder + "/" + FileSystem.name(of: path) + ".\(copy)"
         }
         try fileSystem.rename(path, to: target)
-        report(.error, "another command (id \(theirID.stringValue ?? "?")) had this command's number; moved to \(target), a person decides what becomes of it", path: path)
+        report(.error, "a file that is not this command (id \(theirID)) had its number; moved to \(target), a person decides what becomes of it", path: path)
         return true
     }
 
-    /// The checkpoint wrote the command files: nothing of the current records remains to write.
+    /// The checkpoint wrote the command files and reset the journal: nothing of the current
+    /// records remains to write.
     func checkpointed() { queue.checkpointed() }
+
+    /// Saves the entity index (``OutboxEntityIndex``) for the generation a checkpoint just
+    /// started: the old index with the checkpoint's commands changed, only stamped anew when no
+    /// command changed, or built from the whole outbox when there is none to bring up to date (a
+    /// new store, one from before the index, a crash between a reset and this save). Called
+    /// after the journal's reset, so an index never names a generation its files do not hold.
+    /// Derived data: a failure is logged, never thrown, and the index removed (readers then read
+    /// the outbox whole).
+    /// - Parameters:
+    ///   - old: The generation the checkpoint ended.
+    ///   - new: The generation it started.
+    func saveEntityIndex(from old: UInt64, to new: UInt64) {
+        let changed = lastCheckpoint
+        lastCheckpoint = [:]
+        let wasRead = queue.commands != nil
+        defer { if !wasRead { queue.forgetCommands() } }
+        do throws(FolioError) {
+            var lines: [OutboxEntityIndex.Line] = []
+            func add(_ sequence: UInt64, _ location: OutboxState.Location) {
+                switch location {
+                case .pending(let command), .failed(let command, _):
+                    if let key = OutboxEntityIndex.key(of: command) { lines.append(.init(key: key, sequence: sequence)) }
+                case .sent, .gone: return
+                }
+            }
+            if let existing = try OutboxEntityIndex.lines(in: fileSystem, generation: old) {
+                if changed.isEmpty { return try OutboxEntityIndex.restamp(in: fileSystem, from: old, to: new) }
+                lines = existing.filter { changed[$0.sequence] == nil }
+                for (sequence, location) in changed { add(sequence, location) }
+            } else {
+                // The files now hold every record: the whole outbox, read (or as this process has it).
+                let state = try loaded()
+                for sequence in state.pendingSequences + state.failedSequences { add(sequence, state.commands[sequence] ?? .gone) }
+            }
+            try OutboxEntityIndex.write(lines, generation: new, to: fileSystem)
+        } catch {
+            report(.warning, "the outbox's entity index could not be saved (\(error.message)); the outbox is read whole until a checkpoint saves it", path: OutboxEntityIndex.path)
+            do { try OutboxEntityIndex.forget(in: fileSystem) } catch {
+                report(.warning, "and could not be removed (\(error.message)); it names an older generation and is not used", path: OutboxEntityIndex.path)
+            }
+        }
+    }
 }

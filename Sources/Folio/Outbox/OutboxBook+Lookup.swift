@@ -9,6 +9,8 @@ extension OutboxBook {
         var recordCount = 0
         var changes: [UInt64: [JournalRecord.OutboxChange]] = [:]
         var highestSequence: UInt64 = 0
+        /// The commands enqueued, by their entity's key (``OutboxEntityIndex/key(of:)``).
+        var enqueued: [UInt64: [UInt64]] = [:]
     }
 
     /// The current generation's outbox changes, by command.
@@ -22,6 +24,9 @@ extension OutboxBook {
             for change in record.outbox {
                 index.changes[change.sequence, default: []].append(change)
                 index.highestSequence = max(index.highestSequence, change.sequence)
+                if case .enqueue(let sequence, let command) = change, let key = OutboxEntityIndex.key(of: command) {
+                    index.enqueued[key, default: []].append(sequence)
+                }
             }
         }
         index.recordCount = records.count
@@ -45,6 +50,147 @@ extension OutboxBook {
         }
         for change in changes { location = OutboxState.location(location, after: change) }
         return location
+    }
+
+    /// An entity's commands not yet acknowledged (pending or failed), in order: from the whole
+    /// outbox if this process read it, else from the entity index (``OutboxEntityIndex``) and the
+    /// current generation's records, each candidate's file read to check it. Without an index for
+    /// this generation, the whole outbox is read.
+    /// - Parameters:
+    ///   - collection: The entity's collection.
+    ///   - id: The entity's id.
+    ///   - indexed: The index's lines by key, when the caller read them all (many entities).
+    func unacknowledged(
+        collection: String, id: String, indexed lines: [UInt64: [UInt64]]? = nil
+    ) throws(FolioError) -> [(sequence: UInt64, location: OutboxState.Location)] {
+        func fromState(_ state: OutboxState) -> [(sequence: UInt64, location: OutboxState.Location)] {
+            var found = state.pending(collection: collection, id: id).map { ($0.sequence, OutboxState.Location.pending($0.command)) }
+            for failed in state.failed
+            where failed.command["collection"]?.stringValue == collection && failed.command["entityID"]?.stringValue == id {
+                found.append((failed.sequence, .failed(failed.command, reason: failed.reason)))
+            }
+            return found.sorted { $0.0 < $1.0 }
+        }
+        if let state = queue.commands { return fromState(state) }
+        let key = OutboxEntityIndex.key(collection: collection, id: id)
+        let indexed: [UInt64]
+        if let lines {
+            indexed = lines[key] ?? []
+        } else {
+            guard let generation = journal.header?.generation,
+                let found = try OutboxEntityIndex.sequences(in: fileSystem, generation: generation, key: key)
+            else { return fromState(try loaded()) }
+            indexed = found
+        }
+        var found: [(sequence: UInt64, location: OutboxState.Location)] = []
+        for sequence in Set(indexed + (recordedChanges().enqueued[key] ?? [])).sorted() {
+            let location = try location(of: sequence)
+            switch location {
+            case .pending(let command), .failed(let command, _):
+                guard command["collection"]?.stringValue == collection, command["entityID"]?.stringValue == id else { continue }
+                found.append((sequence, location))
+            case .sent, .gone: continue
+            }
+        }
+        // A file that could not be read had the whole outbox read: it decides.
+        if let state = queue.commands { return fromState(state) }
+        return found
+    }
+
+    /// Where each entity stands with the server, reading only their own commands (and the
+    /// entity index once for many of them).
+    func syncStatuses(collection: String, ids: [String]) throws(FolioError) -> [String: EntitySyncStatus] {
+        if let state = queue.commands { return state.syncStatuses(collection: collection, ids: ids) }
+        var lines: [UInt64: [UInt64]]?
+        if ids.count > 16, let generation = journal.header?.generation {
+            guard let all = try OutboxEntityIndex.lines(in: fileSystem, generation: generation) else {
+                return try loaded().syncStatuses(collection: collection, ids: ids)
+            }
+            lines = Dictionary(grouping: all, by: \.key).mapValues { $0.map(\.sequence) }
+        }
+        var result: [String: EntitySyncStatus] = [:]
+        for id in ids {
+            if let state = queue.commands { return state.syncStatuses(collection: collection, ids: ids) }
+            let found = try unacknowledged(collection: collection, id: id, indexed: lines)
+            let failed = found.lazy.compactMap { found -> EntitySyncStatus? in
+                guard case .failed(_, let reason) = found.location else { return nil }
+                return .failed(
+                    sequence: found.sequence, reason: reason["reason"]?.stringValue ?? "unknown",
+                    status: reason["status"]?.integerValue.map { Int($0) })
+            }.first
+            result[id] = failed ?? (found.isEmpty ? .synced : .pending(commands: found.count))
+        }
+        return result
+    }
+
+    /// An entity's pending commands, in order (``unacknowledged(collection:id:)`` without the
+    /// failed ones).
+    func pending(collection: String, id: String) throws(FolioError) -> [(sequence: UInt64, command: JSONValue)] {
+        try unacknowledged(collection: collection, id: id).compactMap { found in
+            if case .pending(let command) = found.location { return (found.sequence, command) }
+            return nil
+        }
+    }
+
+    /// The first pending commands in sending order, how many are pending, and the unreadable
+    /// command files found: without reading the whole outbox, from the names in `outbox/` (listed
+    /// once per journal generation) and the current generation's records, reading the first
+    /// commands' files only. An unreadable file among them has the whole outbox read, which
+    /// quarantines it; one further on stops the queue when the head reaches it.
+    /// - Parameter limit: How many commands at most.
+    func head(limit: Int) throws(FolioError) -> (commands: [(sequence: UInt64, command: JSONValue)], pendingCount: Int, quarantined: [FolioError]) {
+        func fromState(_ state: OutboxState) -> (commands: [(sequence: UInt64, command: JSONValue)], pendingCount: Int, quarantined: [FolioError]) {
+            (Array(state.pending.prefix(limit)), state.pendingSequences.count, state.quarantined.sorted { $0.key < $1.key }.map(\.value))
+        }
+        if let state = queue.commands { return fromState(state) }
+        guard let generation = journal.header?.generation else { return fromState(try loaded()) }
+        let quarantined = try fileSystem.list(Self.quarantineFolder).filter { !$0.isDirectory }
+        if !quarantined.isEmpty { return fromState(try loaded()) }
+        if listedQueue?.generation != generation {
+            let names = try fileSystem.list(Self.folder).filter { !$0.isDirectory }
+            listedQueue = (generation, names.compactMap { CommandFileName.sequence(fromFileName: $0.name) }.sorted())
+        }
+        let listed = listedQueue?.sequences ?? []
+        // The records' changes on top of the listing: commands they took out, commands they put in.
+        var removed = Set<UInt64>(), added: [UInt64] = []
+        for (sequence, changes) in recordedChanges().changes {
+            let wasListed = Self.contains(listed, sequence)
+            var location = wasListed ? OutboxState.Location.pending(.null) : .gone
+            for change in changes { location = OutboxState.location(location, after: change) }
+            let isPending = if case .pending = location { true } else { false }
+            if wasListed && !isPending { removed.insert(sequence) }
+            if !wasListed && isPending { added.append(sequence) }
+        }
+        added.sort()
+        var commands: [(sequence: UInt64, command: JSONValue)] = []
+        var (nextListed, nextAdded) = (0, 0)
+        while commands.count < limit {
+            let sequence: UInt64
+            if nextListed < listed.count, nextAdded == added.count || listed[nextListed] < added[nextAdded] {
+                sequence = listed[nextListed]
+                nextListed += 1
+                if removed.contains(sequence) { continue }
+            } else if nextAdded < added.count {
+                sequence = added[nextAdded]
+                nextAdded += 1
+            } else {
+                break
+            }
+            let location = try location(of: sequence)
+            if let state = queue.commands { return fromState(state) }
+            if case .pending(let command) = location { commands.append((sequence, command)) }
+        }
+        return (commands, listed.count - removed.count + added.count, [])
+    }
+
+    /// Whether a sorted array holds a number (binary search).
+    private static func contains(_ sorted: [UInt64], _ sequence: UInt64) -> Bool {
+        var (low, high) = (0, sorted.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low < sorted.count && sorted[low] == sequence
     }
 
     /// The command's JSON wherever it is or was: its location, or its file when the records

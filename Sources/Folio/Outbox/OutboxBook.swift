@@ -40,6 +40,12 @@ final class OutboxBook {
     let queue = OutboxQueue()
     /// The current generation's outbox changes by command (``recordedChanges()``).
     var recorded = RecordedChanges()
+    /// Where the last checkpoint's commands went, for the entity index it saves once the journal
+    /// was reset (``saveEntityIndex(from:to:)``).
+    var lastCheckpoint: [UInt64: OutboxState.Location] = [:]
+    /// The numbers of the files in `outbox/` as listed in a journal generation (files change
+    /// only at checkpoints, which start a new one), for ``head(limit:)``.
+    var listedQueue: (generation: UInt64, sequences: [UInt64])?
 
     init(fileSystem: FileSystem, log: LogHandler?, journal: any OutboxJournal) {
         self.fileSystem = fileSystem

@@ -59,9 +59,7 @@ extension Store {
     public func hasPendingChanges<E: Entity>(_ type: E.Type, id: E.ID) async throws -> Bool {
         let key = id.storageKey
         return try await read { engine throws(FolioError) in
-            let outbox = try engine.loadedOutbox()
-            return !outbox.pending(collection: E.collection, id: key).isEmpty
-                || outbox.failed.contains { $0.command["collection"]?.stringValue == E.collection && $0.command["entityID"]?.stringValue == key }
+            try !engine.unacknowledged(collection: E.collection, id: key).isEmpty
         }
     }
 
@@ -186,7 +184,7 @@ extension Store {
         guard let address = try tx.address(of: id, collection: name, granularity: granularity) else {
             // Deleted here since: the server has this version until the delete reaches it, and
             // the delete must say so (If-Match), whichever process sends it.
-            let delete = try engine.loadedOutbox().pending(collection: name, id: id).last {
+            let delete = try engine.pendingCommands(collection: name, id: id).last {
                 $0.command["operation"]?.stringValue == "delete" && !removed.contains($0.sequence)
             }
             if let partition = delete?.command["partition"]?.stringValue {
@@ -195,7 +193,7 @@ extension Store {
             }
             return nil
         }
-        let later = try engine.loadedOutbox().pending(collection: name, id: id).contains { $0.sequence > sequence }
+        let later = try engine.pendingCommands(collection: name, id: id).contains { $0.sequence > sequence }
         var warning: String?
         if !later, let serverEntity, let collection {
             // The usual answer to a push: the server holds exactly the JSON this store holds. The

@@ -50,6 +50,8 @@ extension Store {
         }
         let plan = try MigrationPlan.make(pending, applied: applied, engine: engine, marker: marker, progress: progress)
         log?(LogMessage(level: .info, text: plan.report.description, path: StoreLayout.marker))
+        // The migration rewrites and enqueues command files itself: the index would miss them.
+        try OutboxEntityIndex.forget(in: engine.fileSystem)
         try MigrationCommit.run(plan, fileSystem: engine.fileSystem, log: log, progress: progress)
         return plan.report
     }

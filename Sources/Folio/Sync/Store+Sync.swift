@@ -13,15 +13,12 @@ extension Store {
 
     func queueHead(limit: Int) async throws -> QueueHead {
         try await read { engine throws(FolioError) in
-            let outbox = try engine.loadedOutbox()
+            let head = try engine.queueHead(limit: limit)
             var commands: [OutboxCommand] = []
-            for sequence in outbox.pendingSequences.prefix(limit) {
-                guard case .pending(let json)? = outbox.commands[sequence] else { continue }
+            for (sequence, json) in head.commands {
                 commands.append(try OutboxCommand(json: json, path: OutboxBook.folder + "/" + CommandFileName.name(sequence)))
             }
-            return QueueHead(
-                commands: commands, pendingCount: outbox.pendingSequences.count,
-                quarantined: outbox.quarantined.sorted { $0.key < $1.key }.map(\.value))
+            return QueueHead(commands: commands, pendingCount: head.pendingCount, quarantined: head.quarantined)
         }
     }
 
@@ -43,7 +40,7 @@ extension Store {
     /// Whether a later command of the entity waits in the queue.
     func hasLaterPendingCommand(after sequence: UInt64, collection: String, id: String) async throws -> Bool {
         try await read { engine throws(FolioError) in
-            try engine.loadedOutbox().pending(collection: collection, id: id).contains { $0.sequence > sequence }
+            try engine.pendingCommands(collection: collection, id: id).contains { $0.sequence > sequence }
         }
     }
 
@@ -62,11 +59,11 @@ extension Store {
     /// durability: everything in it can be had from the server again (a lost acknowledgement
     /// means the command is sent again with the same idempotency key, and the server answers it
     /// from memory), so it costs no sync of its own; the next durable write or checkpoint syncs it.
-    func syncWrite<R: Sendable>(_ body: @Sendable (Transaction, OutboxState) throws -> R) async throws -> R {
+    func syncWrite<R: Sendable>(_ body: @Sendable (Transaction, EntityCommands) throws -> R) async throws -> R {
         try await commitWrite(durability: .relaxed) { engine in
             let transaction = Transaction(engine: engine)
             transaction.isFromServer = true
-            let result = try body(transaction, try engine.loadedOutbox())
+            let result = try body(transaction, EntityCommands(engine: engine))
             return (result, try engine.commit(transaction))
         }
     }
@@ -128,25 +125,22 @@ extension Store {
     }
 }
 
-extension OutboxState {
-    /// The ids of a collection's entities with commands not yet acknowledged (pending or failed).
-    func unacknowledgedIDs(collection: String) -> Set<String> {
-        var ids = Set(pendingIDs(collection: collection))
-        for (_, command, _) in failed where command["collection"]?.stringValue == collection {
-            if let id = command["entityID"]?.stringValue { ids.insert(id) }
-        }
-        return ids
+/// What a transaction of server state asks of the outbox: one entity's commands at a time, read
+/// through the entity index, never the whole queue.
+struct EntityCommands {
+    fileprivate let engine: StoreEngine
+
+    /// The entity's pending commands, in order.
+    func pending(collection: String, id: String) throws(FolioError) -> [(sequence: UInt64, command: JSONValue)] {
+        try engine.pendingCommands(collection: collection, id: id)
     }
 
-    /// The first pending or failed command of an entity (the one whose base the entity's local
-    /// state was built on).
-    func firstUnacknowledged(collection: String, id: String) -> JSONValue? {
-        var best = pending(collection: collection, id: id).first
-        for (sequence, command, _) in failed
-        where command["collection"]?.stringValue == collection && command["entityID"]?.stringValue == id {
-            if best == nil || sequence < best!.sequence { best = (sequence, command) }
-            break
+    /// The entity's first command the server has not acknowledged, pending or failed (the one
+    /// whose base the entity's local state was built on); nil when all are acknowledged.
+    func firstUnacknowledged(collection: String, id: String) throws(FolioError) -> JSONValue? {
+        switch try engine.unacknowledged(collection: collection, id: id).first?.location {
+        case .pending(let command)?, .failed(let command, _)?: return command
+        case .sent?, .gone?, nil: return nil
         }
-        return best?.command
     }
 }

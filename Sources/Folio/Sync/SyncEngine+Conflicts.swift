@@ -162,7 +162,7 @@ extension SyncEngine {
         try await store.syncWrite { tx, outbox in
             guard let name = command.collection, let id = command.entityID, let granularity else { return }
             try collection?.register(tx)
-            for (sequence, later) in outbox.pending(collection: name, id: id) where sequence >= command.sequence {
+            for (sequence, later) in try outbox.pending(collection: name, id: id) where sequence >= command.sequence {
                 let operation = later["operation"]?.stringValue
                 if operation == "upsert" || operation == "delete" {
                     tx.outboxChanges.append(.remove(sequence: sequence, archive: false))
@@ -183,7 +183,7 @@ extension SyncEngine {
         guard let collection, let name = command.collection, let id = command.entityID else { return }
         try await store.syncWrite { tx, outbox in
             try collection.register(tx)
-            if outbox.pending(collection: name, id: id).contains(where: { $0.sequence > command.sequence }) { return }
+            if try outbox.pending(collection: name, id: id).contains(where: { $0.sequence > command.sequence }) { return }
             let key = try collection.admit(entity, id, tx.coder)
             try tx.stageServerValue(
                 entity, at: PartitionAddress(collection: name, granularity: collection.granularity, key: key),

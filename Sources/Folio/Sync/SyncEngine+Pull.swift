@@ -112,16 +112,15 @@ extension SyncEngine {
         let pullOnly = collection.mode.kind == .pullOnly
         let (count, warnings): (Int, [String]) = try await store.syncWrite { tx, outbox in
             try collection.register(tx)
-            let unacknowledged = outbox.unacknowledgedIDs(collection: name)
             var count = 0
             var warnings: [String] = []
             for item in checked {
-                if unacknowledged.contains(item.id) {
+                if let first = try outbox.firstUnacknowledged(collection: name, id: item.id) {
                     // The local change stays on top of the server's value.
                     guard let server = item.json, let address = try tx.address(of: item.id, collection: name, granularity: granularity),
                         let local = try tx.json(at: address, id: item.id)
                     else { continue }
-                    let base = outbox.firstUnacknowledged(collection: name, id: item.id)?["base"]
+                    let base = first["base"]
                     let merged = ThreeWayMerge.merge(base: base, local: local, server: server)
                     guard merged != local else { continue }
                     do {
@@ -147,8 +146,9 @@ extension SyncEngine {
                 let address = PartitionAddress(collection: name, granularity: granularity, key: PartitionKey(text: wholePartition))
                 let present = Set(checked.map(\.id))
                 let partition = try tx.storedPartition(address)
-                for id in partition.entities.keys.sorted() where !present.contains(id) && !unacknowledged.contains(id) {
+                for id in partition.entities.keys.sorted() where !present.contains(id) {
                     guard pullOnly || partition.versions[id] != nil else { continue }
+                    guard try outbox.firstUnacknowledged(collection: name, id: id) == nil else { continue }
                     try tx.stageServerValue(nil, at: nil, collection: name, granularity: granularity, id: id, version: nil)
                     count += 1
                 }

@@ -90,7 +90,8 @@ import Testing
             #expect(CommandFileName.name(command.sequence) == name, "seed \(seed)")
         }
         #expect(!FileManager.default.fileExists(atPath: folder.file("outbox/quarantine").path), "seed \(seed)")
-        #expect(try await Store.verify(at: folder.url).problems.filter { $0.severity >= .warning }.isEmpty, "seed \(seed)")
+        let warnings = try await Store.verify(at: folder.url).problems.filter { $0.severity >= .warning }
+        #expect(warnings.isEmpty, "\(warnings) seed \(seed)")
         return cutShort
     }
 

@@ -137,6 +137,7 @@ extension StoreEngine {
         try journal.reset(to: fresh)
         outbox.checkpointed()
         cursor.start(fresh)
+        outbox.saveEntityIndex(from: header.generation, to: fresh.generation)
         locator.saveIndexes(granularities: collections)
         saveFieldIndexes()
         return outcome

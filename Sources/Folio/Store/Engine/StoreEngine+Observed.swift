@@ -13,7 +13,7 @@ extension StoreEngine {
 extension StoreEngine {
     /// Each entity with its sync status, from the outbox.
     func withSyncStatus<E: Entity>(_ entities: [E]) throws(FolioError) -> [WithSyncStatus<E>] {
-        let statuses = try loadedOutbox().syncStatuses(collection: E.collection, ids: entities.map(\.id.storageKey))
+        let statuses = try syncStatuses(collection: E.collection, ids: entities.map(\.id.storageKey))
         return entities.map { WithSyncStatus(entity: $0, syncStatus: statuses[$0.id.storageKey] ?? .synced) }
     }
 }

@@ -39,6 +39,24 @@ final class StoreEngine {
     var queuedCommandCount: Int { outbox.queuedCommands }
     /// The outbox, read from its files on first use (``OutboxBook/loaded()``).
     func loadedOutbox() throws(FolioError) -> OutboxState { try outbox.loaded() }
+    /// Where each entity stands with the server (``OutboxBook/syncStatuses(collection:ids:)``).
+    func syncStatuses(collection: String, ids: [String]) throws(FolioError) -> [String: EntitySyncStatus] {
+        try outbox.syncStatuses(collection: collection, ids: ids)
+    }
+    /// An entity's commands the server has not acknowledged, pending or failed
+    /// (``OutboxBook/unacknowledged(collection:id:indexed:)``).
+    func unacknowledged(collection: String, id: String) throws(FolioError) -> [(sequence: UInt64, location: OutboxState.Location)] {
+        try outbox.unacknowledged(collection: collection, id: id)
+    }
+    /// An entity's pending commands, in order (``OutboxBook/pending(collection:id:)``).
+    func pendingCommands(collection: String, id: String) throws(FolioError) -> [(sequence: UInt64, command: JSONValue)] {
+        try outbox.pending(collection: collection, id: id)
+    }
+    /// The first pending commands, how many are pending and the unreadable command files
+    /// (``OutboxBook/head(limit:)``).
+    func queueHead(limit: Int) throws(FolioError) -> (commands: [(sequence: UInt64, command: JSONValue)], pendingCount: Int, quarantined: [FolioError]) {
+        try outbox.head(limit: limit)
+    }
     /// Where one command is, reading only its file when the outbox was not read
     /// (``OutboxBook/location(of:)``).
     func outboxLocation(of sequence: UInt64) throws(FolioError) -> OutboxState.Location { try outbox.location(of: sequence) }

@@ -1,0 +1,181 @@
+/// Which commands of the outbox are an entity's, without reading the outbox:
+/// `.folio/outbox-entities`, derived from the command files and kept by the checkpoint that
+/// writes them, so a commit that coalesces, an entity's sync status and an acknowledgement read
+/// an entity's own commands only, however many wait (FORMAT.md, "The outbox's entity index").
+///
+/// The file is text with fixed-width lines, sorted, so a lookup is a binary search of a few short
+/// reads. The first line, `folio-outbox-entities 1 <generation> <count>`, names the journal
+/// generation whose files it describes (the one its checkpoint started) and how many lines follow;
+/// each line is `<key> <sequence>`: 16 hexadecimal digits of a 64-bit FNV-1a hash of the
+/// command's `collection`, a NUL byte and its `entityID`, then the 20-digit number of a pending
+/// or failed command. Lines are sorted by key, then number.
+///
+/// It is only ever a list of candidates: a reader takes it only when it names the journal's
+/// current generation, applies the generation's records on top, and reads each candidate's file
+/// (a hash shared by two entities, a file removed by hand: the file decides). A file that does not
+/// parse, is cut short or names another generation is ignored (the outbox is then read whole)
+/// and written afresh by the next checkpoint of a process that read it whole. Losing it loses
+/// nothing. A command file put into `outbox/` by hand is sent in its turn; the index learns of it
+/// when it is next built from the whole outbox.
+struct OutboxEntityIndex {
+    static let path = ".folio/outbox-entities"
+    static let headerLength = 66
+    static let lineLength = 38
+    private static let magic = "folio-outbox-entities 1 "
+
+    /// One command of an entity: the entity's key and the command's number.
+    struct Line: Comparable {
+        var key: UInt64
+        var sequence: UInt64
+        static func < (a: Line, b: Line) -> Bool { (a.key, a.sequence) < (b.key, b.sequence) }
+    }
+
+    /// The key of an entity: FNV-1a (64 bits) of its collection, a NUL byte and its id.
+    static func key(collection: String, id: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in collection.utf8 + [0] + id.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    /// The key of a command's entity (nil for a custom command without one).
+    static func key(of command: JSONValue) -> UInt64? {
+        guard let collection = command["collection"]?.stringValue, let id = command["entityID"]?.stringValue else { return nil }
+        return key(collection: collection, id: id)
+    }
+
+    /// The numbers the index lists under an entity's key, or nil when there is no index for
+    /// this generation (none, another generation's, cut short or damaged).
+    /// - Parameters:
+    ///   - fileSystem: The store's files.
+    ///   - generation: The journal's current generation.
+    ///   - key: The entity's key.
+    static func sequences(in fileSystem: FileSystem, generation: UInt64, key: UInt64) throws(FolioError) -> [UInt64]? {
+        guard let file = try FileSystem.OpenFile(fileSystem, path),
+            let count = try header(of: file, generation: generation)
+        else { return nil }
+        // The first line whose key is not below `key`.
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            guard let line = try line(middle, of: file) else { return nil }
+            if line.key < key { low = middle + 1 } else { high = middle }
+        }
+        var found: [UInt64] = []
+        var index = low
+        while index < count {
+            guard let line = try line(index, of: file) else { return nil }
+            guard line.key == key else { break }
+            found.append(line.sequence)
+            index += 1
+        }
+        return found
+    }
+
+    /// Whether there is an index for this generation.
+    static func isCurrent(in fileSystem: FileSystem, generation: UInt64) throws(FolioError) -> Bool {
+        guard let file = try FileSystem.OpenFile(fileSystem, path) else { return false }
+        return try header(of: file, generation: generation) != nil
+    }
+
+    /// Every line of the index, or nil when there is none for this generation.
+    static func lines(in fileSystem: FileSystem, generation: UInt64) throws(FolioError) -> [Line]? {
+        guard let file = try FileSystem.OpenFile(fileSystem, path),
+            let count = try header(of: file, generation: generation)
+        else { return nil }
+        let bytes = try file.read(headerLength..<(headerLength + count * lineLength))
+        var lines: [Line] = []
+        lines.reserveCapacity(count)
+        for index in 0..<count {
+            guard let line = parse(bytes[(index * lineLength)..<((index + 1) * lineLength)]) else { return nil }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// Writes the index of a generation (replacing the file whole; not synced: a file lost or cut
+    /// short by a power cut is ignored by the next reader).
+    static func write(_ lines: [Line], generation: UInt64, to fileSystem: FileSystem) throws(FolioError) {
+        var bytes = Array(magic.utf8) + digits(generation, 20) + Array(" ".utf8) + digits(UInt64(lines.count), 20) + [0x0A]
+        bytes.reserveCapacity(headerLength + lines.count * lineLength)
+        for line in lines.sorted() {
+            bytes += hex(line.key) + [0x20] + digits(line.sequence, 20) + [0x0A]
+        }
+        try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, synced: false)
+    }
+
+    /// Says the index, unchanged, describes a new generation too (a checkpoint that changed no
+    /// command file): its generation is rewritten in place. A rewrite a crash cuts short leaves
+    /// a header that names neither generation, and the index is then ignored.
+    static func restamp(in fileSystem: FileSystem, from old: UInt64, to new: UInt64) throws(FolioError) {
+        let fd = try fileSystem.openForUpdate(path)
+        defer { _ = Platform.close(fd) }
+        try fileSystem.write(fd, digits(new, 20), at: Int64(magic.utf8.count), path: path)
+    }
+
+    /// Removes the index (a migration rewrites command files behind the checkpoint's back).
+    static func forget(in fileSystem: FileSystem) throws(FolioError) {
+        if try fileSystem.identity(path) != nil { try fileSystem.unlink(path) }
+    }
+
+    // MARK: The bytes
+
+    /// The number of lines, when the header names this generation and the file holds them all.
+    private static func header(of file: FileSystem.OpenFile, generation: UInt64) throws(FolioError) -> Int? {
+        let bytes = try file.read(0..<headerLength)
+        guard bytes.count == headerLength, bytes.starts(with: magic.utf8), bytes.last == 0x0A,
+            let stamped = number(bytes[24..<44]), stamped == generation,
+            let count = number(bytes[45..<65]), count <= UInt64(Int.max / lineLength),
+            file.identity.size == Int64(headerLength) + Int64(count) * Int64(lineLength)
+        else { return nil }
+        return Int(count)
+    }
+
+    private static func line(_ index: Int, of file: FileSystem.OpenFile) throws(FolioError) -> Line? {
+        let start = headerLength + index * lineLength
+        return parse(try file.read(start..<(start + lineLength))[...])
+    }
+
+    private static func parse(_ bytes: ArraySlice<UInt8>) -> Line? {
+        guard bytes.count == lineLength, bytes[bytes.startIndex + 16] == 0x20, bytes.last == 0x0A else { return nil }
+        var key: UInt64 = 0
+        for byte in bytes.prefix(16) {
+            guard let value = hexValue(byte) else { return nil }
+            key = key << 4 | UInt64(value)
+        }
+        guard let sequence = number(bytes.dropFirst(17).prefix(20)) else { return nil }
+        return Line(key: key, sequence: sequence)
+    }
+
+    private static func number(_ bytes: ArraySlice<UInt8>) -> UInt64? {
+        var value: UInt64 = 0
+        for byte in bytes {
+            guard (0x30...0x39).contains(byte) else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 0x30))
+            guard !overflow, !carry else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    private static func digits(_ value: UInt64, _ width: Int) -> [UInt8] {
+        let text = String(value)
+        return Array(String(repeating: "0", count: max(0, width - text.count)).utf8) + Array(text.utf8)
+    }
+
+    private static func hex(_ value: UInt64) -> [UInt8] {
+        let text = String(value, radix: 16)
+        return Array(String(repeating: "0", count: 16 - text.count).utf8) + Array(text.utf8)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
+}
