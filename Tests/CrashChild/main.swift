@@ -257,6 +257,7 @@ do {
     case "watch": try await watch(arguments)
     case "dump": try await dumpStore(arguments)
     case "append": try await append(arguments)
+    case "outbox-costs": try await outboxCosts(arguments)
     default: fail("usage: folio-crash-child write|read|watch|dump|append …")
     }
 } catch {
