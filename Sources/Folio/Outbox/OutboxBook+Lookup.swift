@@ -59,9 +59,9 @@ extension OutboxBook {
     /// - Parameters:
     ///   - collection: The entity's collection.
     ///   - id: The entity's id.
-    ///   - indexed: The index's lines by key, when the caller read them all (many entities).
+    ///   - index: The entity index, when the caller opened it (for many entities).
     func unacknowledged(
-        collection: String, id: String, indexed lines: [UInt64: [UInt64]]? = nil
+        collection: String, id: String, index: OutboxEntityIndex? = nil
     ) throws(FolioError) -> [(sequence: UInt64, location: OutboxState.Location)] {
         func fromState(_ state: OutboxState) -> [(sequence: UInt64, location: OutboxState.Location)] {
             var found = state.pending(collection: collection, id: id).map { ($0.sequence, OutboxState.Location.pending($0.command)) }
@@ -73,14 +73,8 @@ extension OutboxBook {
         }
         if let state = queue.commands { return fromState(state) }
         let key = OutboxEntityIndex.key(collection: collection, id: id)
-        let indexed: [UInt64]
-        if let lines {
-            indexed = lines[key] ?? []
-        } else {
-            guard let generation = journal.header?.generation,
-                let found = try OutboxEntityIndex.sequences(in: fileSystem, generation: generation, key: key)
-            else { return fromState(try loaded()) }
-            indexed = found
+        guard let index = try index ?? openEntityIndex(), let indexed = try index.sequences(key: key) else {
+            return fromState(try loaded())
         }
         var found: [(sequence: UInt64, location: OutboxState.Location)] = []
         for sequence in Set(indexed + (recordedChanges().enqueued[key] ?? [])).sorted() {
@@ -101,17 +95,11 @@ extension OutboxBook {
     /// entity index once for many of them).
     func syncStatuses(collection: String, ids: [String]) throws(FolioError) -> [String: EntitySyncStatus] {
         if let state = queue.commands { return state.syncStatuses(collection: collection, ids: ids) }
-        var lines: [UInt64: [UInt64]]?
-        if ids.count > 16, let generation = journal.header?.generation {
-            guard let all = try OutboxEntityIndex.lines(in: fileSystem, generation: generation) else {
-                return try loaded().syncStatuses(collection: collection, ids: ids)
-            }
-            lines = Dictionary(grouping: all, by: \.key).mapValues { $0.map(\.sequence) }
-        }
+        guard let index = try openEntityIndex() else { return try loaded().syncStatuses(collection: collection, ids: ids) }
         var result: [String: EntitySyncStatus] = [:]
         for id in ids {
             if let state = queue.commands { return state.syncStatuses(collection: collection, ids: ids) }
-            let found = try unacknowledged(collection: collection, id: id, indexed: lines)
+            let found = try unacknowledged(collection: collection, id: id, index: index)
             let failed = found.lazy.compactMap { found -> EntitySyncStatus? in
                 guard case .failed(_, let reason) = found.location else { return nil }
                 return .failed(
@@ -121,6 +109,12 @@ extension OutboxBook {
             result[id] = failed ?? (found.isEmpty ? .synced : .pending(commands: found.count))
         }
         return result
+    }
+
+    /// The entity index of the journal's current generation, open; nil when there is none.
+    private func openEntityIndex() throws(FolioError) -> OutboxEntityIndex? {
+        guard let generation = journal.header?.generation else { return nil }
+        return try OutboxEntityIndex.open(in: fileSystem, generation: generation)
     }
 
     /// An entity's pending commands, in order (``unacknowledged(collection:id:)`` without the

@@ -46,27 +46,34 @@ struct OutboxEntityIndex {
         return key(collection: collection, id: id)
     }
 
-    /// The numbers the index lists under an entity's key, or nil when there is no index for
-    /// this generation (none, another generation's, cut short or damaged).
+    /// The index of a generation, open for lookups; nil when there is none for it (none, another
+    /// generation's, cut short or damaged).
     /// - Parameters:
     ///   - fileSystem: The store's files.
     ///   - generation: The journal's current generation.
-    ///   - key: The entity's key.
-    static func sequences(in fileSystem: FileSystem, generation: UInt64, key: UInt64) throws(FolioError) -> [UInt64]? {
-        guard let file = try FileSystem.OpenFile(fileSystem, path),
-            let count = try header(of: file, generation: generation)
-        else { return nil }
+    static func open(in fileSystem: FileSystem, generation: UInt64) throws(FolioError) -> OutboxEntityIndex? {
+        guard let file = try FileSystem.OpenFile(fileSystem, path), let count = try header(of: file, generation: generation) else { return nil }
+        return OutboxEntityIndex(file: file, count: count)
+    }
+
+    private let file: FileSystem.OpenFile
+    private let count: Int
+
+    /// The numbers listed under an entity's key (a binary search), or nil when a line read is
+    /// damaged (then the index is not to be used).
+    func sequences(key: UInt64) throws(FolioError) -> [UInt64]? {
+        let (file, count) = (self.file, self.count)
         // The first line whose key is not below `key`.
         var low = 0, high = count
         while low < high {
             let middle = (low + high) / 2
-            guard let line = try line(middle, of: file) else { return nil }
+            guard let line = try Self.line(middle, of: file) else { return nil }
             if line.key < key { low = middle + 1 } else { high = middle }
         }
         var found: [UInt64] = []
         var index = low
         while index < count {
-            guard let line = try line(index, of: file) else { return nil }
+            guard let line = try Self.line(index, of: file) else { return nil }
             guard line.key == key else { break }
             found.append(line.sequence)
             index += 1

@@ -29,8 +29,9 @@ extension Store {
 
     /// Command files that could not be read (a hand edit, a bad copy), moved to
     /// `outbox/quarantine/`. They are never deleted by Folio, and the sync engine does not send
-    /// anything while one exists, since it cannot know what it held: repair it and move it back,
-    /// or delete it.
+    /// anything while one is there, since it cannot know what it held (one still in `outbox/` is
+    /// found when the queue reaches it, or here, which reads the whole outbox): repair it and move
+    /// it back, or delete it.
     /// - Returns: One error per file, naming it and saying what is wrong.
     public func quarantinedCommands() async throws -> [FolioError] {
         try await read { engine throws(FolioError) in

@@ -106,6 +106,7 @@ import Testing
             #expect(
                 Set(folder.allFiles().filter { !$0.hasPrefix("outbox/") && !$0.hasPrefix(KeptVersions.folder + "/") }).isSubset(of: [
                     ".folio/journal", ".folio/lock", ".folio/index/todos", ".folio/written", ".folio/writer.json", ".folio/.gitignore",
+                    ".folio/outbox-entities",
                     "folio.json", "tags.json",
                     "todos/2026-11/2026-11-20.json", "todos/2026-11/2026-11-21.json", "todos/2026-12/2026-12-24.json",
                 ]), "unexpected files after a fault at \(failedStep): \(folder.allFiles())")
