@@ -75,6 +75,8 @@ do {
             + (options.runs(.growth)
                 ? ", the growth group's stores (" + options.growthDays.map { Row.span(days: $0) }.joined(separator: ", ") + ")" : "")
             + (options.runs(.scanmatrix) ? " and the scan matrix's stores (each contender's counts checked once)" : "")
+            + (options.runs(.outbox)
+                ? ", the outbox group's stores (" + options.outboxLengths.map { Format.count($0) }.joined(separator: ", ") + " pending)" : "")
             + " in \(Format.value((ContinuousClock.now - start).seconds)) s (not timed)")
     try await runner.runRounds(log: say)
     if options.runs(.costs) {
@@ -110,6 +112,10 @@ if options.runs(.growth) {
 if options.runs(.scanmatrix) {
     if options.runs(.costs) || options.runs(.growth) { say("") }
     ScanMatrixTable.lines(runner.scanMatrix, rounds: options.rounds).forEach(say)
+}
+if options.runs(.outbox) {
+    if options.runs(.costs) || options.runs(.growth) || options.runs(.scanmatrix) { say("") }
+    OutboxTable.lines(runner.outbox, rounds: options.rounds).forEach(say)
 }
 
 if options.json != nil || options.chart != nil {

@@ -15,19 +15,28 @@ enum ChildProcess {
         _ arguments: [String], wrapper: [String] = [], environment: [String: String?] = [:],
         timeout: Duration = .seconds(600)
     ) throws -> String {
+        let command = wrapper.isEmpty ? [executable, "__child"] + arguments : wrapper + [executable, "__child"] + arguments
+        let result = try execute(command[0], Array(command.dropFirst()), environment: environment, timeout: timeout)
+        guard result.status == 0 else {
+            let message = String(decoding: result.errors.prefix(2000), as: UTF8.self)
+            throw BenchError("child \(arguments.prefix(2).joined(separator: " ")) exited with status \(result.status): \(message)")
+        }
+        return String(decoding: result.output, as: UTF8.self)
+    }
+
+    /// Runs any program with `arguments`, waits at most `timeout` (then terminates it), and
+    /// returns its exit status and everything it wrote. `environment` as for ``run(_:wrapper:environment:timeout:)``.
+    static func execute(
+        _ program: String, _ arguments: [String], environment: [String: String?] = [:], timeout: Duration = .seconds(600)
+    ) throws -> (status: Int32, output: Data, errors: Data) {
         let process = Process()
         if !environment.isEmpty {
             var variables = ProcessInfo.processInfo.environment
             for (name, value) in environment { variables[name] = value }
             process.environment = variables
         }
-        if let tool = wrapper.first {
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = Array(wrapper.dropFirst()) + [executable, "__child"] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["__child"] + arguments
-        }
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -48,11 +57,7 @@ enum ChildProcess {
         group.wait()
         process.waitUntilExit()
         watchdog.cancel()
-        guard process.terminationStatus == 0 else {
-            let message = String(decoding: errorData.prefix(2000), as: UTF8.self)
-            throw BenchError("child \(arguments.prefix(2).joined(separator: " ")) exited with status \(process.terminationStatus): \(message)")
-        }
-        return String(decoding: data, as: UTF8.self)
+        return (process.terminationStatus, data, errorData)
     }
 
     /// The last line of a child's output, split on spaces, as numbers.

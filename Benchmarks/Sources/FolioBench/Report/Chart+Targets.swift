@@ -36,8 +36,12 @@ extension Chart {
             &svg, "Targets: \(metCount) of \(targetCount) rows met",
             "Folio ÷ its peer in the same round, log scale. Bar: from parity (1×) to the median of the rounds; whisker: the rounds' range.",
             top: top)
+        // The folio tool's rows (the outbox group) have the same command with the shortest outbox as their peer.
+        let otherPeers = input.rows.contains { $0.targetKind == "value" && $0.peer?.hasPrefix("GRDB") == false }
         svg.text(
-            "A row whose target is a value (syncs, switches, MiB) shows its ratio to GRDB, and the target divided by GRDB's value.",
+            otherPeers
+                ? "A row whose target is a value (syncs, switches, MiB, the folio tool's ms) shows its ratio to its peer, and the target divided by the peer's value."
+                : "A row whose target is a value (syncs, switches, MiB) shows its ratio to GRDB, and the target divided by GRDB's value.",
             margin, top + 34, size: 12, fill: muted)
         legend(&svg, top: top + 54)
         let first = top + 68
@@ -112,7 +116,7 @@ extension Chart {
             return Band(
                 name: row.measure, detail: "\(row.contender) ÷ \(peer) (\(sense))", ratios: row.ratios, median: ratio,
                 target: target / peerValue, higherIsBetter: higher, met: met, value: "\(Format.value(value)) \(row.unit) \(verdict)",
-                targetText: "target \(bound) \(String(format: "%g", target)) \(row.unit); \(Format.ratio(ratio)) GRDB")
+                targetText: "target \(bound) \(String(format: "%g", target)) \(row.unit); \(Format.ratio(ratio)) \(peer.hasPrefix("GRDB") ? "GRDB" : peer)")
         }
         return Band(
             name: row.measure, detail: "\(row.contender) ÷ \(peer) (\(sense))", ratios: row.ratios, median: ratio,

@@ -2,9 +2,9 @@ import Foundation
 
 /// The benchmark's chart, drawn from a results file (`folio-bench chart RESULTS.json CHART.svg`,
 /// or `--chart FILE` at the end of a run): a header naming the run and the machine, then the
-/// targets (Chart+Targets.swift: each row's ratio to its peer against its target) and the growth
-/// with the store's size (Chart+Growth.swift). A part whose rows the run did not measure is left
-/// out.
+/// targets (Chart+Targets.swift: each row's ratio to its peer against its target), the growth
+/// with the store's size (Chart+Growth.swift) and with the outbox's length (Chart+Outbox.swift). A
+/// part whose rows the run did not measure is left out.
 enum Chart {
     static let width = 1040.0
     static let margin = 20.0
@@ -34,6 +34,7 @@ enum Chart {
         var bottom = header(&svg, input)
         if let end = targets(&svg, input, top: bottom + 28) { bottom = end }
         if let end = growth(&svg, input, top: bottom + 36) { bottom = end }
+        if let end = outbox(&svg, input, top: bottom + 36) { bottom = end }
         svg.text(
             "Drawn by folio-bench chart from the run's JSON. BENCHMARKS.md says what each row measures.", margin, bottom + 30,
             size: 11, fill: muted)

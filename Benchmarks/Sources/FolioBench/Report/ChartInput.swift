@@ -1,8 +1,8 @@
 import Foundation
 
-/// What the chart reads back from a results file (`--json`): the rows, the growth group, the scan
-/// matrix's cells, the machine, the options and the date. Whatever else the file holds is ignored,
-/// and a run without a group simply has no part for it.
+/// What the chart reads back from a results file (`--json`): the rows, the growth and outbox
+/// groups, the scan matrix's cells, the machine, the options and the date. Whatever else the file
+/// holds is ignored, and a run without a group simply has no part for it.
 struct ChartInput: Decodable {
     struct Matrix: Decodable {
         var cells: [JSONReport.RowResult]
@@ -13,5 +13,6 @@ struct ChartInput: Decodable {
     var date: String?
     var rows: [JSONReport.RowResult]
     var growth: JSONReport.GrowthResult?
+    var outbox: JSONReport.OutboxResult?
     var scanMatrix: Matrix?
 }

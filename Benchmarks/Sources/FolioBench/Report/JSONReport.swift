@@ -2,8 +2,9 @@ import Foundation
 
 /// The machine-readable result (`--json FILE`): every measured row of the table (values per
 /// round, ratios per round, target and whether it is met), the sync counts and commit costs, the
-/// peak memory of a session, the growth group, the scan matrix, the options, the machine and when
-/// the run ended. `folio-bench chart` draws it (ChartInput.swift reads back what it needs).
+/// peak memory of a session, the growth group, the scan matrix, the outbox group, the options,
+/// the machine and when the run ended. `folio-bench chart` draws it (ChartInput.swift reads back
+/// what it needs).
 struct JSONReport: Encodable {
     struct RowResult: Codable {
         var key: String
@@ -70,6 +71,8 @@ struct JSONReport: Encodable {
     var growth: GrowthResult?
     /// The scan matrix's stores and cells (`--only scanmatrix`); nil when it did not run.
     var scanMatrix: ScanMatrixResult?
+    /// The outbox group's stores and rows (`--only outbox`, JSONReport+Outbox.swift); nil when it did not run.
+    var outbox: OutboxResult?
 
     /// The growth group: each store's size, and a row per measure and size (GRDB the peer, no
     /// target).
@@ -124,6 +127,7 @@ struct JSONReport: Encodable {
             "reads": "\(options.reads)", "commands": "\(options.commands)", "tenYearDays": "\(options.tenYearDays)",
             "seed": "\(options.seed)", "quick": "\(options.quick)", "thirtyYears": "\(options.thirtyYears)",
             "groups": Options.Group.allCases.filter(options.runs).map(\.rawValue).joined(separator: ","),
+            "outboxLengths": options.outboxLengths.map(String.init).joined(separator: ","), "outboxOps": "\(options.outboxOps)",
         ]
         coldCacheMethod = runner.coldMethod.rawValue
         rows = Row.Key.allCases.compactMap { key in runner.rows[key].map { (key, $0) } }.filter { $0.1.isMeasured }.map { key, row in
@@ -145,6 +149,7 @@ struct JSONReport: Encodable {
                     GrowthResult.Point(measure: $0.measure.rawValue, days: $0.days, row: Self.result(key: Growth.key($0.measure, days: $0.days), $0.row))
                 })
         }
+        outbox = OutboxResult(runner)
         let matrix = runner.scanMatrix
         if !matrix.stores.isEmpty {
             let stores = ScanShape.allCases.compactMap { matrix.stores[$0] }.map { store in

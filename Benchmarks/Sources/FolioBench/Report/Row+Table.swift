@@ -9,6 +9,8 @@ extension Row {
         case checkpointSyncs, commitSwitches, commitCPU
         case migrateTenYears
         case tenYearScan, tenYearEveryDay, tenYearColdGet, tenYearPeakMemory, tenYearPeakMemoryTotal, widgetMemory
+        case outboxColdOpen, outboxReadDay, outboxStatusWarm, outboxStatusFresh, outboxCommitWarm, outboxCommitFresh
+        case outboxCoalescedWarm, outboxCoalescedFresh, outboxCLIStatus, outboxCLIList
     }
 
     /// "10 years" for 3,650 days, "1 year" for 365, else the days: the name of the ten-year

@@ -42,7 +42,7 @@ struct Row: Sendable {
         let bound = direction == .higherIsBetter ? "≥ " : "≤ "
         switch targetKind {
         case .ratio: return bound + Format.ratio(target)
-        case .value: return bound + String(format: "%g", target) + (unit == "MiB" ? " MiB" : "")
+        case .value: return bound + String(format: "%g", target) + (unit == "MiB" || unit == "ms" ? " " + unit : "")
         }
     }
 
@@ -74,6 +74,17 @@ enum Format {
 
     static func ratio(_ value: Double) -> String {
         value.isNaN ? "—" : String(format: value >= 10 ? "%.1f×" : "%.2f×", value)
+    }
+
+    /// A count with thousands separators: "50,000".
+    static func count(_ value: Int) -> String {
+        let digits = String(value)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, digit != "-", (digits.count - index) % 3 == 0 { out += "," }
+            out.append(digit)
+        }
+        return out
     }
 
     static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {

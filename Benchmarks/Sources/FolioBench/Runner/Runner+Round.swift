@@ -12,6 +12,7 @@ extension Runner {
         if options.runs(.migrate) { try await runMigration(flip: flip, in: folder) }
         if options.runs(.tenyear) { try await runTenYears(round, flip: flip) }
         if options.runs(.growth) { try await runGrowth(round, flip: flip, in: folder) }
+        if options.runs(.outbox) { try await runOutbox(round, flip: flip, in: folder) }
         if options.runs(.scanmatrix) { try runScanMatrix(round) }
         if options.runs(.drain) { try await runDrain(round, flip: flip, in: folder) }
     }

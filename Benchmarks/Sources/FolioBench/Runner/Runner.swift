@@ -20,12 +20,14 @@ final class Runner {
     var peakMemory: [(String, Int)] = []
     var scanMatrix = ScanMatrix()
     var growth = Growth()
+    var outbox = OutboxAxis()
     /// The ten-year store of rows 5, 9 and 10 and of the growth group (nil until `prepare` seeds it).
     var tenYearStore: DayStore?
 
     init(options: Options) throws {
         self.options = options
         rows = Row.table(tenYearDays: options.tenYearDays)
+            .merging(Row.outboxTable(shortest: options.outboxLengths[0], longest: options.outboxLengths[options.outboxLengths.count - 1])) { $1 }
         workload = Workload(seed: options.seed, todoCount: options.todos, dayCount: 365)
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("folio-bench-" + UUID().uuidString, isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -50,6 +52,7 @@ final class Runner {
             try GRDBContender.seed(grdbTemplate.path, todos: workload.todos)
         }
         if options.runs(.scanmatrix) { try await prepareScanMatrix() }
+        if options.runs(.outbox) { try await prepareOutbox() }
         guard options.runs(.read) || options.runs(.migrate) || options.runs(.tenyear) || options.runs(.growth) else { return }
         let tenYears = DayStore(
             folio: folioTenYears, grdb: grdbTenYears,

@@ -19,6 +19,13 @@ struct Options: Sendable {
     var quick = false
     /// The groups of rows to run (`--only`); all of them by default.
     var groups: Set<Group> = Set(Group.allCases)
+    /// The outbox group's lengths: how many commands wait in each of its stores (`--outbox-lengths`).
+    var outboxLengths = [10, 500, 5000, 50_000]
+    /// The outbox group's warm operations per measure: commits, sync statuses (`--outbox-ops`).
+    var outboxOps = 50
+    /// The `folio` command line tool the outbox group times (`--folio-cli`); built from the
+    /// repository when not given (Children/FolioCLI.swift).
+    var folioCLI: String?
 
     /// The groups of rows `--only` chooses from, in print order.
     enum Group: String, CaseIterable, Sendable {
@@ -42,17 +49,22 @@ struct Options: Sendable {
         /// The scan matrix: predicate scans by entity shape, selectivity, process and page cache,
         /// Folio with each scan accelerator turned off in turn (Runner+ScanMatrix.swift).
         case scanmatrix
+        /// How costs grow with the outbox's length: stores with 10 to 50,000 pending commands and
+        /// the same entities, Folio next to GRDB (Runner+Outbox.swift).
+        case outbox
     }
 
     static let usage = """
         usage: folio-bench [--quick] [--rounds R] [--todos N] [--transactions N] [--reads N]
                            [--commands N] [--ten-year-days N] [--seed S] [--json FILE]
                            [--chart FILE] [--thirty-years] [--no-strace] [--no-drop-caches]
-                           [--only GROUP,...]
+                           [--only GROUP,...] [--outbox-lengths N,...] [--outbox-ops N]
+                           [--folio-cli PATH]
                folio-bench chart RESULTS.json CHART.svg
 
           --quick            2 rounds, 2,000 todos, 100 transactions, 500 drained commands, a 365-day
-                             "ten-year" store: a smoke test of every row (ratios are noisier)
+                             "ten-year" store, outboxes of 10 to 5,000 commands and 10 warm
+                             operations: a smoke test of every row (ratios are noisier)
           --rounds R         rounds, contenders interleaved in each (default 5)
           --todos N          todos in the one-year workload (default 10000)
           --transactions N   transactions per write contender and round (default 500)
@@ -67,13 +79,21 @@ struct Options: Sendable {
                              ten-year store's days; about a minute more of seeding)
           --no-strace        skip counting sync syscalls (needs strace and ptrace)
           --no-drop-caches   make reads cold with posix_fadvise only, never drop_caches
+          --outbox-lengths L the outbox group's pending commands per store, comma-separated, at
+                             least two (default 10,500,5000,50000; targets compare the last with
+                             the first)
+          --outbox-ops N     the outbox group's warm commits and sync statuses per measure
+                             (default 50)
+          --folio-cli PATH   the folio tool the outbox group times (default: built from the
+                             repository with swift build -c release --product folio)
           --only GROUPS      run only these groups of rows, comma-separated: write (1-4), read (5),
                              drain (6), disk (7), costs (8: syncs, commit costs, peak memory),
                              migrate (9), tenyear (10: the ten-year store's scans, reads, cold get
                              and memory), growth (commit, cold open, one day, get by id and a scan
                              on stores of 1 and 10 years), scanmatrix (predicate scans by shape,
                              selectivity, process and cache, Folio's scan accelerators off one by
-                             one); e.g. --only tenyear
+                             one), outbox (open, a day, sync status, commits and the folio
+                             tool with 10 to 50,000 pending commands); e.g. --only tenyear
 
           chart              draws a results file written by --json as an SVG: each row's ratio
                              against its target, and how costs grow with the store's size
@@ -124,6 +144,18 @@ struct Options: Sendable {
                         }
                         return group
                     })
+            case "--outbox-lengths":
+                index += 1
+                let lengths = index < arguments.count ? arguments[index].split(separator: ",").compactMap { Int($0) } : []
+                guard lengths.count >= 2, lengths.allSatisfy({ (2...1_000_000).contains($0) }), Set(lengths).count == lengths.count else {
+                    throw BenchError("--outbox-lengths needs at least two different numbers in 2...1000000\n\(usage)")
+                }
+                explicit.outboxLengths = lengths.sorted()
+            case "--outbox-ops": explicit.outboxOps = try number(name, 1...100_000)
+            case "--folio-cli":
+                index += 1
+                guard index < arguments.count else { throw BenchError("--folio-cli needs a path\n\(usage)") }
+                options.folioCLI = arguments[index]
             case "--help", "-h":
                 print(usage)
                 exit(0)
@@ -135,6 +167,7 @@ struct Options: Sendable {
         if options.quick {
             (options.rounds, options.todos, options.transactions, options.reads, options.commands, options.tenYearDays) =
                 (2, 2000, 100, 100, 500, 365)
+            (options.outboxLengths, options.outboxOps) = ([10, 500, 5000], 10)
         }
         // Explicit sizes win over --quick's.
         if given.contains("--rounds") { options.rounds = explicit.rounds }
@@ -144,6 +177,8 @@ struct Options: Sendable {
         if given.contains("--commands") { options.commands = explicit.commands }
         if given.contains("--ten-year-days") { options.tenYearDays = explicit.tenYearDays }
         if given.contains("--seed") { options.seed = explicit.seed }
+        if given.contains("--outbox-lengths") { options.outboxLengths = explicit.outboxLengths }
+        if given.contains("--outbox-ops") { options.outboxOps = explicit.outboxOps }
         return options
     }
 
