@@ -73,7 +73,9 @@ extension OutboxBook {
         }
         if let state = queue.commands { return fromState(state) }
         let key = OutboxEntityIndex.key(collection: collection, id: id)
-        guard let index = try index ?? openEntityIndex(), let indexed = try index.sequences(key: key) else {
+        let opened: OutboxEntityIndex?
+        if let index { opened = index } else { opened = try openEntityIndex() }
+        guard let opened, let indexed = try opened.sequences(key: key) else {
             return fromState(try loaded())
         }
         var found: [(sequence: UInt64, location: OutboxState.Location)] = []
