@@ -39,9 +39,11 @@ extension Store {
         }
     }
 
-    /// How many commands wait to be sent.
+    /// How many commands wait to be sent: counted from the names in `outbox/` and the journal,
+    /// without reading the command files (an unreadable one still in `outbox/` counts until
+    /// something reads it and quarantines it).
     public func pendingCommandCount() async throws -> Int {
-        try await read { engine throws(FolioError) in try engine.loadedOutbox().pendingSequences.count }
+        try await read { engine throws(FolioError) in try engine.queueHead(limit: 0).pendingCount }
     }
 
     /// Whether any local change has not been acknowledged by the server yet (pending, failed,
