@@ -152,7 +152,7 @@ extension OutboxBook {
         let theirID: String
         do throws(FolioError) {
             theirID = (try readJSON(path)?["id"]?.stringValue) ?? "none"
-        } catch where error.code == .corruptFile {
+        } catch  where error.code == .corruptFile {
             theirID = "unreadable"
         }
         guard theirID != ours["id"]?.stringValue else { return false }
@@ -207,7 +207,9 @@ extension OutboxBook {
             }
             try OutboxEntityIndex.write(lines, generation: new, to: fileSystem)
         } catch {
-            report(.warning, "the outbox's entity index could not be saved (\(error.message)); the outbox is read whole until a checkpoint saves it", path: OutboxEntityIndex.path)
+            report(
+                .warning, "the outbox's entity index could not be saved (\(error.message)); the outbox is read whole until a checkpoint saves it",
+                path: OutboxEntityIndex.path)
             do { try OutboxEntityIndex.forget(in: fileSystem) } catch {
                 report(.warning, "and could not be removed (\(error.message)); it names an older generation and is not used", path: OutboxEntityIndex.path)
             }

@@ -213,7 +213,7 @@ extension OutboxBook {
                 return .failed(json, reason: reason ?? .object(["reason": .string("unknown (no reason file)")]))
             }
             return .gone
-        } catch where error.code == .corruptFile {
+        } catch  where error.code == .corruptFile {
             return nil
         }
     }
