@@ -19,7 +19,9 @@
 /// an append) is ignored and cut off by the next append.
 struct WrittenLog {
     static let path = StoreLayout.machinery + "/written"
-    /// Beyond this size the next checkpoint rewrites the log with one line per file.
+    /// Beyond this size, and twice the size it had when last rewritten (its `K` line), the next
+    /// checkpoint rewrites the log with one line per file: a store of many files (a long outbox)
+    /// whose rewritten log is itself past this size is not rewritten at every checkpoint.
     static let compactionSize: Int64 = 4 << 20
 
     struct Entry: Equatable {
@@ -37,6 +39,8 @@ struct WrittenLog {
         var history: [String: [Entry]] = [:]
         /// Checkpoints whose lines are complete.
         var checkpoints: Set<UInt64> = []
+        /// The size the log had when it was last rewritten (its `K` line; nil without one).
+        var compactedSize: Int64?
     }
 
     let fileSystem: FileSystem
@@ -45,6 +49,17 @@ struct WrittenLog {
     func read() throws(FolioError) -> Contents? {
         guard let bytes = try bytes() else { return nil }
         return try Self.contents(bytes)
+    }
+
+    /// The log's first lines (its header and `K` line), or nil when there is none: all an open
+    /// needs to tell the store from a copy, and a checkpoint to decide whether to rewrite it,
+    /// read without reading a log of many megabytes.
+    func head() throws(FolioError) -> Contents? {
+        guard let file = try FileSystem.OpenFile(fileSystem, Self.path) else { return nil }
+        var bytes = try file.read(0..<1024)
+        let lines = bytes.split(separator: 0x0A, maxSplits: 2, omittingEmptySubsequences: false)
+        if lines.count < 3 && bytes.count == 1024 { bytes = try file.read(0..<Int(file.identity.size)) }
+        return try Self.contents(bytes, headerOnly: true)
     }
 
     /// The log's bytes, or nil when there is none.
@@ -71,8 +86,12 @@ struct WrittenLog {
             let since = UInt64(head[6]), let goneBelow = UInt64(head[8])
         else { return nil }
         var contents = Contents(origin: (device, inode), since: since, goneBelow: goneBelow)
+        let lines = bytes[..<end].split(separator: 0x0A, maxSplits: headerOnly ? 2 : Int.max, omittingEmptySubsequences: false)
+        if lines.count > 1, lines[1].first == UInt8(ascii: "K") {
+            let fields = String(decoding: lines[1], as: UTF8.self).split(separator: " ")
+            if fields.count == 2 { contents.compactedSize = Int64(fields[1]) }
+        }
         if headerOnly { return contents }
-        let lines = bytes[..<end].split(separator: 0x0A, omittingEmptySubsequences: false)
         for line in lines.dropFirst() {
             let text = String(decoding: line, as: UTF8.self)
             let fields = text.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
@@ -99,6 +118,11 @@ struct WrittenLog {
 
     static func header(origin: (device: UInt64, inode: UInt64), since: UInt64, goneBelow: UInt64) -> String {
         "folio-written 1 origin \(origin.device) \(origin.inode) since \(since) gone-below \(goneBelow)\n"
+    }
+
+    /// The line after the header of a rewritten log: the size of the lines it was rewritten with.
+    static func compactedLine(_ size: Int) -> String {
+        "K \(size)\n"
     }
 
     /// The identity of this folder's lock file, which the header names.

@@ -19,11 +19,11 @@ extension StoreEngine {
     ///   (and how many more there are), and what to do.
     func checkOrigin() throws(FolioError) -> FolderOrigin {
         try refreshJournal()
-        let bytes: [UInt8], header: WrittenLog.Contents
+        let header: WrittenLog.Contents
         do {
-            // The header tells the store from a copy; only a copy needs the whole log parsed.
-            guard let read = try writtenLog.bytes() else { return .noLog }
-            (bytes, header) = (read, try WrittenLog.contents(read, headerOnly: true))
+            // The header tells the store from a copy; only a copy needs the whole log read.
+            guard let head = try writtenLog.head() else { return .noLog }
+            header = head
         } catch let error where error.code == .corruptFile {
             report(.warning, "\(error.message); it is made again from the files", path: WrittenLog.path)
             if !isReadOnly { try fileSystem.unlink(WrittenLog.path) }
@@ -31,6 +31,7 @@ extension StoreEngine {
         }
         let check = CopyCheck(fileSystem: fileSystem)
         guard try check.isCopy(header) else { return .original }
+        guard let bytes = try writtenLog.bytes() else { return .noLog }
         let log = try WrittenLog.contents(bytes)
         let (findings, hashes) = try check.findings(log, firstTransaction: cursor.header?.firstTransaction, end: cursor.nextTransaction)
         if let first = findings.first { throw Self.inconsistentCopy(first, more: findings.count - 1) }
@@ -120,7 +121,8 @@ extension StoreEngine {
     /// large log.
     func finish(_ run: CheckpointRun, emptiesJournal: Bool, sync: Bool = true) throws(FolioError) {
         guard try run.finish(emptiesJournal: emptiesJournal, sync: sync) else { return }
-        if try writtenLog.size() > WrittenLog.compactionSize {
+        let size = try writtenLog.size()
+        if size > WrittenLog.compactionSize, size > 2 * (try writtenLog.head()?.compactedSize ?? 0) {
             try rewriteWrittenLog(fromFiles: false, since: emptiesJournal ? cursor.nextTransaction : nil)
         }
     }
@@ -150,8 +152,9 @@ extension StoreEngine {
                 }
             }
         }
-        var text = WrittenLog.header(origin: origin, since: since, goneBelow: try nextSequence())
-        for (path, entry) in latest.sorted(by: { $0.key < $1.key }) { text += WrittenLog.line(path, entry) }
-        try writtenLog.replace(with: text)
+        var lines = ""
+        for (path, entry) in latest.sorted(by: { $0.key < $1.key }) { lines += WrittenLog.line(path, entry) }
+        let header = WrittenLog.header(origin: origin, since: since, goneBelow: try nextSequence())
+        try writtenLog.replace(with: header + WrittenLog.compactedLine(header.utf8.count + lines.utf8.count) + lines)
     }
 }
