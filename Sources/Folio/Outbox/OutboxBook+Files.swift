@@ -196,9 +196,26 @@ extension OutboxBook {
                 case .sent, .gone: return
                 }
             }
-            if let existing = try OutboxEntityIndex.lines(in: fileSystem, generation: old) {
+            if let existing = try OutboxEntityIndex.open(in: fileSystem, generation: old) {
                 if changed.isEmpty { return try OutboxEntityIndex.restamp(in: fileSystem, from: old, to: new) }
-                lines = existing.filter { changed[$0.sequence] == nil }
+                if existing.changes.count + changed.count <= OutboxEntityIndex.changeLimit {
+                    // This checkpoint's changes, appended: work that grows with them, not the queue.
+                    var changes: [(added: Bool, line: OutboxEntityIndex.Line)] = []
+                    for (sequence, location) in changed.sorted(by: { $0.key < $1.key }) {
+                        switch location {
+                        case .pending(let command), .failed(let command, _):
+                            guard let key = OutboxEntityIndex.key(of: command) else { continue }
+                            changes.append((true, .init(key: key, sequence: sequence)))
+                        case .sent(let command):
+                            changes.append((false, .init(key: OutboxEntityIndex.key(of: command) ?? 0, sequence: sequence)))
+                        case .gone:
+                            changes.append((false, .init(key: 0, sequence: sequence)))
+                        }
+                    }
+                    return try OutboxEntityIndex.append(changes, in: fileSystem, from: old, to: new)
+                }
+                guard let all = try existing.allLines() else { return try OutboxEntityIndex.forget(in: fileSystem) }
+                lines = all.filter { changed[$0.sequence] == nil }
                 for (sequence, location) in changed { add(sequence, location) }
             } else {
                 // The files now hold every record: the whole outbox, read (or as this process has it).

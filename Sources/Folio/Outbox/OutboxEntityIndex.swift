@@ -1,26 +1,33 @@
 /// Which commands of the outbox are an entity's, without reading the outbox:
 /// `.folio/outbox-entities`, derived from the command files and kept by the checkpoint that
 /// writes them, so a commit that coalesces, an entity's sync status and an acknowledgement read
-/// an entity's own commands only, however many wait (FORMAT.md, "The outbox's entity index").
+/// an entity's own commands only, however many wait (FORMAT.md, "The entity index").
 ///
-/// The file is text with fixed-width lines, sorted, so a lookup is a binary search of a few short
-/// reads. The first line, `folio-outbox-entities 1 <generation> <count>`, names the journal
-/// generation whose files it describes (the one its checkpoint started) and how many lines follow;
-/// each line is `<key> <sequence>`: 16 hexadecimal digits of a 64-bit FNV-1a hash of the
-/// command's `collection`, a NUL byte and its `entityID`, then the 20-digit number of a pending
-/// or failed command. Lines are sorted by key, then number.
+/// The file is text with fixed-width lines, so a lookup is a binary search of a few short reads.
+/// The first line, `folio-outbox-entities 1 <generation> <count>`, names the journal generation
+/// whose files it describes and how many sorted lines follow; each is `<key> <sequence>`: 16
+/// hexadecimal digits of a 64-bit FNV-1a hash of the command's `collection`, a NUL byte and its
+/// `entityID`, then the 20-digit number of a pending or failed command, sorted by key, then
+/// number. After them, the changes of the checkpoints since the sorted lines were written, in
+/// order, one line each: `+ <key> <sequence>` (now pending or failed) or `- <key> <sequence>`
+/// (sent or gone; the key may be zeros, the number decides). A checkpoint appends its changes
+/// (work that grows with what it changed, not with the queue) and rewrites the file sorted once
+/// more than ``changeLimit`` changes pile up.
 ///
 /// It is only ever a list of candidates: a reader takes it only when it names the journal's
 /// current generation, applies the generation's records on top, and reads each candidate's file
 /// (a hash shared by two entities, a file removed by hand: the file decides). A file that does not
 /// parse, is cut short or names another generation is ignored (the outbox is then read whole)
-/// and written afresh by the next checkpoint of a process that read it whole. Losing it loses
-/// nothing. A command file put into `outbox/` by hand is sent in its turn; the index learns of it
-/// when it is next built from the whole outbox.
+/// and written afresh by the next checkpoint. Losing it loses nothing. A command file put into
+/// `outbox/` by hand is sent in its turn; the index learns of it when it is next built from the
+/// whole outbox.
 struct OutboxEntityIndex {
     static let path = ".folio/outbox-entities"
     static let headerLength = 66
     static let lineLength = 38
+    static let changeLength = 40
+    /// How many change lines the file holds at most before a checkpoint rewrites it sorted.
+    static let changeLimit = 1024
     private static let magic = "folio-outbox-entities 1 "
 
     /// One command of an entity: the entity's key and the command's number.
@@ -53,14 +60,19 @@ struct OutboxEntityIndex {
     ///   - generation: The journal's current generation.
     static func open(in fileSystem: FileSystem, generation: UInt64) throws(FolioError) -> OutboxEntityIndex? {
         guard let file = try FileSystem.OpenFile(fileSystem, path), let count = try header(of: file, generation: generation) else { return nil }
-        return OutboxEntityIndex(file: file, count: count)
+        let sorted = headerLength + count * lineLength
+        guard let changes = try changes(of: file, after: sorted) else { return nil }
+        return OutboxEntityIndex(file: file, count: count, changes: changes)
     }
 
     private let file: FileSystem.OpenFile
+    /// How many sorted lines the file holds.
     private let count: Int
+    /// The change lines after them, in order.
+    let changes: [(added: Bool, line: Line)]
 
-    /// The numbers listed under an entity's key (a binary search), or nil when a line read is
-    /// damaged (then the index is not to be used).
+    /// The numbers listed under an entity's key (a binary search, then the changes), or nil when
+    /// a line read is damaged (then the index is not to be used).
     func sequences(key: UInt64) throws(FolioError) -> [UInt64]? {
         let (file, count) = (self.file, self.count)
         // The first line whose key is not below `key`.
@@ -78,28 +90,30 @@ struct OutboxEntityIndex {
             found.append(line.sequence)
             index += 1
         }
+        for change in changes where change.line.key == key || !change.added {
+            found.removeAll { $0 == change.line.sequence }
+            if change.added { found.append(change.line.sequence) }
+        }
         return found
+    }
+
+    /// Every pending or failed command the index lists (its sorted lines with its changes applied).
+    func allLines() throws(FolioError) -> [Line]? {
+        let bytes = try file.read(Self.headerLength..<(Self.headerLength + count * Self.lineLength))
+        var lines: [UInt64: Line] = [:]
+        lines.reserveCapacity(count)
+        for index in 0..<count {
+            guard let line = Self.parse(bytes[(index * Self.lineLength)..<((index + 1) * Self.lineLength)]) else { return nil }
+            lines[line.sequence] = line
+        }
+        for change in changes { lines[change.line.sequence] = change.added ? change.line : nil }
+        return Array(lines.values)
     }
 
     /// Whether there is an index for this generation.
     static func isCurrent(in fileSystem: FileSystem, generation: UInt64) throws(FolioError) -> Bool {
         guard let file = try FileSystem.OpenFile(fileSystem, path) else { return false }
         return try header(of: file, generation: generation) != nil
-    }
-
-    /// Every line of the index, or nil when there is none for this generation.
-    static func lines(in fileSystem: FileSystem, generation: UInt64) throws(FolioError) -> [Line]? {
-        guard let file = try FileSystem.OpenFile(fileSystem, path),
-            let count = try header(of: file, generation: generation)
-        else { return nil }
-        let bytes = try file.read(headerLength..<(headerLength + count * lineLength))
-        var lines: [Line] = []
-        lines.reserveCapacity(count)
-        for index in 0..<count {
-            guard let line = parse(bytes[(index * lineLength)..<((index + 1) * lineLength)]) else { return nil }
-            lines.append(line)
-        }
-        return lines
     }
 
     /// Writes the index of a generation (replacing the file whole; not synced: a file lost or cut
@@ -111,6 +125,21 @@ struct OutboxEntityIndex {
             bytes += hex(line.key) + [0x20] + digits(line.sequence, 20) + [0x0A]
         }
         try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, synced: false)
+    }
+
+    /// Appends a checkpoint's changes to the index of `old` and stamps it with `new` (appended
+    /// first: a crash between leaves it naming `old`, ignored).
+    static func append(_ changes: [(added: Bool, line: Line)], in fileSystem: FileSystem, from old: UInt64, to new: UInt64) throws(FolioError) {
+        guard let end = try fileSystem.identity(path)?.size else { return }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(changes.count * changeLength)
+        for change in changes {
+            bytes += [change.added ? 0x2B : 0x2D, 0x20] + hex(change.line.key) + [0x20] + digits(change.line.sequence, 20) + [0x0A]
+        }
+        let fd = try fileSystem.openForUpdate(path)
+        defer { _ = Platform.close(fd) }
+        try fileSystem.write(fd, bytes, at: end, path: path)
+        try fileSystem.write(fd, digits(new, 20), at: Int64(magic.utf8.count), path: path)
     }
 
     /// Says the index, unchanged, describes a new generation too (a checkpoint that changed no
@@ -135,9 +164,27 @@ struct OutboxEntityIndex {
         guard bytes.count == headerLength, bytes.starts(with: magic.utf8), bytes.last == 0x0A,
             let stamped = number(bytes[24..<44]), stamped == generation,
             let count = number(bytes[45..<65]), count <= UInt64(Int.max / lineLength),
-            file.identity.size == Int64(headerLength) + Int64(count) * Int64(lineLength)
+            file.identity.size >= Int64(headerLength) + Int64(count) * Int64(lineLength)
         else { return nil }
         return Int(count)
+    }
+
+    /// The change lines from `offset` to the file's end; nil when they are not whole lines.
+    private static func changes(of file: FileSystem.OpenFile, after offset: Int) throws(FolioError) -> [(added: Bool, line: Line)]? {
+        let length = Int(file.identity.size) - offset
+        guard length % changeLength == 0, length / changeLength <= changeLimit * 2 else { return nil }
+        guard length > 0 else { return [] }
+        let bytes = try file.read(offset..<(offset + length))
+        guard bytes.count == length else { return nil }
+        var changes: [(added: Bool, line: Line)] = []
+        for start in stride(from: 0, to: length, by: changeLength) {
+            let sign = bytes[start]
+            guard sign == 0x2B || sign == 0x2D, bytes[start + 1] == 0x20,
+                let line = parse(bytes[(start + 2)..<(start + changeLength)])
+            else { return nil }
+            changes.append((sign == 0x2B, line))
+        }
+        return changes
     }
 
     private static func line(_ index: Int, of file: FileSystem.OpenFile) throws(FolioError) -> Line? {
