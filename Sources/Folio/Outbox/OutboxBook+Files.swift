@@ -45,7 +45,9 @@ extension OutboxBook {
             if !absent, let existing = try fileSystem.identity(path) {
                 // Left by a checkpoint a crash cut short: kept if whole, else written again.
                 if existing.size == Int64(bytes.count), try fileSystem.read(path)?.bytes == bytes { return }
-                if !path.hasPrefix(archive), try setAsideIfNotOurs(path, ours: value, barrier: barrier) {
+                if !path.hasPrefix(archive), CommandFileName.sequence(fromFileName: FileSystem.name(of: path)) != nil,
+                    try setAsideIfNotOurs(path, ours: value, barrier: barrier)
+                {
                     folders.insert(FileSystem.parent(of: path))
                     folders.insert(Self.quarantineFolder)
                 }
@@ -103,6 +105,9 @@ extension OutboxBook {
             case .sent(let command):
                 if command != .null && kept.contains(sequence) { try ensure(sent, command) }
                 try remove(queued, leftQueue: true)
+                // Retried from failed/ and acknowledged before a checkpoint wrote it back.
+                try remove(failed)
+                try remove(reason)
             case .gone:
                 try remove(queued, leftQueue: true)
                 try remove(failed)

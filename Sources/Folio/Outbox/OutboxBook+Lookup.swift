@@ -151,8 +151,15 @@ extension OutboxBook {
         var removed = Set<UInt64>(), added: [UInt64] = []
         for (sequence, changes) in recordedChanges().changes {
             let wasListed = Self.contains(listed, sequence)
-            var location = wasListed ? OutboxState.Location.pending(.null) : .gone
-            for change in changes { location = OutboxState.location(location, after: change) }
+            var location: OutboxState.Location
+            if wasListed || changes.first.map({ if case .enqueue = $0 { true } else { false } }) == true {
+                location = wasListed ? .pending(.null) : .gone
+                for change in changes { location = OutboxState.location(location, after: change) }
+            } else {
+                // Not in `outbox/`: a failed command the records retry, say (its file decides).
+                location = try self.location(of: sequence)
+                if let state = queue.commands { return fromState(state) }
+            }
             let isPending = if case .pending = location { true } else { false }
             if wasListed && !isPending { removed.insert(sequence) }
             if !wasListed && isPending { added.append(sequence) }

@@ -5,11 +5,13 @@
 ///
 /// The file is text with fixed-width lines, so a lookup is a binary search of a few short reads.
 /// The first line, `folio-outbox-entities 1 <generation> <count>`, names the journal generation
-/// whose files it describes and how many sorted lines follow; each is `<key> <sequence>`: 16
-/// hexadecimal digits of a 64-bit FNV-1a hash of the command's `collection`, a NUL byte and its
-/// `entityID`, then the 20-digit number of a pending or failed command, sorted by key, then
-/// number. After them, the changes of the checkpoints since the sorted lines were written, in
-/// order, one line each: `+ <key> <sequence>` (now pending or failed) or `- <key> <sequence>`
+/// whose files it describes and how many sorted lines follow; each is `<key> <sequence> <check>`:
+/// 16 hexadecimal digits of a 64-bit FNV-1a hash of the command's `collection`, a NUL byte and its
+/// `entityID`, the 20-digit number of a pending or failed command, and 4 hexadecimal digits, the
+/// low 16 bits of the FNV-1a hash of the line's first 37 bytes (a changed digit is damage, not
+/// another command); sorted by key, then number. After them, the changes of the checkpoints since
+/// the sorted lines were written, in order, one line each: `+ <line>` (now pending or failed) or
+/// `- <line>`
 /// (sent or gone; the key may be zeros, the number decides). A checkpoint appends its changes
 /// (work that grows with what it changed, not with the queue) and rewrites the file sorted once
 /// more than ``changeLimit`` changes pile up.
@@ -24,8 +26,8 @@
 struct OutboxEntityIndex {
     static let path = ".folio/outbox-entities"
     static let headerLength = 66
-    static let lineLength = 38
-    static let changeLength = 40
+    static let lineLength = 43
+    static let changeLength = 45
     /// How many change lines the file holds at most before a checkpoint rewrites it sorted.
     static let changeLimit = 1024
     private static let magic = "folio-outbox-entities 1 "
@@ -122,7 +124,7 @@ struct OutboxEntityIndex {
         var bytes = Array(magic.utf8) + digits(generation, 20) + Array(" ".utf8) + digits(UInt64(lines.count), 20) + [0x0A]
         bytes.reserveCapacity(headerLength + lines.count * lineLength)
         for line in lines.sorted() {
-            bytes += hex(line.key) + [0x20] + digits(line.sequence, 20) + [0x0A]
+            bytes += encode(line)
         }
         try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, synced: false)
     }
@@ -134,7 +136,7 @@ struct OutboxEntityIndex {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(changes.count * changeLength)
         for change in changes {
-            bytes += [change.added ? 0x2B : 0x2D, 0x20] + hex(change.line.key) + [0x20] + digits(change.line.sequence, 20) + [0x0A]
+            bytes += [change.added ? 0x2B : 0x2D, 0x20] + encode(change.line)
         }
         let fd = try fileSystem.openForUpdate(path)
         defer { _ = Platform.close(fd) }
@@ -192,14 +194,33 @@ struct OutboxEntityIndex {
         return parse(try file.read(start..<(start + lineLength))[...])
     }
 
+    /// A line's bytes: key, number, and a check of both (so a changed digit is damage, not
+    /// another command).
+    private static func encode(_ line: Line) -> [UInt8] {
+        let text = hex(line.key) + [0x20] + digits(line.sequence, 20)
+        return text + [0x20] + Array(hex(check(text[...])).suffix(4)) + [0x0A]
+    }
+
+    /// The low 16 bits of the FNV-1a hash of a line's key and number.
+    private static func check(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return hash & 0xFFFF
+    }
+
     private static func parse(_ bytes: ArraySlice<UInt8>) -> Line? {
-        guard bytes.count == lineLength, bytes[bytes.startIndex + 16] == 0x20, bytes.last == 0x0A else { return nil }
-        var key: UInt64 = 0
+        let start = bytes.startIndex
+        guard bytes.count == lineLength, bytes[start + 16] == 0x20, bytes[start + 37] == 0x20, bytes.last == 0x0A else { return nil }
+        var key: UInt64 = 0, stated: UInt64 = 0
         for byte in bytes.prefix(16) {
             guard let value = hexValue(byte) else { return nil }
             key = key << 4 | UInt64(value)
         }
-        guard let sequence = number(bytes.dropFirst(17).prefix(20)) else { return nil }
+        for byte in bytes.dropFirst(38).prefix(4) {
+            guard let value = hexValue(byte) else { return nil }
+            stated = stated << 4 | UInt64(value)
+        }
+        guard let sequence = number(bytes.dropFirst(17).prefix(20)), stated == check(bytes.prefix(37)) else { return nil }
         return Line(key: key, sequence: sequence)
     }
 

@@ -429,7 +429,9 @@ final class IndexModelRun {
         let path = folder.file(OutboxEntityIndex.path).path
         var bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data())
         let header = OutboxEntityIndex.headerLength, line = OutboxEntityIndex.lineLength
-        let lines = bytes.count > header ? (bytes.count - header) / line : 0
+        // The sorted lines the header counts (the checkpoints' change lines follow them).
+        let counted = bytes.count >= header ? Int(String(decoding: bytes[45..<65], as: UTF8.self)) ?? 0 : 0
+        let lines = min(counted, bytes.count > header ? (bytes.count - header) / line : 0)
         var what = ""
         switch damage {
         case _ where !FileManager.default.fileExists(atPath: path):
