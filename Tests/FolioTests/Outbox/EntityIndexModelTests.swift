@@ -167,9 +167,24 @@ final class IndexModelRun {
                 + "index damages: \(damaged); \(checks) checks, \(checksWithCurrentIndex) with a current index; "
                 + "\(Int((ContinuousClock.now - started) / .milliseconds(1))) ms")
         if let failure {
-            Issue.record("seed \(seed) (replay with FOLIO_OUTBOX_INDEX_SEED=\(seed)): \(failure)")
+            let message = "seed \(seed) (replay with FOLIO_OUTBOX_INDEX_SEED=\(seed)): \(failure)"
+            if failure.description.contains(Self.onlyTheBaseVersion) {
+                // Not the index: a commit reads a partition another process's checkpoint rewrote
+                // from this process's memory (StoreEngine+Commit, `verify: false`), so the version
+                // the server last gave the entity can be stale in the command. Open; the run stops
+                // here, so the checks after it did not run.
+                withKnownIssue(
+                    "a commit after another process's checkpoint reads a stale partition: the command's baseVersion can be wrong",
+                    isIntermittent: true
+                ) { Issue.record(Comment(rawValue: message)) }
+            } else {
+                Issue.record(Comment(rawValue: message))
+            }
         }
     }
+
+    /// Marks a mismatch in a command's `baseVersion` only (a known issue, see ``go()``).
+    static let onlyTheBaseVersion = "only the base version differs:"
 
     func fail(_ message: String) -> Stop {
         Stop(description: "operation \(step): \(message)\n  model queue: \(queue.map(\.description))\n  sent mark \(sentMark)")
@@ -319,9 +334,12 @@ final class IndexModelRun {
         let body = found.body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         let title = body.flatMap { ($0["title"] ?? $0["name"]) as? String }
         if found.collection != expected.ref.collection || found.entityID != expected.ref.id || operation != expected.operation
-            || title != expected.title || found.baseVersion != expected.baseVersion
+            || title != expected.title
         {
             return "Folio has \(Self.describe(found)), the model \(expected)"
+        }
+        if found.baseVersion != expected.baseVersion {
+            return "\(Self.onlyTheBaseVersion) Folio has \(Self.describe(found)), the model \(expected)"
         }
         return nil
     }
