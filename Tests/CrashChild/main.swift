@@ -4,7 +4,7 @@
 //
 //   folio-crash-child write DIR SEED COUNT DURABILITY WRITER [--delay-ms 20] [--threshold-kib 64]
 //                           [--idle-ms 0] [--idle-every 8] [--tear-last 0] [--max-seconds 120] [--outbox]
-//                           [--reopen-every 0]
+//                           [--reopen-every 0] [--fixed-days] [--print-changes] [--checkpoint-one-in 0] [--fill]
 //   folio-crash-child read DIR SECONDS [--until-file PATH] [--pause-ms 0]
 //   folio-crash-child watch DIR SECONDS COUNT
 //   folio-crash-child dump DIR DAY[,DAY…]        (Dump.swift: for the fuzz test)
@@ -22,6 +22,15 @@
 // collections have separate ledgers, so mixing them would restart n at 1.
 // `--reopen-every K` closes the store and opens it again after every K transactions: a short-lived
 // process (a command-line tool) that checkpoints at every close (LiveCopyToolsTests).
+// `--fixed-days` (a flag) keeps every slot, the ledger included, in one day file (from its number),
+// so no transaction moves one between files. `--print-changes` (a flag) prints, after each `ack`,
+// `changed N begun NANOS up ID,… del ID,…`: the slots transaction N changed (a delete of an absent
+// slot changes nothing and is left out), and the monotonic clock just before its `write` began.
+// `--checkpoint-one-in K` checkpoints after about one transaction in K (from the seed), on top of
+// the idle and threshold checkpoints (JournalGrowthObservationTests). `--fill` (a flag): a writer
+// whose ledger does not exist yet first writes all its slots and its ledger, as transaction 0, in
+// one transaction, and prints `filled` (with COUNT 0, a store to observe from a known start; the
+// collection `slots` only, not with `--outbox`).
 // `read` fetches every slot again and again for SECONDS (or until PATH exists), checks each
 // snapshot, prints `violation …` lines and finally `reads N violations V`; `--pause-ms` sleeps
 // between reads, leaving the writers some CPU. Both modes stop when their parent (the test
@@ -63,7 +72,7 @@ func fail(_ message: String) -> Never {
 
 /// Positional arguments, `--name value` options, and the flags (options without a value) below.
 struct Arguments {
-    static let flagNames: Set<String> = ["outbox"]
+    static let flagNames: Set<String> = ["outbox", "fixed-days", "print-changes", "fill"]
     var positional: [String] = []
     var options: [String: String] = [:]
     var flags: Set<String> = []
@@ -91,8 +100,23 @@ struct Arguments {
     }
 }
 
+/// What a transaction changed: the slots it upserted (its ledger included) and those its deletes
+/// removed (an absent slot's delete changes nothing).
+struct TransactionChanges {
+    var upserted: [String] = []
+    var deleted: [String] = []
+}
+
+/// The day a slot stays on with `--fixed-days`: from its number (the ledger's is the first day).
+func fixedDay(_ id: String) -> String {
+    days[(Int(id.split(separator: "-").last ?? "") ?? 0) % days.count]
+}
+
 /// One transaction: read the ledger, plan from (seed, n), stage everything, return n.
-func runTransaction<S: SlotRecord>(_ tx: Transaction, _ type: S.Type, seed: UInt64, writer: String, tear: Bool = false) throws -> Int {
+func runTransaction<S: SlotRecord>(
+    _ tx: Transaction, _ type: S.Type, seed: UInt64, writer: String, tear: Bool = false, fixedDays: Bool = false,
+    changes: inout TransactionChanges
+) throws -> Int {
     var ledger =
         try tx.get(S.self, id: ledgerID(writer))
         ?? S(id: ledgerID(writer), day: days[0], transaction: 0, group: [], writer: writer, deletedAt: [:])
@@ -104,19 +128,22 @@ func runTransaction<S: SlotRecord>(_ tx: Transaction, _ type: S.Type, seed: UInt
     let group = (chosen + [ledgerID(writer)]).sorted()
     for id in chosen.prefix(upserts) {
         let day = days.randomElement(using: &random)!
-        try tx.upsert(S(id: id, day: day, transaction: n, group: group, writer: writer, deletedAt: [:]))
+        try tx.upsert(S(id: id, day: fixedDays ? fixedDay(id) : day, transaction: n, group: group, writer: writer, deletedAt: [:]))
+        changes.upserted.append(id)
         if tear { return n }
     }
     for id in chosen.dropFirst(upserts) {
         // Recorded even if the slot did not exist: "absent at n" is what the check needs. (Deleting
         // an absent slot changes nothing, so it enqueues no command.)
-        try tx.delete(S.self, id: id)
+        if try tx.delete(S.self, id: id) { changes.deleted.append(id) }
         ledger.deletedAt[id] = n
     }
-    ledger.day = days.randomElement(using: &random)!
+    let ledgerDay = days.randomElement(using: &random)!
+    ledger.day = fixedDays ? fixedDay(ledgerID(writer)) : ledgerDay
     ledger.transaction = n
     ledger.group = group
     try tx.upsert(ledger)
+    changes.upserted.append(ledgerID(writer))
     return n
 }
 
@@ -145,9 +172,25 @@ func write(_ arguments: Arguments) async throws {
     let deadline = ContinuousClock.now + .seconds(arguments.int("max-seconds", default: 120))
 
     let reopenEvery = arguments.int("reopen-every", default: 0)
+    let fixedDays = arguments.flags.contains("fixed-days")
+    let printChanges = arguments.flags.contains("print-changes")
+    let checkpointOneIn = arguments.int("checkpoint-one-in", default: 0)
+    var checkpoints = SplitMix64(seed: seed ^ 0xC4EC_4B01)
     say("start at \(DispatchTime.now().uptimeNanoseconds)")
     var store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
     say("opened at \(DispatchTime.now().uptimeNanoseconds)")
+    if arguments.flags.contains("fill") {
+        let filled = try await store.write { tx in
+            guard try tx.get(Slot.self, id: ledgerID(writer)) == nil else { return false }
+            let ids = (0..<poolSize).map { "\(writer)-\($0)" }
+            for id in ids {
+                try tx.upsert(Slot(id: id, day: fixedDays ? fixedDay(id) : days[0], transaction: 0, group: [id], writer: writer))
+            }
+            try tx.upsert(Slot(id: ledgerID(writer), day: days[0], transaction: 0, group: [], writer: writer))
+            return true
+        }
+        if filled { say("filled") }
+    }
     for index in 0..<count {
         guard getppid() == parent, ContinuousClock.now < deadline else { break }
         if reopenEvery > 0, index > 0, index % reopenEvery == 0 {
@@ -155,13 +198,24 @@ func write(_ arguments: Arguments) async throws {
             store = try await Store.open(at: URL(fileURLWithPath: values[1]), configuration: configuration)
         }
         let tear = tearLast && index == count - 1
-        let n = try await store.write { tx in
-            outbox
-                ? try runTransaction(tx, PushedSlot.self, seed: seed, writer: writer, tear: tear)
-                : try runTransaction(tx, Slot.self, seed: seed, writer: writer, tear: tear)
+        let begun = DispatchTime.now().uptimeNanoseconds
+        let (n, changes) = try await store.write { tx in
+            var changes = TransactionChanges()
+            let n =
+                outbox
+                ? try runTransaction(tx, PushedSlot.self, seed: seed, writer: writer, tear: tear, fixedDays: fixedDays, changes: &changes)
+                : try runTransaction(tx, Slot.self, seed: seed, writer: writer, tear: tear, fixedDays: fixedDays, changes: &changes)
+            return (n, changes)
         }
         say("ack \(n)")
         say("acked \(n) at \(DispatchTime.now().uptimeNanoseconds)")
+        if printChanges {
+            say("changed \(n) begun \(begun) up \(changes.upserted.joined(separator: ",")) del \(changes.deleted.joined(separator: ","))")
+        }
+        if checkpointOneIn > 0, checkpoints.next() % UInt64(checkpointOneIn) == 0 {
+            try await store.checkpoint()
+            say("checkpointed")
+        }
         if idle > 0, Int.random(in: 0..<idleEvery, using: &pauses) == 0 {
             try await Task.sleep(for: .milliseconds(idle))
         }

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// The write-ahead journal file, `.folio/journal` (FORMAT.md, "Journal", specifies the bytes).
 ///
 /// Layout: a 40-byte header, then records back to back.
@@ -28,8 +30,23 @@ final class Journal {
     static let headerSize = 40
     static let recordHeaderSize = 16
     static let maximumPayload = 256 << 20
-    /// The zeros an append that passes the file's end writes after its record.
-    static let freeSpace = 64 << 10
+    /// The zeros an append that passes the file's end writes after its record: 64 KiB, the file's
+    /// new size rounded up to a whole 4 KiB page.
+    ///
+    /// `FOLIO_JOURNAL_FREE_SPACE` (bytes, read once per process) selects another growth strategy,
+    /// for tests and measurements: `0` is a plain append (the file grows by each record and holds
+    /// no zeros, as before free space); a multiple of 4096 is rounded up to a page as the default
+    /// is; any other size is written exactly (`100`: most records straddle the free space's end,
+    /// part over zeros, part growing the file). A value that is not a number, is negative or is
+    /// over 64 MiB keeps the default. Readers take every strategy, and processes with different
+    /// ones may share a journal: it changes only where this process's appends leave the file's
+    /// end, never what a reader makes of the bytes (JournalGrowthObservationTests).
+    static let freeSpace: Int = {
+        guard let text = ProcessInfo.processInfo.environment["FOLIO_JOURNAL_FREE_SPACE"],
+            let bytes = Int(text.trimmingCharacters(in: .whitespaces)), (0...(64 << 20)).contains(bytes)
+        else { return 64 << 10 }
+        return bytes
+    }()
     /// What a read past the cursor takes first: most find nothing new, or a record or two.
     static let firstReadSize = 4096
     private static let magic = Array("FOLIOJ01".utf8)
@@ -266,7 +283,7 @@ final class Journal {
     }
 
     /// Writes encoded records at `offset`, over free space, or past the file's end followed by
-    /// ``freeSpace`` zeros in the same write. Not durable until ``sync()``.
+    /// ``freeSpace`` zeros in the same write (none for plain appends). Not durable until ``sync()``.
     ///
     /// Where the file ends is what this process last made it (``knownSize``), not asked of the file
     /// system (see ``readRecords(from:generation:expectedTransaction:)`` for why). When it is not
@@ -279,7 +296,16 @@ final class Journal {
             try fileSystem.write(fd, bytes, at: offset, path: StoreLayout.journal)
             return
         }
-        let newSize = (end + Int64(Self.freeSpace) + 4095) / 4096 * 4096
+        guard Self.freeSpace > 0 else {
+            // Plain appends: the file ends where its last record does.
+            knownSize = nil
+            try fileSystem.write(fd, bytes, at: offset, path: StoreLayout.journal)
+            knownSize = end
+            return
+        }
+        let newSize =
+            Self.freeSpace % 4096 == 0
+            ? (end + Int64(Self.freeSpace) + 4095) / 4096 * 4096 : end + Int64(Self.freeSpace)
         var extended: [UInt8] = []
         extended.reserveCapacity(Int(newSize - offset))
         extended.append(contentsOf: bytes)

@@ -89,6 +89,38 @@ import Testing
         #expect(second.records.count == 4, "the other process reads the four records of the new generation")
     }
 
+    /// `FOLIO_JOURNAL_FREE_SPACE` sets how a writer process grows the journal (``Journal/freeSpace``):
+    /// after a fresh store's first commit, the file holds its header, the record, then the zeros
+    /// the strategy says: none with 0 (plain appends), exactly 100 with 100, and 64 KiB rounded up
+    /// to a whole 4 KiB page by default (unset, or anything that is not a size).
+    @Test(arguments: [(nil, "default"), ("65536", "default"), ("0", "0"), ("100", "100"), ("8192", "8192"), ("-1", "default"), ("lots", "default")])
+    func theGrowthStrategyFollowsTheEnvironment(value: String?, expected: String) async throws {
+        let folder = TemporaryFolder("growth-env")
+        let logs = folder.url.deletingLastPathComponent()
+        // One commit, then a pause of a minute (no checkpoint: the delay is an hour), while the
+        // journal is read here.
+        let writer = try CrashChild(
+            ["write", folder.url.path, "1", "1", "full", "w", "--delay-ms", "3600000", "--idle-ms", "60000", "--idle-every", "1", "--max-seconds", "120"],
+            logs: logs, name: "growth-env", environment: value.map { ["FOLIO_JOURNAL_FREE_SPACE": $0] } ?? [:])
+        defer { writer.kill() }
+        try await writer.waitForFirstAck()
+        let bytes = Array(try folder.bytes(StoreLayout.journal))
+        let header = try #require(Journal.decodeHeader(bytes), "\(bytes.count) bytes")
+        let read = try Journal.parseRecords(
+            Array(bytes[Journal.headerSize...]), baseOffset: Int64(Journal.headerSize), generation: header.generation,
+            expectedTransaction: header.firstTransaction)
+        #expect(read.records.count == 1 && read.discardedBytes == 0, "\(read.records.count) records, \(read.discardedBytes) torn bytes")
+        let end = Int(read.end)
+        let zeros = bytes.count - end
+        #expect(bytes[end...].allSatisfy { $0 == 0 })
+        switch expected {
+        case "0": #expect(zeros == 0, "plain appends: \(zeros) bytes after the record")
+        case "100": #expect(zeros == 100, "\(zeros) bytes after the record")
+        case "8192": #expect(bytes.count == (end + 8192 + 4095) / 4096 * 4096, "\(bytes.count) bytes, the record ends at \(end)")
+        default: #expect(bytes.count == (end + (64 << 10) + 4095) / 4096 * 4096, "\(bytes.count) bytes, the record ends at \(end)")
+        }
+    }
+
     /// A torn tail whose first bytes claim a record of almost 4 GiB: the reader reads on past its
     /// window for a long record, but never past the file's end, so it does not allocate what the
     /// garbage claims (with the window grown to the claimed length, it took 4 GiB of memory).
