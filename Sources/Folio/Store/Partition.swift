@@ -31,6 +31,10 @@ final class Partition {
     /// Set when `base` is not the file but its merge with what Folio wrote since (the file was
     /// saved from an older version): the next checkpoint writes the merge.
     private(set) var holdsMerge = false
+    /// Set when that merge is Folio's newest version of the file, nothing taken from the file: the
+    /// file is an older revision Folio's state includes (a checkpoint replacing it while it was
+    /// read, one cut short, an older copy put back). What it changes came from Folio's writes.
+    private(set) var holdsNewerVersion = false
     /// Set when the file is a person's save that a journal record adopted: the next checkpoint
     /// makes it Folio's version (StoreEngine+HandEdits.swift), so no later read adopts it again.
     private(set) var adoptedSave = false
@@ -139,16 +143,18 @@ final class Partition {
         self.revision = revision
         self.fileHash = fileHash
         holdsMerge = false
+        holdsNewerVersion = false
         adoptedSave = false
         unkeptFile = nil
     }
 
     /// After the file was read: the hash of its bytes, whether `base` is their merge with what
-    /// Folio wrote since (``holdsMerge``), and the bytes when they are not among the versions
-    /// Folio keeps (``unkeptFile``).
-    func noteRead(fileHash: ContentHash?, holdsMerge: Bool, unkeptFile: [UInt8]?) {
+    /// Folio wrote since (``holdsMerge``; Folio's newer version alone: ``holdsNewerVersion``),
+    /// and the bytes when they are not among the versions Folio keeps (``unkeptFile``).
+    func noteRead(fileHash: ContentHash?, holdsMerge: Bool, newerVersion: Bool = false, unkeptFile: [UInt8]?) {
         self.fileHash = fileHash
         self.holdsMerge = holdsMerge
+        self.holdsNewerVersion = holdsMerge && newerVersion
         self.unkeptFile = unkeptFile
     }
 

@@ -26,7 +26,11 @@ extension StoreEngine {
     }
 
     /// Notes what `record` changes. Call before applying it.
-    func noteChanges(of record: JournalRecord, origin: ChangeSet.Origin) {
+    /// - Parameter loadedNow: The partitions the records read with this one loaded from their
+    ///   files, this one's loads added. A file loaded for an earlier record may already hold this
+    ///   record's changes (its process is checkpointing them), so a change to such a partition is
+    ///   news even where it looks like none.
+    func noteChanges(of record: JournalRecord, origin: ChangeSet.Origin, loadedNow: inout Set<PartitionAddress>) {
         guard feed.isTracking else { return }
         var sets: [String: ChangeSet] = [:]
         func set(_ collection: String) -> ChangeSet {
@@ -44,7 +48,9 @@ extension StoreEngine {
                 var visible = false
                 for change in changes {
                     changeSet.partitions.insert(change.address.key.text)
-                    let (partition, justLoaded) = loadedForTracking(change.address)
+                    let (partition, loadedJustNow) = loadedForTracking(change.address)
+                    if loadedJustNow { loadedNow.insert(change.address) }
+                    let justLoaded = loadedNow.contains(change.address)
                     // What observers were told, where the partition fell back to an older file.
                     let told = feed.announcement(of: change.address)
                     let current = told != nil ? told?[id] : partition?.entities[id]
@@ -53,7 +59,7 @@ extension StoreEngine {
                         visible = true
                     } else if partition != nil {
                         if current != nil { existedBefore = true } else if existedBefore == nil { existedBefore = false }
-                        // A file loaded just now may already hold the record: the process that
+                        // A file loaded for this batch may already hold the record: the process that
                         // wrote it may be checkpointing it (this read takes no lock before it
                         // reads the journal). Then the record looks like no change, but it is one.
                         if current != change.entity || justLoaded { visible = true }
@@ -133,7 +139,8 @@ extension StoreEngine {
     }
 
     /// Who changed a partition's file, as its last read found it: another Folio process when the
-    /// file holds a version Folio wrote, a person when it holds anything else (a save to adopt, a
+    /// file holds a version Folio wrote (or an older one, Folio's newer state taken instead), a
+    /// person when it holds anything else (a save to adopt, a
     /// merge with one, a file Folio never wrote). A file that is gone says nothing of who removed
     /// it: the journal decides (another process checkpointed records this one never read).
     ///
@@ -142,7 +149,10 @@ extension StoreEngine {
     /// seen the new journal when the files are looked at.
     func outsideOrigin(of partition: Partition) -> ChangeSet.Origin {
         guard partition.fileHash != nil else { return feed.outsideOrigin }
-        let isFolios = partition.unkeptFile == nil && !partition.holdsMerge && !handEdits.waits(at: partition.address)
+        // A file that is an older revision Folio's state includes (a checkpoint replacing it as it
+        // was read) adds nothing of its own: what changed came from Folio's writes.
+        let isFolios =
+            partition.unkeptFile == nil && (!partition.holdsMerge || partition.holdsNewerVersion) && !handEdits.waits(at: partition.address)
         return isFolios ? .otherProcess : .outsideEdit
     }
 

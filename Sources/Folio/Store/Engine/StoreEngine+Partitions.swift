@@ -223,6 +223,7 @@ extension StoreEngine {
     func noteFile(_ bytes: [UInt8]?, of partition: Partition, _ reconciled: VersionHistory.Reconciled?, replacing replaced: [String: JSONValue]? = nil) {
         partition.noteRead(
             fileHash: reconciled?.hash ?? bytes.map(ContentHash.init), holdsMerge: reconciled?.merged == true,
+            newerVersion: reconciled?.newerVersion == true,
             unkeptFile: reconciled?.kept == false ? bytes : nil)
         noteEdit(partition.address, reconciled, replacing: replaced)
     }

@@ -222,7 +222,10 @@ final class StoreEngine {
         if feed.isTracking, let first = records.first?.transaction, let last = records.last?.transaction {
             report(.debug, "read transactions \(first)–\(last) of another process", path: StoreLayout.journal)
         }
-        for record in records { apply(record, origin: .otherProcess) }
+        // This read takes no lock: a file first loaded for one of these records may already hold
+        // the later ones too (their process is checkpointing them), so each of them is news.
+        var loadedNow: Set<PartitionAddress> = []
+        for record in records { apply(record, origin: .otherProcess, loadedNow: &loadedNow) }
         cursor.advance(to: end)
     }
 
@@ -264,7 +267,14 @@ final class StoreEngine {
     /// (before, so the state it changes is known), then the partitions, the id index and the
     /// outbox queue follow it, and the cursor takes it in last.
     func apply(_ record: JournalRecord, origin: ChangeSet.Origin) {
-        noteChanges(of: record, origin: origin)
+        var loadedNow: Set<PartitionAddress> = []
+        apply(record, origin: origin, loadedNow: &loadedNow)
+    }
+
+    /// Applies one record of a batch; `loadedNow` gathers the partitions the batch's records
+    /// loaded from their files (see ``noteChanges(of:origin:loadedNow:)``).
+    func apply(_ record: JournalRecord, origin: ChangeSet.Origin, loadedNow: inout Set<PartitionAddress>) {
+        noteChanges(of: record, origin: origin, loadedNow: &loadedNow)
         // A record's changes come grouped by partition: each partition is looked up once per run.
         var current: (address: PartitionAddress, partition: Partition?)?
         for change in record.changes {

@@ -89,7 +89,7 @@ extension VersionHistory {
             // file holds the same entities: another copy's revision Folio adopted as it was).
             var same = contents
             same.revision = ours.revision
-            return Reconciled(contents: ours, merged: same != ours, kept: true)
+            return Reconciled(contents: ours, merged: same != ours, kept: true, newerVersion: true)
         case .merged:
             // Nothing in the save that Folio's state does not hold already.
             result = PartitionMerge.Result(contents: ours)
@@ -150,6 +150,9 @@ extension VersionHistory {
         var merged: Bool
         /// Whether the file's bytes are a version Folio keeps.
         var kept: Bool
+        /// Whether `contents` is Folio's newest version alone, the file an older revision it
+        /// includes (nothing of the file's is taken).
+        var newerVersion = false
         /// Folio's newest version when the file is a person's save (an edit to adopt), else nil.
         var folio: PartitionFile.Contents? = nil
         /// The file's hash when it was already computed (it is what the partition remembers).
