@@ -168,22 +168,12 @@ final class IndexModelRun {
                 + "\(Int((ContinuousClock.now - started) / .milliseconds(1))) ms")
         if let failure {
             let message = "seed \(seed) (replay with FOLIO_OUTBOX_INDEX_SEED=\(seed)): \(failure)"
-            if failure.description.contains(Self.onlyTheBaseVersion) {
-                // Not the index: a commit reads a partition another process's checkpoint rewrote
-                // from this process's memory (StoreEngine+Commit, `verify: false`), so the version
-                // the server last gave the entity can be stale in the command. Open; the run stops
-                // here, so the checks after it did not run.
-                withKnownIssue(
-                    "a commit after another process's checkpoint reads a stale partition: the command's baseVersion can be wrong",
-                    isIntermittent: true
-                ) { Issue.record(Comment(rawValue: message)) }
-            } else {
-                Issue.record(Comment(rawValue: message))
-            }
+            Issue.record(Comment(rawValue: message))
         }
     }
 
-    /// Marks a mismatch in a command's `baseVersion` only (a known issue, see ``go()``).
+    /// Marks a mismatch in a command's `baseVersion` only: a commit once read a partition another
+    /// process's checkpoint had rewritten from memory (seeds 20261122 and 111 met it).
     static let onlyTheBaseVersion = "only the base version differs:"
 
     func fail(_ message: String) -> Stop {

@@ -252,15 +252,35 @@ final class StoreEngine {
             // where ids live, and rebuild that on demand.
             locator.forgetLocations()
         }
+        var held: [PartitionAddress] = []
         for address in touched {
             guard let partition = partitions.peek(address) else { continue }
             // What observers were told is the committed state; the file may catch up later.
             feed.keepAnnouncement(partition.entities, of: address)
             partition.resetToBase()
+            held.append(address)
         }
         outbox.forgetCommands()
         cursor.start(newHeader)
+        // The checkpoint that reset the journal rewrote the files of its records: a partition
+        // held from an older file is read again now, not when a read next looks, because a write
+        // takes a held partition as it is (so that a change to a broken file waits in the
+        // journal), and would build its record and its commands' base versions on a stale state.
+        // Records this process never read rewrote files it cannot name: every held partition.
+        for address in seesEverything ? held : partitions.addresses { readAgainIfRewritten(address) }
         return missedSince
+    }
+
+    /// Reads a held partition's file again if it changed on disk (a broken file keeps its last
+    /// good state, or its placeholder, as a read finds it).
+    private func readAgainIfRewritten(_ address: PartitionAddress) {
+        do {
+            _ = try partition(address)
+        } catch  where error.code == .corruptFile {
+            // Already reported when the file was found broken; writes to it wait in the journal.
+        } catch {
+            report(.warning, "could not read this file again after another process's checkpoint: \(error.message)", path: address.path)
+        }
     }
 
     /// Applies a record to every part, in this order: what it changes is noted for observers
