@@ -113,10 +113,14 @@ extension OutboxBook {
         return result
     }
 
-    /// The entity index of the journal's current generation, open; nil when there is none.
+    /// The entity index of the journal's current generation, open (kept for the generation); nil
+    /// when there is none (not kept: another process's checkpoint writes it after its reset).
     private func openEntityIndex() throws(FolioError) -> OutboxEntityIndex? {
         guard let generation = journal.header?.generation else { return nil }
-        return try OutboxEntityIndex.open(in: fileSystem, generation: generation)
+        if let opened = openedEntityIndex, opened.generation == generation { return opened.index }
+        let index = try OutboxEntityIndex.open(in: fileSystem, generation: generation)
+        openedEntityIndex = index.map { (generation, $0) }
+        return index
     }
 
     /// An entity's pending commands, in order (``unacknowledged(collection:id:)`` without the

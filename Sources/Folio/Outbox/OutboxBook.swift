@@ -46,6 +46,9 @@ final class OutboxBook {
     /// The numbers of the files in `outbox/` as listed in a journal generation (files change
     /// only at checkpoints, which start a new one), for ``head(limit:)``.
     var listedQueue: (generation: UInt64, sequences: [UInt64])?
+    /// The entity index opened in a journal generation (only a checkpoint, which starts a new
+    /// one, changes the file), for ``openEntityIndex()``.
+    var openedEntityIndex: (generation: UInt64, index: OutboxEntityIndex)?
 
     init(fileSystem: FileSystem, log: LogHandler?, journal: any OutboxJournal) {
         self.fileSystem = fileSystem

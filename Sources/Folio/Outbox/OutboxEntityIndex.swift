@@ -23,13 +23,19 @@
 /// and written afresh by the next checkpoint. Losing it loses nothing. A command file put into
 /// `outbox/` by hand is sent in its turn; the index learns of it when it is next built from the
 /// whole outbox.
-struct OutboxEntityIndex {
+///
+/// An open index is kept for its generation by the outbox book and answers many lookups; it keeps
+/// the first ``linesKept`` lines it read (the top of every binary search), so a warm lookup reads
+/// a few lines, not one per step of the search.
+final class OutboxEntityIndex {
     static let path = ".folio/outbox-entities"
     static let headerLength = 66
     static let lineLength = 43
     static let changeLength = 45
     /// How many change lines the file holds at most before a checkpoint rewrites it sorted.
     static let changeLimit = 1024
+    /// How many sorted lines an open index keeps once read (at most 4,096 × 16 bytes).
+    static let linesKept = 4096
     private static let magic = "folio-outbox-entities 1 "
 
     /// One command of an entity: the entity's key and the command's number.
@@ -72,22 +78,27 @@ struct OutboxEntityIndex {
     private let count: Int
     /// The change lines after them, in order.
     let changes: [(added: Bool, line: Line)]
+    /// Sorted lines read so far, by position (at most ``linesKept``).
+    private var kept: [Int: Line] = [:]
+
+    private init(file: FileSystem.OpenFile, count: Int, changes: [(added: Bool, line: Line)]) {
+        (self.file, self.count, self.changes) = (file, count, changes)
+    }
 
     /// The numbers listed under an entity's key (a binary search, then the changes), or nil when
     /// a line read is damaged (then the index is not to be used).
     func sequences(key: UInt64) throws(FolioError) -> [UInt64]? {
-        let (file, count) = (self.file, self.count)
         // The first line whose key is not below `key`.
         var low = 0, high = count
         while low < high {
             let middle = (low + high) / 2
-            guard let line = try Self.line(middle, of: file) else { return nil }
+            guard let line = try line(middle) else { return nil }
             if line.key < key { low = middle + 1 } else { high = middle }
         }
         var found: [UInt64] = []
         var index = low
         while index < count {
-            guard let line = try Self.line(index, of: file) else { return nil }
+            guard let line = try line(index) else { return nil }
             guard line.key == key else { break }
             found.append(line.sequence)
             index += 1
@@ -189,9 +200,13 @@ struct OutboxEntityIndex {
         return changes
     }
 
-    private static func line(_ index: Int, of file: FileSystem.OpenFile) throws(FolioError) -> Line? {
-        let start = headerLength + index * lineLength
-        return parse(try file.read(start..<(start + lineLength))[...])
+    /// The sorted line at `index` (nil: damaged), kept once read while fewer than ``linesKept`` are.
+    private func line(_ index: Int) throws(FolioError) -> Line? {
+        if let line = kept[index] { return line }
+        let start = Self.headerLength + index * Self.lineLength
+        guard let line = Self.parse(try file.read(start..<(start + Self.lineLength))[...]) else { return nil }
+        if kept.count < Self.linesKept { kept[index] = line }
+        return line
     }
 
     /// A line's bytes: key, number, and a check of both (so a changed digit is damage, not
