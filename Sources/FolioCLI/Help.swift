@@ -6,7 +6,7 @@ enum Help {
         usage: folio <command> [options] [DIR]
 
         commands:
-          status [DIR]                   collections, entities, outbox, journal, last sync
+          status [--verify] [DIR]        collections, entities, outbox, journal, last sync
           verify [DIR]                   check every file against FORMAT.md; never writes
           recover [DIR]                  replay the journal, clean temp files, quarantine unreadable files
           outbox list|show|retry|drop    the commands waiting to be sent, and the failed ones
@@ -67,18 +67,22 @@ enum Help {
         """
 
     static let status = """
-        usage: folio status [--json] [--plan FILE] [DIR]
+        usage: folio status [--verify] [--json] [--plan FILE] [DIR]
 
-        Summarises the store in DIR without writing anything: each collection with its partitioning,
-        partitions and entities (committed transactions still in the journal included), the commands
-        pending, failed and quarantined, the journal, the newest command sent, the pull cursors, and
-        how many problems `folio verify` finds.
+        Summarises the store in DIR without writing anything, quickly however long the outbox: each
+        collection with its partitioning, partitions and entities (committed transactions still in
+        the journal included), how many commands are pending and the next one (with its failed
+        attempts), the failed and quarantined commands, the journal, the newest command sent, and the
+        pull cursors. It checks only what it reads, not every file, and says so.
 
+          --verify  also check every file as `folio verify` does, and say how many problems it finds
+                    (its time grows with the store and the outbox)
           --json    one JSON document on standard output (shape in docs/CLI.md)
           --plan    a migration plan (docs/ChangingModels.md): also list its migrations the store has
                     not run yet (the store's schema version is always shown)
 
-        Exit code 1 when verify finds errors, or commands are failed or quarantined.
+        Exit code 1 when commands are failed or quarantined, or an error was found (by --verify, or
+        in what status read).
         """
 
     static let verify = """
@@ -115,12 +119,13 @@ enum Help {
         """
 
     static let outbox = """
-        usage: folio outbox list [--json] [DIR]
+        usage: folio outbox list [--all] [--json] [DIR]
                folio outbox show N [--json] [DIR]
                folio outbox retry N [DIR]
                folio outbox drop N [--yes] [DIR]
 
-          list    the pending commands in sending order, the failed ones with why, quarantined files
+          list    the first 50 pending commands in sending order and how many more wait (--all: every
+                  one), the failed ones with why, quarantined files
           show    one pending or failed command's whole file (and its reason and attempts)
           retry   put failed command N back into the queue, under its number
           drop    delete failed command N for good: its change never reaches the server and is LOST.

@@ -1,15 +1,17 @@
 import Folio
 import Foundation
 
-/// `folio outbox list|show N|retry N|drop N [DIR]`
+/// `folio outbox list [--all] [--json]|show N|retry N|drop N [DIR]`
 enum OutboxCommands {
     static func run(_ raw: [String]) async throws -> Int32 {
         guard let action = raw.first else { throw UsageError("missing list, show, retry or drop") }
         let rest = Array(raw.dropFirst())
         switch action {
         case "list":
-            let arguments = try Arguments(rest, flags: ["json"])
-            return try await list(CommandLineTool.folder(try arguments.positionals(min: 0, max: 1).first), json: arguments.flags.contains("json"))
+            let arguments = try Arguments(rest, flags: ["json", "all"])
+            return try await list(
+                CommandLineTool.folder(try arguments.positionals(min: 0, max: 1).first), json: arguments.flags.contains("json"),
+                all: arguments.flags.contains("all"))
         case "show":
             let arguments = try Arguments(rest, flags: ["json"])
             let positionals = try arguments.positionals(min: 1, max: 2)
@@ -61,7 +63,7 @@ enum OutboxCommands {
         }
     }
 
-    private static func describe(_ command: OutboxCommand) -> String {
+    static func describe(_ command: OutboxCommand) -> String {
         let target = [command.collection, command.entityID].compactMap { $0 }.joined(separator: "/")
         var text = "\(command.sequence)  \(Output.timestamp(command.timestamp))  "
         switch command.operation {
@@ -72,10 +74,13 @@ enum OutboxCommands {
         return text
     }
 
-    private static func list(_ folder: URL, json: Bool) async throws -> Int32 {
-        let status = try await Store.status(at: folder)
+    /// The head of the queue (``StoreStatus/defaultPendingLimit`` commands), or every pending
+    /// command with `all`, then the failed ones and the quarantined files.
+    private static func list(_ folder: URL, json: Bool, all: Bool) async throws -> Int32 {
+        let status = try await Store.status(at: folder, pendingLimit: all ? nil : StoreStatus.defaultPendingLimit)
         if json {
             try Output.json([
+                "pendingCount": status.pendingCount,
                 "pending": status.pending.map { summary($0, attempts: status.attempts[$0.sequence]) },
                 "failed": status.failed.map { failed -> [String: Any] in
                     var entry = summary(failed.command, attempts: nil)
@@ -88,7 +93,7 @@ enum OutboxCommands {
             ])
             return CommandLineTool.success
         }
-        Output.line("pending: \(status.pending.count)")
+        Output.line("pending: \(status.pendingCount)")
         for command in status.pending {
             var line = "  " + describe(command)
             if let attempts = status.attempts[command.sequence], attempts.count > 0 {
@@ -98,6 +103,9 @@ enum OutboxCommands {
             }
             Output.line(line)
         }
+        if status.pendingCount > status.pending.count {
+            Output.line("  … and \(status.pendingCount - status.pending.count) more (--all lists every one)")
+        }
         // Why the queue does not move: its head waits out a backoff (the rest wait behind it).
         if let head = status.pending.first, let attempts = status.attempts[head.sequence],
             let next = attempts.nextAttempt, next > Date()
@@ -105,7 +113,7 @@ enum OutboxCommands {
             Output.line(
                 "the queue waits: command \(head.sequence) is not sent again before \(Output.timestamp(next))"
                     + (attempts.lastError.map { " (last error: \($0.prefix(200)))" } ?? "")
-                    + (status.pending.count > 1 ? "; \(status.pending.count - 1) command(s) wait behind it" : ""))
+                    + (status.pendingCount > 1 ? "; \(status.pendingCount - 1) command(s) wait behind it" : ""))
         }
         Output.line("failed: \(status.failed.count)")
         for failed in status.failed {
@@ -120,7 +128,7 @@ enum OutboxCommands {
     }
 
     private static func show(_ sequence: UInt64, in folder: URL, json: Bool) async throws -> Int32 {
-        let status = try await Store.status(at: folder)
+        let status = try await Store.status(at: folder, pendingLimit: nil)
         guard let text = status.commandText(sequence) else {
             Output.error("folio outbox show: there is no pending or failed command \(sequence)")
             return CommandLineTool.problemsFound
@@ -169,7 +177,7 @@ enum OutboxCommands {
 
     private static func drop(_ sequence: UInt64, in folder: URL, confirmed: Bool) async throws -> Int32 {
         try CommandLineTool.requireStore(folder)
-        let status = try await Store.status(at: folder)
+        let status = try await Store.status(at: folder, pendingLimit: nil)
         guard let failed = status.failed.first(where: { $0.command.sequence == sequence }) else {
             let pending = status.pending.contains { $0.sequence == sequence }
             Output.error(

@@ -1,12 +1,12 @@
 import Folio
 import Foundation
 
-/// `folio status [--json] [DIR]`
+/// `folio status [--verify] [--json] [--plan PLAN] [DIR]`
 enum StatusCommand {
     static func run(_ raw: [String]) async throws -> Int32 {
-        let arguments = try Arguments(raw, flags: ["json"], options: ["plan"])
+        let arguments = try Arguments(raw, flags: ["json", "verify"], options: ["plan"])
         let folder = CommandLineTool.folder(try arguments.positionals(min: 0, max: 1).first)
-        let status = try await Store.status(at: folder)
+        let status = try await Store.status(at: folder, verify: arguments.flags.contains("verify"), pendingLimit: 1)
         let schema = try await Store.schema(at: folder)
         // The pending migrations are the app's: known here only from a migration plan.
         var pending: [String]?
@@ -27,7 +27,8 @@ enum StatusCommand {
             Output.line(schemaLine(schema))
             if let pending { Output.line("  pending migrations: " + (pending.isEmpty ? "none" : pending.joined(separator: ", "))) }
         }
-        let troubled = !status.verification.isHealthy || !status.failed.isEmpty || !status.quarantined.isEmpty
+        let healthy = status.verification?.isHealthy ?? !status.problems.contains { $0.severity == .error }
+        let troubled = !healthy || !status.failed.isEmpty || !status.quarantined.isEmpty
         return troubled ? CommandLineTool.problemsFound : CommandLineTool.success
     }
 
@@ -46,16 +47,19 @@ enum StatusCommand {
             }
             Output.line(line)
         }
-        var outbox = "outbox: \(status.pending.count) pending, \(status.failed.count) failed"
+        var outbox = "outbox: \(status.pendingCount) pending, \(status.failed.count) failed"
         let blocking = status.quarantined.filter { $0.hasPrefix("outbox/") }
         if !blocking.isEmpty { outbox += ", \(blocking.count) quarantined command file(s) (sending is blocked: see folio verify)" }
         Output.line(outbox)
         let data = status.quarantined.count - blocking.count
         if data > 0 { Output.line("quarantine: \(data) unreadable file(s) moved to .folio/quarantine/ wait for repair (see folio verify)") }
-        if let head = status.pending.first, let attempts = status.attempts[head.sequence], attempts.count > 0 {
-            var line = "  next: command \(head.sequence), \(attempts.count) failed attempt(s)"
-            if let error = attempts.lastError { line += ", last: \(error.prefix(120))" }
-            if let next = attempts.nextAttempt { line += ", next try \(Output.timestamp(next))" }
+        if let head = status.pending.first {
+            var line = "  next: " + OutboxCommands.describe(head)
+            if let attempts = status.attempts[head.sequence], attempts.count > 0 {
+                line += ", \(attempts.count) failed attempt(s)"
+                if let error = attempts.lastError { line += ", last: \(error.prefix(120))" }
+                if let next = attempts.nextAttempt { line += ", next try \(Output.timestamp(next))" }
+            }
             Output.line(line)
         }
         let journal = status.journal
@@ -71,7 +75,14 @@ enum StatusCommand {
         for (collection, cursor) in status.pullCursors.sorted(by: { $0.key < $1.key }) {
             Output.line("  pull cursor \(collection): \(cursor)")
         }
-        Output.line("verify: " + VerifyCommand.summary(status.verification) + (status.verification.problems.isEmpty ? "" : " (folio verify lists them)"))
+        if let verification = status.verification {
+            Output.line("verify: " + VerifyCommand.summary(verification) + (verification.problems.isEmpty ? "" : " (folio verify lists them)"))
+        } else {
+            let met = status.problems.filter { $0.severity != .note }
+            Output.line(
+                "not verified: run folio verify (or folio status --verify) to check every file"
+                    + (met.isEmpty ? "" : "; \(met.count) problem(s) met on the way (folio verify lists them)"))
+        }
     }
 
     private static func json(_ status: StoreStatus) -> [String: Any] {
@@ -89,7 +100,7 @@ enum StatusCommand {
                 ]
             },
             "outbox": [
-                "pending": status.pending.count,
+                "pending": status.pendingCount,
                 "failed": status.failed.count,
                 "quarantined": status.quarantined,
                 "next": jsonValue(status.pending.first.map { OutboxCommands.summary($0, attempts: status.attempts[$0.sequence]) }),
@@ -102,10 +113,11 @@ enum StatusCommand {
             ] as [String: Any],
             "lastSent": jsonValue(status.lastSent.map { ["sequence": $0.sequence, "archivedAt": Output.timestamp($0.archivedAt)] as [String: Any] }),
             "pullCursors": status.pullCursors,
+            "verified": status.verification != nil,
             "problems": [
-                "errors": status.verification.errors.count,
-                "warnings": status.verification.warnings.count,
-                "notes": status.verification.notes.count,
+                "errors": status.problems.filter { $0.severity == .error }.count,
+                "warnings": status.problems.filter { $0.severity == .warning }.count,
+                "notes": status.problems.filter { $0.severity == .note }.count,
             ],
         ]
     }

@@ -107,7 +107,14 @@ func outboxCosts(_ arguments: Arguments) async throws {
         say("status \(try await store.syncStatus(of: CostEntry.self, id: "e-3"))")
         phase("fresh-close")
         try await store.close()
+        // What `folio status` reads (the next command only), then the head `folio outbox list`
+        // reads (10 commands here, which both folders have): without opening the store.
+        phase("store-status")
+        let status = try await Store.status(at: url, pendingLimit: 1)
+        phase("outbox-head")
+        let head = try await Store.status(at: url, pendingLimit: 10)
         phase("end")
+        say("outbox \(status.pendingCount) pending, head of \(status.pending.count) and \(head.pending.count)")
         say("done")
     default:
         fail("usage: outbox-costs prepare DIR EXTRA pending|local | run DIR | status DIR")

@@ -23,6 +23,7 @@ extension FolderScan {
             )
             return
         }
+        journalHeader = header
         journal.generation = header.generation
         journal.nextSequence = header.nextSequence
         journal.firstTransaction = header.firstTransaction

@@ -53,7 +53,7 @@ extension FolderScan {
         }
     }
 
-    private func checkAttempts() {
+    func checkAttempts() {
         let path = Store.attemptsFile
         guard let bytes = readFile(path) else { return }
         let advisory = "advisory: Folio starts the attempt counts again; `folio recover` moves it aside"
@@ -109,7 +109,7 @@ extension FolderScan {
         }
     }
 
-    private func checkSyncFile() {
+    func checkSyncFile() {
         let path = Store.syncFile
         guard let bytes = readFile(path) else { return }
         let advisory = "losing it only means the next changes pull starts from the beginning; `folio recover` moves it aside"

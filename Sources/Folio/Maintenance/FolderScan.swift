@@ -22,6 +22,8 @@ final class FolderScan {
     var isStore = false
     var collections: [String: Collection] = [:]
     var journal = JournalSummary()
+    /// The journal's header, when it has a valid one.
+    var journalHeader: Journal.Header?
     var records: [JournalRecord] = []
     var outbox = OutboxState()
     /// Where each command's file is (pending and failed commands).
@@ -99,7 +101,7 @@ final class FolderScan {
 
     /// The readers' shared lock, taken without creating anything; nil when there is no lock file
     /// or a writer holds it for longer than a few seconds (the scan then goes on without it).
-    private func takeSharedLock() async -> Int32? {
+    func takeSharedLock() async -> Int32? {
         let fd = Platform.open(fileSystem.absolute(StoreLayout.lockFile), flags: Platform.readOnly)
         guard fd >= 0 else { return nil }
         for _ in 0..<500 {
@@ -153,7 +155,7 @@ final class FolderScan {
 
     // MARK: folio.json
 
-    private func checkMarker() throws -> Bool {
+    func checkMarker() throws -> Bool {
         let path = StoreLayout.marker
         guard try fileSystem.identity(path) != nil else {
             let empty = try fileSystem.list("").isEmpty

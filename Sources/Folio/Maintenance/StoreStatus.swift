@@ -1,7 +1,27 @@
 public import Foundation
 
 /// Where a store stands, read from its folder without the app's types: collections, partitions
-/// and entities, the outbox, the journal, the last sync. Made by ``Store/status(at:)``.
+/// and entities, the outbox (how many commands wait, the first of them, the failed ones), the
+/// journal, the last sync. Made by ``Store/status(at:verify:pendingLimit:)``.
+///
+/// A status is a quick look: its cost does not grow with the outbox (it reads the files of the
+/// first commands only). It checks only what it reads; ``verification`` holds the full check of
+/// every file when it was asked for.
+///
+/// ## Topics
+///
+/// ### The outbox
+/// - ``pendingCount``
+/// - ``pending``
+/// - ``defaultPendingLimit``
+/// - ``failed``
+/// - ``quarantined``
+/// - ``attempts``
+/// - ``commandText(_:)``
+///
+/// ### Checks
+/// - ``problems``
+/// - ``verification``
 public struct StoreStatus: Sendable {
     /// One collection, as the folder (and the journal) hold it.
     public struct Collection: Sendable, Equatable {
@@ -47,13 +67,24 @@ public struct StoreStatus: Sendable {
     public let format: Int?
     /// The collections, by name.
     public let collections: [Collection]
-    /// The commands waiting to be sent, in sending order.
+    /// How many pending commands ``Store/status(at:verify:pendingLimit:)`` lists unless told
+    /// otherwise: 50, the head of the queue.
+    public static let defaultPendingLimit = 50
+
+    /// How many commands wait to be sent: the command files in `outbox/` with the journal's
+    /// records not yet checkpointed applied on top (commands enqueued, sent, failed, retried),
+    /// exactly the queue the store sends.
+    public let pendingCount: Int
+    /// The first commands waiting to be sent, in sending order: the head of the queue, at most the
+    /// `pendingLimit` given to ``Store/status(at:verify:pendingLimit:)`` (``defaultPendingLimit``
+    /// unless told otherwise; every one with `nil`). ``pendingCount`` says how many wait in all.
     public let pending: [OutboxCommand]
     /// The commands that can never succeed, in `outbox/failed/`.
     public let failed: [FailedCommand]
     /// Files in `outbox/quarantine/` and `.folio/quarantine/`, relative to the folder.
     public let quarantined: [String]
-    /// Failed send attempts of pending commands (`.folio/attempts.json`), by command number.
+    /// Failed send attempts of the commands in ``pending`` (`.folio/attempts.json`), by command
+    /// number.
     public let attempts: [UInt64: CommandAttempts]
     /// The journal.
     public let journal: Journal
@@ -61,86 +92,23 @@ public struct StoreStatus: Sendable {
     public let lastSent: LastSent?
     /// The cursor of each collection's last changes pull (`.folio/sync.json`).
     public let pullCursors: [String: String]
-    /// What ``Store/verify(at:progress:)`` finds in the same folder.
-    public let verification: VerificationReport
+    /// What the status met while reading what it shows: a data file that does not parse, an
+    /// unreadable command file at the head of the queue or among the failed ones, a damaged
+    /// journal or machinery file. It is no full check: with ``verification``, it holds the same
+    /// problems as the report.
+    public let problems: [StoreProblem]
+    /// What ``Store/verify(at:progress:)`` finds in the same folder, when the status was asked to
+    /// verify (`verify: true`); nil otherwise.
+    public let verification: VerificationReport?
 
     let commandJSON: [UInt64: JSONValue]
 
-    /// A command's file content, pending or failed, in Folio's canonical JSON form.
+    /// A command's file content, in Folio's canonical JSON form: one of ``pending`` or ``failed``.
     /// - Parameter sequence: The command's number.
-    /// - Returns: The JSON text, or nil when no pending or failed command has this number.
+    /// - Returns: The JSON text, or nil when neither ``pending`` nor ``failed`` holds a command
+    ///   with this number (a pending one past the head is not there: ask for it with a larger
+    ///   `pendingLimit`).
     public func commandText(_ sequence: UInt64) -> String? {
         commandJSON[sequence].map { String(decoding: JSONWriter.pretty($0), as: UTF8.self) }
-    }
-}
-
-extension Store {
-    /// Summarises a store's folder without opening it and without writing anything (like
-    /// ``verify(at:progress:)``, whose report it includes).
-    /// - Parameter url: The store's folder.
-    /// - Returns: Collections, outbox, journal and sync state, as the files and the journal hold them.
-    /// - Throws: ``FolioError`` with ``FolioError/Code/io`` if the folder cannot be read,
-    ///   ``FolioError/Code/unsupportedFormat`` if it is not a Folio store.
-    public static func status(at url: URL) async throws -> StoreStatus {
-        let scan = FolderScan(root: url)
-        try await scan.run()
-        guard scan.isStore else {
-            throw FolioError(.unsupportedFormat, "not a Folio store: there is no folio.json", path: url.path)
-        }
-        var granularities: [String: PartitionGranularity] = scan.collections.mapValues(\.granularity)
-        for record in scan.records {
-            for change in record.changes where granularities[change.address.collection] == nil {
-                granularities[change.address.collection] = change.address.granularity
-            }
-        }
-        let committed = scan.committedPartitions()
-        let collections = granularities.keys.sorted().map { name -> StoreStatus.Collection in
-            let partitions = committed[name] ?? [:]
-            let keys = partitions.keys.sorted()
-            let granularity = granularities[name]!
-            return StoreStatus.Collection(
-                name: name, granularity: granularity, partitions: partitions.count,
-                entities: partitions.values.reduce(0, +),
-                firstPartition: granularity == .none ? nil : keys.first?.text,
-                lastPartition: granularity == .none ? nil : keys.last?.text)
-        }
-        // Commands from files were checked by the scan; one from the journal that is not a
-        // command becomes a problem of the report instead of a hole in the list.
-        var problems = scan.problems
-        var commandJSON: [UInt64: JSONValue] = [:]
-        var pending: [OutboxCommand] = []
-        var failed: [FailedCommand] = []
-        func command(_ sequence: UInt64, _ json: JSONValue) -> OutboxCommand? {
-            do {
-                let command = try OutboxCommand(json: json, path: scan.commandFiles[sequence] ?? StoreLayout.journal)
-                commandJSON[sequence] = json
-                return command
-            } catch {
-                problems.append(
-                    StoreProblem(
-                        .error, .outboxCommand, path: error.path ?? StoreLayout.journal,
-                        message: "command \(sequence): \(error.message)"))
-                return nil
-            }
-        }
-        for (sequence, json) in scan.outbox.pending {
-            if let command = command(sequence, json) { pending.append(command) }
-        }
-        for (sequence, json, reason) in scan.outbox.failed {
-            if let command = command(sequence, json) { failed.append(FailedCommand(command: command, reason: reason)) }
-        }
-        let pendingSet = Set(scan.outbox.pendingSequences)
-        let newestSent = scan.sentArchive.max { $0.sequence < $1.sequence }
-        return StoreStatus(
-            storeID: scan.storeID, format: scan.format.map { Int($0) }, collections: collections,
-            pending: pending, failed: failed, quarantined: scan.quarantinedFiles.sorted(),
-            attempts: scan.attempts.filter { pendingSet.contains($0.key) },
-            journal: StoreStatus.Journal(
-                bytes: scan.journal.size, pendingTransactions: scan.journal.pendingTransactions,
-                tornBytes: scan.journal.tornBytes, generation: scan.journal.generation),
-            lastSent: newestSent.map { StoreStatus.LastSent(sequence: $0.sequence, archivedAt: Date(timeIntervalSince1970: Double($0.modified) / 1e9)) },
-            pullCursors: scan.cursors,
-            verification: VerificationReport(problems: problems, filesChecked: scan.filesChecked, entitiesChecked: scan.entitiesChecked),
-            commandJSON: commandJSON)
     }
 }
