@@ -43,13 +43,12 @@ extension OutboxBook {
     func location(of sequence: UInt64) throws(FolioError) -> OutboxState.Location {
         if let commands = queue.commands { return commands.commands[sequence] ?? .gone }
         let changes = recordedChanges().changes[sequence] ?? []
-        var location = OutboxState.Location.gone
-        if changes.first.map({ if case .enqueue = $0 { return false } else { return true } }) ?? true {
+        var file: OutboxState.Location?
+        if !OutboxState.beginsWithEnqueue(changes) {
             guard let fromFiles = try fileLocation(of: sequence) else { return try loaded().commands[sequence] ?? .gone }
-            location = fromFiles
+            file = fromFiles
         }
-        for change in changes { location = OutboxState.location(location, after: change) }
-        return location
+        return OutboxState.location(from: file, after: changes)
     }
 
     /// An entity's commands not yet acknowledged (pending or failed), in order: from the whole
@@ -156,9 +155,8 @@ extension OutboxBook {
         for (sequence, changes) in recordedChanges().changes {
             let wasListed = Self.contains(listed, sequence)
             var location: OutboxState.Location
-            if wasListed || changes.first.map({ if case .enqueue = $0 { true } else { false } }) == true {
-                location = wasListed ? .pending(.null) : .gone
-                for change in changes { location = OutboxState.location(location, after: change) }
+            if wasListed || OutboxState.beginsWithEnqueue(changes) {
+                location = OutboxState.location(from: wasListed ? .pending(.null) : nil, after: changes)
             } else {
                 // Not in `outbox/`: a failed command the records retry, say (its file decides).
                 location = try self.location(of: sequence)

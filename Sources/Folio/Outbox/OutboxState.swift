@@ -96,6 +96,21 @@ final class OutboxState {
         }
     }
 
+    /// Where a command is after a generation's changes of it, from where its file puts it (nil:
+    /// it has no file, or none was read): the changes begin with its enqueue then, and where they
+    /// do not, it is gone. (A file for a command enqueued in the generation is a checkpoint's
+    /// copy of the same record: the changes decide.)
+    static func location(from file: Location?, after changes: [JournalRecord.OutboxChange]) -> Location {
+        var location = beginsWithEnqueue(changes) ? .gone : (file ?? .gone)
+        for change in changes { location = Self.location(location, after: change) }
+        return location
+    }
+
+    /// Whether a command's changes begin with its enqueue (its file, if any, adds nothing).
+    static func beginsWithEnqueue(_ changes: [JournalRecord.OutboxChange]) -> Bool {
+        if case .enqueue? = changes.first { true } else { false }
+    }
+
     var pending: [(sequence: UInt64, command: JSONValue)] {
         pendingSequences.compactMap { sequence in
             if case .pending(let command)? = commands[sequence] { return (sequence, command) }
