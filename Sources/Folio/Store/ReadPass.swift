@@ -21,6 +21,9 @@ struct ReadPass {
     /// The pass's body begins: from here, loads are put off.
     mutating func beginBody() { putsOffFileLoads = true }
 
+    /// Whether a lock-free pass is catching up with the journal (before its body).
+    var catchesUp: Bool { running && !putsOffFileLoads }
+
     /// The pass ends. Returns whether it is the answer: it touched no file.
     mutating func end() -> Bool {
         defer { running = false; putsOffFileLoads = false; touchedFiles = false }

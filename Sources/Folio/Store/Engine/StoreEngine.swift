@@ -208,6 +208,16 @@ final class StoreEngine {
     /// and applies it.
     func refreshJournal() throws(FolioError) {
         let current = try cursor.currentHeader()
+        // While observed, a lock-free pass reads no partition file while it catches up: a file
+        // read then may already hold records past those read (their process committed and
+        // checkpointed them in between), which would then look like no change, and after the
+        // journal's reset, like the file already held. The locked pass catches up instead: under
+        // the readers' lock no checkpoint runs, so a file holds no record the journal still does.
+        let putsOffLoads = feed.isTracking && readPass.catchesUp
+        if putsOffLoads, current != cursor.header {
+            readPass.putOffFileLoad()
+            return
+        }
         if current != cursor.header, let missedSince = startGeneration(current), feed.isTracking {
             // Records another process checkpointed before this one read them: observers learn
             // of them from the files that checkpoint wrote.
@@ -219,6 +229,10 @@ final class StoreEngine {
             }
         }
         let (records, end) = try cursor.recordsPastCursor()
+        if putsOffLoads, records.contains(where: { $0.changes.contains { !partitions.contains($0.address) } }) {
+            readPass.putOffFileLoad()
+            return
+        }
         if feed.isTracking, let first = records.first?.transaction, let last = records.last?.transaction {
             report(.debug, "read transactions \(first)–\(last) of another process", path: StoreLayout.journal)
         }
