@@ -97,10 +97,11 @@ import Testing
     func theGrowthStrategyFollowsTheEnvironment(value: String?, expected: String) async throws {
         let folder = TemporaryFolder("growth-env")
         let logs = folder.url.deletingLastPathComponent()
-        // One commit, then a pause of a minute (no checkpoint: the delay is an hour), while the
-        // journal is read here.
+        // One commit, then a pause of five minutes (no checkpoint: the delay is an hour; the
+        // store's close after the pause checkpoints), while the journal is read here. A minute
+        // was not enough in a full run on a loaded machine: the child closed first.
         let writer = try CrashChild(
-            ["write", folder.url.path, "1", "1", "full", "w", "--delay-ms", "3600000", "--idle-ms", "60000", "--idle-every", "1", "--max-seconds", "120"],
+            ["write", folder.url.path, "1", "1", "full", "w", "--delay-ms", "3600000", "--idle-ms", "300000", "--idle-every", "1", "--max-seconds", "400"],
             logs: logs, name: "growth-env", environment: value.map { ["FOLIO_JOURNAL_FREE_SPACE": $0] } ?? [:])
         defer { writer.kill() }
         try await writer.waitForFirstAck()
