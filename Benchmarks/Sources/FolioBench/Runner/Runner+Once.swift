@@ -6,7 +6,8 @@ extension Runner {
 
     /// The sync syscalls per transaction of each engine, under strace (SyncCounter.swift), and
     /// the rows made of them: checkpoint syncs per transaction, context switches and CPU time per
-    /// durable commit (Folio full vs GRDB FULL; one value each, measured once).
+    /// durable commit (Folio full vs GRDB FULL; one value each, measured once), and the context
+    /// switches per durable commit against the disk's floor (Runner+Floors.swift).
     func countSyncs() {
         guard options.countSyncs else {
             syncProblem = "not counted (--no-strace)"
@@ -21,6 +22,8 @@ extension Runner {
                     try SyncCounter.count(
                         engine: engine, path: path, traceFile: path + ".trace",
                         seed: options.seed, todos: options.todos, transactions: min(options.transactions, 200)))
+                // The floor of a commit's context switches, right after Folio's commits, on the same disk.
+                if engine == "folio-full" { try measureCommitFloor(in: folder) }
             }
         } catch {
             syncProblem = "could not count: \(error)"
@@ -30,7 +33,8 @@ extension Runner {
             func add(_ key: Row.Key, _ value: Double) { isPeer ? recordPeer(key, value) : record(key, value) }
             add(.checkpointSyncs, count.checkpointPerTransaction)
             if count.cost.count == 4 {
-                add(.commitSwitches, count.cost[2] + count.cost[3])
+                if !isPeer { record(.commitSwitches, count.cost[2] + count.cost[3]) }
+                add(.commitSwitchesGRDB, count.cost[2] + count.cost[3])
                 add(.commitCPU, count.cost[1])
             }
         }
