@@ -68,9 +68,9 @@ struct JSONReport: Encodable {
     var syncProblem: String?
     /// What each floor row's floor measured (the calls it counted), by row key.
     var floors: [String: String]
-    /// One bare overwrite + `fdatasync` (row 8's floor): wall µs, CPU µs, voluntary and
-    /// involuntary context switches.
-    var commitFloor: [Double]
+    /// One bare overwrite + `fdatasync` (row 8's floor), just before and just after Folio's
+    /// commits: wall µs, CPU µs, voluntary and involuntary context switches.
+    var commitFloor: [[Double]]
     var peakRSSKilobytes: [String: Int]
     var tenYearStore: DayStoreResult?
     /// The growth group's stores and rows (`--only growth`); nil when it did not run.

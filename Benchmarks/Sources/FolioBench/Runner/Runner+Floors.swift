@@ -36,18 +36,18 @@ extension Runner {
         return elapsed.seconds * 1000
     }
 
-    /// Row 8's floor: a child's cost of one bare overwrite + `fdatasync` in the folder of the
-    /// sync counts (``SyncCounter/costTransactions`` of them, after a `sync`), as Folio's commits
-    /// are measured; recorded as the peer of the context switches per durable commit.
+    /// Row 8's floor, once: a child's cost of one bare overwrite + `fdatasync` in the folder of
+    /// the sync counts (``SyncCounter/costTransactions`` of them, after a `sync`), as Folio's
+    /// commits are measured. Run just before and just after Folio's commits; the mean of the two is
+    /// the peer of the context switches per durable commit.
     func measureCommitFloor(in folder: URL) throws {
-        let path = folder.appendingPathComponent("overwrite-floor", isDirectory: true).path
-        commitFloor = try ChildProcess.numbers(
-            ChildProcess.run(["floor", "overwrite", path, String(SyncCounter.costTransactions)]), expected: 4)
-        recordPeer(.commitSwitches, commitFloor[2] + commitFloor[3])
+        let path = folder.appendingPathComponent("overwrite-floor-\(commitFloor.count + 1)", isDirectory: true).path
+        commitFloor.append(
+            try ChildProcess.numbers(ChildProcess.run(["floor", "overwrite", path, String(SyncCounter.costTransactions)]), expected: 4))
         floorNotes[.commitSwitches] =
             "8: floor = a child's \(Format.count(SyncCounter.costTransactions)) × (pwrite 256 B over preallocated bytes + fdatasync) "
-            + "after a sync, in the same folder as the commits; switches are voluntary + involuntary (getrusage), "
-            + "as for the commits."
+            + "after a sync, in the same folder as the commits, just before and just after them (the mean of the two); switches "
+            + "are voluntary + involuntary (getrusage), as for the commits."
     }
 
     /// Row 10's floor: milliseconds of the duplicate-id guarantee's system calls in a fresh child,

@@ -18,12 +18,17 @@ extension Runner {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for engine in Self.syncEngines {
                 let path = folder.appendingPathComponent(engine.hasPrefix("grdb") ? engine + ".sqlite" : engine).path
+                // The floor of a commit's context switches, just before and just after Folio's
+                // commits, on the same disk (whose latency swings within minutes here).
+                if engine == "folio-full" { try measureCommitFloor(in: folder) }
                 syncCounts.append(
                     try SyncCounter.count(
                         engine: engine, path: path, traceFile: path + ".trace",
                         seed: options.seed, todos: options.todos, transactions: min(options.transactions, 200)))
-                // The floor of a commit's context switches, right after Folio's commits, on the same disk.
-                if engine == "folio-full" { try measureCommitFloor(in: folder) }
+                if engine == "folio-full" {
+                    try measureCommitFloor(in: folder)
+                    recordPeer(.commitSwitches, commitFloor.map { $0[2] + $0[3] }.reduce(0, +) / Double(commitFloor.count))
+                }
             }
         } catch {
             syncProblem = "could not count: \(error)"

@@ -28,9 +28,9 @@ final class Runner {
     var commandFiles: [(name: String, bytes: [UInt8])] = []
     /// What each floor row's floor did (the calls it counted), printed under the table.
     var floorNotes: [Row.Key: String] = [:]
-    /// The cost of one bare overwrite + `fdatasync` (row 8's floor): wall µs, CPU µs, voluntary
-    /// and involuntary context switches.
-    var commitFloor: [Double] = []
+    /// The cost of one bare overwrite + `fdatasync` (row 8's floor), measured before and after
+    /// Folio's commits: wall µs, CPU µs, voluntary and involuntary context switches.
+    var commitFloor: [[Double]] = []
 
     init(options: Options) throws {
         self.options = options
