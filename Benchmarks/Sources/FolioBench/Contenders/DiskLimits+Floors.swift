@@ -84,9 +84,11 @@ extension DiskLimits {
         let months = try entries(root).filter { $0.isDirectory && isMonthFolder($0.name) }.map(\.name).sorted()
         let listings = parallelMap(months, threads: threads) { month in Result { try entries(root + "/" + month) } }
         var files: [String] = []
+        // In name order, as Folio `stat`s them (its partitions' order): files made day after day
+        // have neighbouring inodes, so a thread's run of names reads neighbouring inode blocks.
         for (month, listing) in zip(months, listings) {
-            for entry in try listing.get() where !entry.isDirectory && entry.name.hasSuffix(".json") {
-                files.append(root + "/" + month + "/" + entry.name)
+            for name in try listing.get().filter({ !$0.isDirectory && $0.name.hasSuffix(".json") }).map(\.name).sorted() {
+                files.append(root + "/" + month + "/" + name)
             }
         }
         let failures = parallelMap(files, threads: threads) { path in
@@ -137,24 +139,40 @@ extension DiskLimits {
         return result
     }
 
-    /// `transform` of each element on `threads` threads (each takes every `threads`-th element).
+    /// `transform` of each element on `threads` threads, as the root package's `parallelMap`
+    /// does it: each thread takes the next run of neighbouring elements (a 32nd of a thread's
+    /// share) until none is left.
     private static func parallelMap<Element: Sendable, Mapped: Sendable>(
         _ elements: [Element], threads: Int, _ transform: @Sendable (Element) -> Mapped
     ) -> [Mapped] {
         guard elements.count > 1, threads > 1 else { return elements.map(transform) }
         let slots = Slots<Mapped>(count: elements.count)
-        DispatchQueue.concurrentPerform(iterations: min(threads, elements.count)) { thread in
-            for index in stride(from: thread, to: elements.count, by: threads) { slots.set(index, transform(elements[index])) }
+        let width = min(threads, elements.count)
+        let step = max(1, elements.count / (width * 32))
+        DispatchQueue.concurrentPerform(iterations: width) { _ in
+            while case let start = slots.take(step), start < elements.count {
+                for index in start..<min(start + step, elements.count) { slots.set(index, transform(elements[index])) }
+            }
         }
         return slots.values
     }
 
-    /// The results of ``parallelMap(_:threads:_:)``, one slot per element, each written by one thread.
+    /// The results of ``parallelMap(_:threads:_:)``, one slot per element, and the next element
+    /// to take.
     private final class Slots<Value: Sendable>: @unchecked Sendable {
         private let lock = NSLock()
         private var slots: [Value?]
+        private var next = 0
 
         init(count: Int) { slots = Array(repeating: nil, count: count) }
+
+        /// The first of the next `count` elements, which the caller then owns.
+        func take(_ count: Int) -> Int {
+            lock.withLock {
+                defer { next += count }
+                return next
+            }
+        }
 
         func set(_ index: Int, _ value: Value) { lock.withLock { slots[index] = value } }
 
