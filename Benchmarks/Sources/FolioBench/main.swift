@@ -95,13 +95,19 @@ if !measuredRows.isEmpty {
     say("")
 }
 say("ratio = contender ÷ peer, per round (rates: higher is better; times in ms/µs: lower is better).")
-say("target: on the median ratio, or on the median value where it has a unit (syncs, switches, MiB).")
+say(
+    "target: on the median ratio, or on the median value where it has a unit (syncs, MiB), or on the median's margin over a floor "
+        + "measured in the same run (switches).")
 say("cold reads: caches made cold with \(runner.coldMethod.rawValue).")
 if options.runs(.tenyear) {
     say(
         "10: each measure in a fresh child process on the \(options.tenYearDays)-day store; predicate: title contains "
             + "\"\(Runner.scanWord)\" and not done (\(runner.expectedScanMatches) of \(runner.tenYearTodos) todos).")
 }
+if options.runs(.drain) {
+    say("6: the batched drain's target is against raw URLSession one by one, the floor of sequential requests to this server.")
+}
+for key in Row.Key.allCases { if let note = runner.floorNotes[key] { say(note) } }
 say("")
 if options.runs(.costs) { CostReport.lines(runner).forEach(say) }
 if options.runs(.growth) {

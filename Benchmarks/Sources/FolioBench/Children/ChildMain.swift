@@ -15,8 +15,8 @@ import Darwin
 ///                                                            "wall-µs cpu-µs voluntary involuntary" per transaction
 ///     __child rss   folio|grdb|none PATH SEED TODOS COUNT    a whole workload, prints "peak-kB"
 ///
-/// and those of row 10 (ChildMain+TenYears.swift), of the scan matrix (ChildMain+ScanMatrix.swift)
-/// and of the outbox group (ChildMain+Outbox.swift).
+/// and those of the machine's floors (ChildMain+Floors.swift), of row 10 (ChildMain+TenYears.swift),
+/// of the scan matrix (ChildMain+ScanMatrix.swift) and of the outbox group (ChildMain+Outbox.swift).
 enum ChildMain {
     static func run(_ arguments: [String]) async throws {
         guard let command = arguments.first, arguments.count >= 3 else { throw BenchError("bad child arguments \(arguments)") }
@@ -50,7 +50,8 @@ enum ChildMain {
             print(try await scanMatrix(engine: engine, path: path, Array(arguments.dropFirst(3))))
         default:
             let rest = Array(arguments.dropFirst(3))
-            var line = try await tenYears(command, engine: engine, path: path, rest)
+            var line = try machineFloor(command, kind: engine, path: path, rest)
+            if line == nil { line = try await tenYears(command, engine: engine, path: path, rest) }
             if line == nil { line = try await outbox(command, engine: engine, path: path, rest) }
             guard let line else { throw BenchError("unknown child command \(command)") }
             print(line)

@@ -70,7 +70,8 @@ enum DiskLimits {
         return ContinuousClock.now - start
     }
 
-    private static func withFile(_ folder: URL, _ name: String, _ body: (Int32) throws -> Duration) throws -> Duration {
+    /// Opens a new file `name` in `folder` for `body`, then closes and removes it.
+    static func withFile<Result>(_ folder: URL, _ name: String, _ body: (Int32) throws -> Result) throws -> Result {
         let path = folder.appendingPathComponent(name).path
         let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
         try check(fd, "open \(path)")
@@ -81,7 +82,7 @@ enum DiskLimits {
         return try body(fd)
     }
 
-    private static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], offset: off_t) throws {
+    static func pwriteAll(_ fd: Int32, _ bytes: [UInt8], offset: off_t) throws {
         var done = 0
         while done < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in
@@ -93,7 +94,7 @@ enum DiskLimits {
         }
     }
 
-    private static func check<T: BinaryInteger>(_ result: T, _ what: String) throws {
+    static func check<T: BinaryInteger>(_ result: T, _ what: String) throws {
         if result < 0 { throw BenchError("\(what) failed: \(String(cString: strerror(errno)))") }
     }
 }

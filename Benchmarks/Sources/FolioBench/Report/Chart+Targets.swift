@@ -40,11 +40,18 @@ extension Chart {
         let otherPeers = input.rows.contains { $0.targetKind == "value" && $0.peer?.hasPrefix("GRDB") == false }
         svg.text(
             otherPeers
-                ? "A row whose target is a value (syncs, switches, MiB, the folio tool's ms) shows its ratio to its peer, and the target divided by the peer's value."
-                : "A row whose target is a value (syncs, switches, MiB) shows its ratio to GRDB, and the target divided by GRDB's value.",
+                ? "A row whose target is a value (syncs, MiB, the folio tool's ms) shows its ratio to its peer, and the target divided by the peer's value."
+                : "A row whose target is a value (syncs, MiB) shows its ratio to GRDB, and the target divided by GRDB's value.",
             margin, top + 34, size: 12, fill: muted)
-        legend(&svg, top: top + 54)
-        let first = top + 68
+        var notes = top + 34
+        if input.rows.contains(where: { $0.targetKind == "aboveFloor" && $0.met != nil }) {
+            notes += 16
+            svg.text(
+                "A row whose target is a margin over a floor measured in the same run (switches) shows its ratio to the floor, and the floor plus the margin divided by the floor.",
+                margin, notes, size: 12, fill: muted)
+        }
+        legend(&svg, top: notes + 20)
+        let first = notes + 34
         let scale = LogScale(
             covering: bands.flatMap { $0.ratios + [$0.target, $0.median ?? 1] } + [1], start: plotLeft, end: plotRight)
         let last = first + band * Double(bands.count)
@@ -111,6 +118,14 @@ extension Chart {
         let sense = "\(row.unit), \(higher ? "higher" : "lower") is better"
         let bound = higher ? "≥" : "≤"
         let verdict = met ? "met" : "missed"
+        if row.targetKind == "aboveFloor" {
+            guard let value = row.median, let floor = row.peerMedian, floor > 0 else { return nil }
+            return Band(
+                name: row.measure, detail: "\(row.contender) ÷ \(peer) (\(sense))", ratios: row.ratios, median: ratio,
+                target: (floor + target) / floor, higherIsBetter: higher, met: met,
+                value: "\(Format.value(value)) \(row.unit) \(verdict)",
+                targetText: "target \(bound) floor \(Format.value(floor)) + \(String(format: "%g", target))")
+        }
         if row.targetKind == "value" {
             guard let value = row.median, let peerValue = row.peerMedian, peerValue > 0 else { return nil }
             return Band(

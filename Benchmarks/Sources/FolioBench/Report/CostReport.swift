@@ -25,6 +25,12 @@ enum CostReport {
                     + Format.pad(Format.value(count.cost[1]), 9) + " µs CPU" + Format.pad(Format.value(count.cost[2]), 8) + " voluntary"
                     + Format.pad(Format.value(count.cost[3]), 8) + " involuntary context switches")
         }
+        for (index, cost) in runner.commitFloor.enumerated() where cost.count == 4 {
+            out.append(
+                "  " + Format.pad(index == 0 ? "floor before" : "floor after", 14, left: true) + Format.pad(Format.value(cost[0]), 9)
+                    + " µs wall" + Format.pad(Format.value(cost[1]), 9) + " µs CPU" + Format.pad(Format.value(cost[2]), 8)
+                    + " voluntary" + Format.pad(Format.value(cost[3]), 8) + " involuntary  (overwrite 256 B + fdatasync, bare)")
+        }
         out.append("")
         out.append("Peak RSS (VmHWM) of a child running one engine's session (bulk import, \(runner.options.transactions) transactions, a read of every day):")
         let baseline = runner.peakMemory.first { $0.0 == "none" }?.1 ?? 0

@@ -1,10 +1,10 @@
 import Foundation
 
 /// The machine-readable result (`--json FILE`): every measured row of the table (values per
-/// round, ratios per round, target and whether it is met), the sync counts and commit costs, the
-/// peak memory of a session, the growth group, the scan matrix, the outbox group, the options,
-/// the machine and when the run ended. `folio-bench chart` draws it (ChartInput.swift reads back
-/// what it needs).
+/// round, ratios per round, target and whether it is met), what each floor measured, the sync
+/// counts and commit costs, the peak memory of a session, the growth group, the scan matrix, the
+/// outbox group, the options, the machine and when the run ended. `folio-bench chart` draws it
+/// (ChartInput.swift reads back what it needs).
 struct JSONReport: Encodable {
     struct RowResult: Codable {
         var key: String
@@ -19,8 +19,9 @@ struct JSONReport: Encodable {
         var ratios: [Double]
         var medianRatio: Double?
         var target: String?
-        /// The bound itself, and what it bounds: `ratio` (the median ratio) or `value` (the
-        /// contender's median).
+        /// The bound itself, and what it bounds: `ratio` (the median ratio), `value` (the
+        /// contender's median) or `aboveFloor` (the contender's median minus the peer's, a floor
+        /// measured in the same run).
         var targetValue: Double?
         var targetKind: String?
         var met: Bool?
@@ -65,6 +66,11 @@ struct JSONReport: Encodable {
     var rows: [RowResult]
     var syncs: [SyncResult]
     var syncProblem: String?
+    /// What each floor row's floor measured (the calls it counted), by row key.
+    var floors: [String: String]
+    /// One bare overwrite + `fdatasync` (row 8's floor), just before and just after Folio's
+    /// commits: wall µs, CPU µs, voluntary and involuntary context switches.
+    var commitFloor: [[Double]]
     var peakRSSKilobytes: [String: Int]
     var tenYearStore: DayStoreResult?
     /// The growth group's stores and rows (`--only growth`); nil when it did not run.
@@ -140,6 +146,8 @@ struct JSONReport: Encodable {
                 commitSyncsByFile: $0.commitSyncs, checkpointSyncsByFile: $0.checkpointSyncs, commitCost: $0.cost)
         }
         syncProblem = runner.syncProblem
+        floors = Dictionary(uniqueKeysWithValues: runner.floorNotes.map { ("\($0.key)", $0.value) })
+        commitFloor = runner.commitFloor
         peakRSSKilobytes = Dictionary(uniqueKeysWithValues: runner.peakMemory)
         tenYearStore = runner.tenYearStore.map(DayStoreResult.init)
         if !runner.growth.rows.isEmpty {

@@ -29,7 +29,14 @@ struct Row: Sendable {
         /// The median of the contender's own values (a count or a size that has a bound of its
         /// own, whatever the peer does).
         case value
+        /// The contender's median minus the peer's, where the peer is the machine's floor for the
+        /// same work measured in the same run (context switches a bare `fdatasync` costs): the
+        /// target is how far above the floor the contender may be.
+        case aboveFloor
     }
+
+    /// How far the contender's median is above the peer's (a floor's), for an ``TargetKind/aboveFloor`` target.
+    var aboveFloor: Double { median(values) - median(peerValues) }
 
     var ratios: [Double] { zip(values, peerValues).map { $0 / $1 } }
     var medianRatio: Double { median(ratios) }
@@ -43,11 +50,13 @@ struct Row: Sendable {
         switch targetKind {
         case .ratio: return bound + Format.ratio(target)
         case .value: return bound + String(format: "%g", target) + (unit == "MiB" || unit == "ms" ? " " + unit : "")
+        case .aboveFloor: return bound + "floor + " + String(format: "%g", target)
         }
     }
 
     /// Whether the median meets the target (nil without one): the median of the per-round ratios,
-    /// or of the contender's values for a ``TargetKind/value`` target.
+    /// of the contender's values for a ``TargetKind/value`` target, or the contender's median over
+    /// the floor's for an ``TargetKind/aboveFloor`` one.
     var met: Bool? {
         guard let target else { return nil }
         let measured: Double
@@ -58,6 +67,9 @@ struct Row: Sendable {
         case .value:
             guard !values.isEmpty else { return nil }
             measured = median(values)
+        case .aboveFloor:
+            guard !values.isEmpty, !peerValues.isEmpty else { return nil }
+            measured = aboveFloor
         }
         return direction == .higherIsBetter ? measured >= target : measured <= target
     }

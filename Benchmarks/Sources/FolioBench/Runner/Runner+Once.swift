@@ -6,7 +6,8 @@ extension Runner {
 
     /// The sync syscalls per transaction of each engine, under strace (SyncCounter.swift), and
     /// the rows made of them: checkpoint syncs per transaction, context switches and CPU time per
-    /// durable commit (Folio full vs GRDB FULL; one value each, measured once).
+    /// durable commit (Folio full vs GRDB FULL; one value each, measured once), and the context
+    /// switches per durable commit against the disk's floor (Runner+Floors.swift).
     func countSyncs() {
         guard options.countSyncs else {
             syncProblem = "not counted (--no-strace)"
@@ -17,10 +18,17 @@ extension Runner {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for engine in Self.syncEngines {
                 let path = folder.appendingPathComponent(engine.hasPrefix("grdb") ? engine + ".sqlite" : engine).path
+                // The floor of a commit's context switches, just before and just after Folio's
+                // commits, on the same disk (whose latency swings within minutes here).
+                if engine == "folio-full" { try measureCommitFloor(in: folder) }
                 syncCounts.append(
                     try SyncCounter.count(
                         engine: engine, path: path, traceFile: path + ".trace",
                         seed: options.seed, todos: options.todos, transactions: min(options.transactions, 200)))
+                if engine == "folio-full" {
+                    try measureCommitFloor(in: folder)
+                    recordPeer(.commitSwitches, commitFloor.map { $0[2] + $0[3] }.reduce(0, +) / Double(commitFloor.count))
+                }
             }
         } catch {
             syncProblem = "could not count: \(error)"
@@ -30,7 +38,8 @@ extension Runner {
             func add(_ key: Row.Key, _ value: Double) { isPeer ? recordPeer(key, value) : record(key, value) }
             add(.checkpointSyncs, count.checkpointPerTransaction)
             if count.cost.count == 4 {
-                add(.commitSwitches, count.cost[2] + count.cost[3])
+                if !isPeer { record(.commitSwitches, count.cost[2] + count.cost[3]) }
+                add(.commitSwitchesGRDB, count.cost[2] + count.cost[3])
                 add(.commitCPU, count.cost[1])
             }
         }

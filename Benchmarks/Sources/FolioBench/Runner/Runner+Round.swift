@@ -86,10 +86,13 @@ extension Runner {
                 recordPeer(.concurrentTotal, count / timing.total.seconds)
             })
 
-        // 4. Bulk import of the whole workload in one transaction, into an empty store.
+        // 4. Bulk import of the whole workload in one transaction, into an empty store; with the
+        // outbox, also its floor (the command files created bare), before the pair in even rounds
+        // and after it in odd ones.
         for outbox in [false, true] {
             let (commitKey, totalKey): (Row.Key, Row.Key) = outbox ? (.bulkOutboxCommit, .bulkOutboxTotal) : (.bulkCommit, .bulkTotal)
             let suffix = outbox ? "-outbox" : ""
+            if outbox && flip { recordPeer(.bulkOutboxFloor, try bulkOutboxFloor(in: folder)) }
             try await pair(
                 flip,
                 {
@@ -98,12 +101,14 @@ extension Runner {
                         todos: workload.todos, outbox: outbox)
                     record(commitKey, timing.commit.seconds * 1000)
                     record(totalKey, timing.total.seconds * 1000)
+                    if outbox { record(.bulkOutboxFloor, timing.total.seconds * 1000) }
                 },
                 {
                     let timing = try GRDBContender.bulkImport(folder.appendingPathComponent("bulk\(suffix).sqlite").path, todos: workload.todos, outbox: outbox)
                     recordPeer(commitKey, timing.commit.seconds * 1000)
                     recordPeer(totalKey, timing.total.seconds * 1000)
                 })
+            if outbox && !flip { recordPeer(.bulkOutboxFloor, try bulkOutboxFloor(in: folder)) }
         }
     }
 

@@ -61,17 +61,29 @@ extension Runner {
                 recordPeer(.tenYearPeakMemoryTotal, peak)
             })
 
-        // A cold process: caches dropped, open + one todo by id (a different todo each round).
+        // A cold process: caches dropped, open + one todo by id (a different todo each round);
+        // and the floor of Folio's, the duplicate-id guarantee's calls in a cold process of their
+        // own, before the pair in even rounds and after it in odd ones.
         var random = SplitMix64(seed: options.seed ^ (0x6E7 &* UInt64(round)))
         let todo = tenYears.todos[random.index(tenYears.todos.count)]
+        var calls = Double.nan
+        if flip { calls = try idGuaranteeCalls(folio, tenYears) }
+        var (folioGet, grdbGet) = (Double.nan, Double.nan)
         try await pair(
             flip,
             {
-                record(.tenYearColdGet, try coldGet("folio", folio, todo))
+                folioGet = try coldGet("folio", folio, todo)
             },
             {
-                recordPeer(.tenYearColdGet, try coldGet("grdb", grdb, todo))
+                grdbGet = try coldGet("grdb", grdb, todo)
             })
+        if !flip { calls = try idGuaranteeCalls(folio, tenYears) }
+        record(.tenYearColdGet, folioGet)
+        recordPeer(.tenYearColdGet, grdbGet)
+        record(.tenYearIdCalls, calls)
+        recordPeer(.tenYearIdCalls, grdbGet)
+        record(.tenYearColdGetFloor, folioGet)
+        recordPeer(.tenYearColdGetFloor, grdbGet + calls)
 
         // A widget: open + today's todos, the peak memory over the process's baseline.
         try await pair(

@@ -23,6 +23,14 @@ final class Runner {
     var outbox = OutboxAxis()
     /// The ten-year store of rows 5, 9 and 10 and of the growth group (nil until `prepare` seeds it).
     var tenYearStore: DayStore?
+    /// The command files of the bulk import with outbox (names and bytes, as Folio writes them),
+    /// which its floor creates bare (made by `prepare` for the write group).
+    var commandFiles: [(name: String, bytes: [UInt8])] = []
+    /// What each floor row's floor did (the calls it counted), printed under the table.
+    var floorNotes: [Row.Key: String] = [:]
+    /// The cost of one bare overwrite + `fdatasync` (row 8's floor), measured before and after
+    /// Folio's commits: wall µs, CPU µs, voluntary and involuntary context switches.
+    var commitFloor: [[Double]] = []
 
     init(options: Options) throws {
         self.options = options
@@ -51,6 +59,7 @@ final class Runner {
             try await FolioContender.seed(folioTemplate, todos: workload.todos)
             try GRDBContender.seed(grdbTemplate.path, todos: workload.todos)
         }
+        if options.runs(.write) { commandFiles = try await Self.importCommandFiles(workload.todos, in: scratch) }
         if options.runs(.scanmatrix) { try await prepareScanMatrix() }
         if options.runs(.outbox) { try await prepareOutbox() }
         guard options.runs(.read) || options.runs(.migrate) || options.runs(.tenyear) || options.runs(.growth) else { return }

@@ -29,7 +29,8 @@ struct Options: Sendable {
 
     /// The groups of rows `--only` chooses from, in print order.
     enum Group: String, CaseIterable, Sendable {
-        /// 1–4: durable, relaxed and concurrent transactions, bulk imports.
+        /// 1–4: durable, relaxed and concurrent transactions, bulk imports, and the floor of the
+        /// import with outbox (its command files created bare).
         case write
         /// 5: warm and cold one-day reads, the cold one-day read of the ten-year store.
         case read
@@ -37,11 +38,13 @@ struct Options: Sendable {
         case drain
         /// 7: the disk's own limits.
         case disk
-        /// 8: sync syscalls, commit costs and a session's peak memory, measured once.
+        /// 8: sync syscalls, commit costs and a session's peak memory, measured once, and the
+        /// floor of a commit's context switches (a bare overwrite + `fdatasync`).
         case costs
         /// 9: migrating the ten-year store.
         case migrate
-        /// 10: scans, reads, a cold get and memory over the ten-year store.
+        /// 10: scans, reads, a cold get (and its floor, the duplicate-id guarantee's calls) and
+        /// memory over the ten-year store.
         case tenyear
         /// How five costs grow with the store's size: stores of 1 and 10 years (30 with
         /// `--thirty-years`), Folio next to GRDB (Runner+Growth.swift).
@@ -86,14 +89,17 @@ struct Options: Sendable {
                              (default 50)
           --folio-cli PATH   the folio tool the outbox group times (default: built from the
                              repository with swift build -c release --product folio)
-          --only GROUPS      run only these groups of rows, comma-separated: write (1-4), read (5),
-                             drain (6), disk (7), costs (8: syncs, commit costs, peak memory),
-                             migrate (9), tenyear (10: the ten-year store's scans, reads, cold get
-                             and memory), growth (commit, cold open, one day, get by id and a scan
-                             on stores of 1 and 10 years), scanmatrix (predicate scans by shape,
-                             selectivity, process and cache, Folio's scan accelerators off one by
-                             one), outbox (open, a day, sync status, commits and the folio
-                             tool with 10 to 50,000 pending commands); e.g. --only tenyear
+          --only GROUPS      run only these groups of rows, comma-separated: write (1-4, and the
+                             bulk import's floor: its command files created bare), read (5),
+                             drain (6), disk (7), costs (8: syncs, commit costs, peak memory, and
+                             a bare overwrite + fdatasync, the commit's floor), migrate (9),
+                             tenyear (10: the ten-year store's scans, reads, cold get and its
+                             floor, the duplicate-id guarantee's calls, and memory), growth
+                             (commit, cold open, one day, get by id and a scan on stores of 1
+                             and 10 years), scanmatrix (predicate scans by shape, selectivity,
+                             process and cache, Folio's scan accelerators off one by one),
+                             outbox (open, a day, sync status, commits and the folio tool with
+                             10 to 50,000 pending commands); e.g. --only tenyear
 
           chart              draws a results file written by --json as an SVG: each row's ratio
                              against its target, and how costs grow with the store's size
