@@ -19,7 +19,8 @@ import Darwin
 // is ever sent: there is no server.
 //
 // `run` opens the store, reads 2026-03-02, asks e-3's sync status, commits e-3 (a new command)
-// and d-1 (coalesced into its pending one), and closes (a checkpoint). `status` opens the store,
+// and d-1 (coalesced into its pending one), makes 100 more durable commits of new entries on 100
+// days (a checkpoint after the 50th), and closes (a checkpoint). `status` opens the store,
 // asks e-3's status again and closes. Before each step the child calls
 // `access("/folio-phase/NAME")`, which fails and which strace logs, so the log can be cut into
 // phases; it prints `phase NAME`, then what the step saw (`fetched N`, `status …`).
@@ -96,6 +97,8 @@ func outboxCosts(_ arguments: Arguments) async throws {
         try await store.write { tx in try tx.upsert(CostEntry(id: "e-3", day: "2026-03-02", text: "changed")) }
         phase("coalesce")
         try await store.write { tx in try tx.upsert(CostDraft(id: "d-1", text: "changed")) }
+        phase("commits")
+        try await warmCommits(store, count: 100, checkpointEvery: 50)
         phase("close")
         try await store.close()
         phase("end")
@@ -116,8 +119,32 @@ func outboxCosts(_ arguments: Arguments) async throws {
         phase("end")
         say("outbox \(status.pendingCount) pending, head of \(status.pending.count) and \(head.pending.count)")
         say("done")
+    case "commits":
+        // For profiling by hand (perf, strace -c): COUNT warm durable commits as `run`'s phase
+        // `commits` makes them, a checkpoint after every EVERY (0: none), and their mean time.
+        guard values.count == 5, let count = Int(values[3]), let every = Int(values[4]) else { fail("usage: outbox-costs commits DIR COUNT EVERY") }
+        let store = try await Store.open(at: url, configuration: configuration)
+        try await warmCommits(store, count: 2, checkpointEvery: 0, first: 1000)
+        phase("commits")
+        let start = ContinuousClock.now
+        try await warmCommits(store, count: count, checkpointEvery: every)
+        say("per commit \((ContinuousClock.now - start) / count)")
+        phase("close")
+        try await store.close()
+        say("done")
     default:
         fail("usage: outbox-costs prepare DIR EXTRA pending|local | run DIR | status DIR")
+    }
+}
+
+/// `count` durable commits, each of a new entry on another day of 2025 (another partition file
+/// loaded each time, as an app editing its recent days does), with a checkpoint after every
+/// `checkpointEvery` of them (0: none).
+private func warmCommits(_ store: Store, count: Int, checkpointEvery: Int, first: Int = 0) async throws {
+    let days = (1...10).flatMap { month in (1...28).map { String(format: "2025-%02d-%02d", month, $0) } }
+    for n in first..<(first + count) {
+        try await store.write { tx in try tx.upsert(CostEntry(id: "c-\(n)", day: days[(n * 2) % days.count], text: "commit \(n)")) }
+        if checkpointEvery > 0, (n - first + 1) % checkpointEvery == 0 { try await store.checkpoint() }
     }
 }
 

@@ -34,26 +34,38 @@ struct WrittenHashes: Sendable {
 
 /// The parsed log, kept while the log file's identity is unchanged (every checkpoint appends to
 /// it, so a changed log is read again).
+///
+/// The log is read only once it costs less than what it saves: one kept-versions folder listed
+/// per file loaded, weighed against ``bytesPerLoad`` of log per file loaded so far. The log has a
+/// line per outbox command file too, so in a store with tens of thousands of pending commands it
+/// is megabytes, most of it about command files; a warm commit that loads a few partition files
+/// then lists their kept versions instead of reading (and, after each checkpoint, reading again)
+/// a log that grows with the queue. A scan of many files still reads it.
 final class WrittenHashesCache {
     /// Files a process reads before the log is worth reading for the next ones.
     static let worthReadingAfter = 16
+    /// How much log one file loaded so far makes worth reading: about a page, the size of one
+    /// kept-versions folder's listing that the log's line for the file spares.
+    static let bytesPerLoad: Int64 = 4096
 
     private var cached: (identity: FileIdentity, hashes: WrittenHashes)?
 
     /// The log as it is now; nil when there is none, it cannot be read or parsed, or it is not
     /// worth reading.
-    /// - Parameter worthReading: Whether to read the log when it is not parsed yet (or changed):
-    ///   the whole log costs more than listing one file's kept versions, so only a process that
-    ///   reads many files asks for it (a cold `get` or a widget reads a file or two).
-    func current(_ fileSystem: FileSystem, worthReading: Bool) -> WrittenHashes? {
-        guard worthReading || cached != nil else { return nil }
+    /// - Parameter fileLoads: How many files the process has read so far (`Int.max`: read the
+    ///   log whatever its size). The whole log costs more than listing one file's kept versions,
+    ///   so only a process that reads many files, at least ``worthReadingAfter`` and one per
+    ///   ``bytesPerLoad`` of log, reads it (a cold `get`, a widget or a warm commit reads a few).
+    func current(_ fileSystem: FileSystem, fileLoads: Int) -> WrittenHashes? {
+        guard fileLoads >= Self.worthReadingAfter || cached != nil else { return nil }
         do {
             guard let identity = try fileSystem.identity(WrittenLog.path) else {
                 cached = nil
                 return nil
             }
             if let cached, cached.identity == identity { return cached.hashes }
-            guard worthReading, let (bytes, read) = try fileSystem.read(WrittenLog.path),
+            cached = nil
+            guard Self.isWorthReading(size: identity.size, fileLoads: fileLoads), let (bytes, read) = try fileSystem.read(WrittenLog.path),
                 let hashes = WrittenHashes(log: bytes)
             else { return nil }
             cached = (read, hashes)
@@ -61,5 +73,10 @@ final class WrittenHashesCache {
         } catch {
             return nil   // the kept versions answer instead
         }
+    }
+
+    /// Whether a log of `size` bytes is worth reading after `fileLoads` files.
+    static func isWorthReading(size: Int64, fileLoads: Int) -> Bool {
+        fileLoads >= worthReadingAfter && Int64(fileLoads) >= size / bytesPerLoad
     }
 }

@@ -21,9 +21,14 @@ import Glibc
 @Suite struct OutboxLengthTests {
     /// Entities beyond the ten the operations touch, in both folders.
     static let extra = 49_990
+    /// How many more bytes the 100 warm commits may read or write with the long outbox: each
+    /// looks its entity up in the entity index, a binary search of 43-byte lines (log2 50,000,
+    /// about 16 lines, against 3 with 10), up to two lookups a commit: 100 × 2 × 16 × 43 bytes,
+    /// about 140 KB (measured: 85 KB). The log `.folio/written` read whole is 2.9 MB.
+    static let byteSlack = 200 << 10
     /// The phases, in the order the children mark them (`fresh-…`: the second child).
     static let phases = [
-        "open", "read", "status", "commit", "coalesce", "close", "fresh-open", "fresh-status", "fresh-close", "store-status", "outbox-head",
+        "open", "read", "status", "commit", "coalesce", "commits", "close", "fresh-open", "fresh-status", "fresh-close", "store-status", "outbox-head",
     ]
 
     @Test(.enabled(if: Tools.runs("strace"), "needs strace (\(Tools.install("strace"))); FOLIO_REQUIRE_TOOLS=1 makes its absence a failure"))
@@ -76,13 +81,28 @@ import Glibc
         let ordered = Self.phases + Set(few.keys).union(many.keys).subtracting(Self.phases).sorted()
         func counts(_ phase: String) -> String {
             let (a, b) = (few[phase] ?? PhaseOpens(), many[phase] ?? PhaseOpens())
-            return "\(phase) \(a.files.count)/\(b.files.count) (\(a.folders.count)/\(b.folders.count))"
+            return
+                "\(phase) \(a.files.count)/\(b.files.count) (\(a.folders.count)/\(b.folders.count)) read \(a.read)/\(b.read) B written \(a.written)/\(b.written) B"
         }
         print(
             "OutboxLengthTests: phase counts 10 vs \(Self.extra + 10) (files, then folders): "
                 + ordered.map(counts).joined(separator: ", ")
                 + "; preparing took \(Self.seconds(preparation)), all \(Self.seconds(ContinuousClock.now - started))")
 
+        // The warm commits with their checkpoint read and write the same journal records, partition
+        // files, command files and log lines in both folders; what may differ is the entity
+        // index's lines a lookup reads (a binary search: a few more steps, 43 bytes each, in the
+        // long one; ``byteSlack``). A phase that reads `.folio/written` or lists `outbox/` reads megabytes more.
+        for phase in ["commits"] {
+            let (few, many) = (few[phase] ?? PhaseOpens(), many[phase] ?? PhaseOpens())
+            #expect(few.written > 0 && few.read > 0, "\(phase): no bytes counted")
+            #expect(
+                many.read <= few.read + Self.byteSlack && many.written <= few.written + Self.byteSlack,
+                """
+                \(phase) read \(few.read) and wrote \(few.written) bytes with 10 pending commands, read \(many.read) and wrote \(many.written) \
+                with \(Self.extra + 10); most read with \(Self.extra + 10): \(many.largestReads.prefix(5))
+                """)
+        }
         for phase in ordered {
             let (few, many) = (few[phase] ?? PhaseOpens(), many[phase] ?? PhaseOpens())
             guard many.files.count > few.files.count || many.folders.count > few.folders.count else { continue }
@@ -123,15 +143,26 @@ import Glibc
         #expect(opens["close"]?.folders == [".": 1])
     }
 
-    /// The distinct files and folders a phase opened, each with how many times.
+    /// The distinct files and folders a phase opened, each with how many times, and the bytes it
+    /// read (folder listings included) and wrote under the store's folder.
     struct PhaseOpens {
         var files: [String: Int] = [:]
         var folders: [String: Int] = [:]
+        var read = 0
+        var written = 0
+        /// Bytes read, by path.
+        var readFrom: [String: Int] = [:]
 
         mutating func add(_ other: PhaseOpens) {
             files.merge(other.files, uniquingKeysWith: +)
             folders.merge(other.folders, uniquingKeysWith: +)
+            read += other.read
+            written += other.written
+            readFrom.merge(other.readFrom, uniquingKeysWith: +)
         }
+
+        /// The paths most read from, with their bytes.
+        var largestReads: [String] { readFrom.sorted { $0.value > $1.value }.map { "\($0.key): \($0.value)" } }
     }
 
     static func seconds(_ duration: Duration) -> String {
@@ -160,10 +191,17 @@ import Glibc
                 continue
             }
             let call: Substring, callPhase: String
-            if text.hasPrefix("<... open"), let resumed = text.firstRange(of: " resumed>") {
+            if text.hasPrefix("<... "), let resumed = text.firstRange(of: " resumed>") {
                 guard let begun = unfinished.removeValue(forKey: thread) else { continue }
                 call = begun.call + text[resumed.upperBound...]
                 callPhase = begun.phase
+            } else if let transfer = Self.transfers.first(where: { text.hasPrefix($0 + "(") }) {
+                if text.hasSuffix("<unfinished ...>") {
+                    unfinished[thread] = (phase, text.dropLast("<unfinished ...>".count))
+                    continue
+                }
+                Self.count(transfer, text, under: root, into: &result[phase, default: PhaseOpens()])
+                continue
             } else if text.hasPrefix("open(") || text.hasPrefix("openat(") || text.hasPrefix("openat2(") {
                 if text.hasSuffix("<unfinished ...>") {
                     unfinished[thread] = (phase, text.dropLast("<unfinished ...>".count))
@@ -172,6 +210,10 @@ import Glibc
                 call = text
                 callPhase = phase
             } else {
+                continue
+            }
+            if let transfer = Self.transfers.first(where: { call.hasPrefix($0 + "(") }) {
+                Self.count(transfer, call, under: root, into: &result[callPhase, default: PhaseOpens()])
                 continue
             }
             // strace pads before ` = ` to align results, and more after a resumed call.
@@ -205,6 +247,30 @@ import Glibc
     }
 }
 
+extension OutboxLengthTests {
+    /// The calls that move bytes, counted by ``count(_:_:under:into:)``.
+    static let transfers = ["read", "pread64", "write", "pwrite64", "getdents64"]
+
+    /// Adds a read or write of a descriptor under `root` (`-y`: `9</path>`, its first argument)
+    /// to a phase: its result, the bytes moved.
+    static func count(_ transfer: String, _ call: Substring, under root: String, into phase: inout PhaseOpens) {
+        let arguments = call.dropFirst(transfer.count + 1)
+        guard let open = arguments.firstIndex(of: "<"), arguments[..<open].allSatisfy(\.isNumber),
+            let close = arguments[open...].firstIndex(of: ">"),
+            let equals = call.range(of: " = ", options: .backwards),
+            let bytes = Int(call[equals.upperBound...].drop { $0 == " " }.prefix { $0.isNumber || $0 == "-" }), bytes > 0
+        else { return }
+        let path = String(arguments[arguments.index(after: open)..<close])
+        guard path == root || path.hasPrefix(root + "/") else { return }
+        if transfer.hasPrefix("write") || transfer.hasPrefix("pwrite") {
+            phase.written += bytes
+        } else {
+            phase.read += bytes
+            phase.readFrom[String(path.dropFirst(root.count)), default: 0] += bytes
+        }
+    }
+}
+
 /// A `folio-crash-child` under `strace -f`, which logs its opens and phase markers to `log`. Its
 /// output and strace's messages (the child's stderr too) go to files in `logs`, as
 /// ``CrashChild``'s do.
@@ -225,7 +291,8 @@ private final class TracedChild {
         // each new descriptor's file; -qq keeps strace's own notes out of the child's stderr.
         process.arguments =
             [
-                "-f", "--seccomp-bpf", "-y", "-qq", "-e", "trace=open,openat,openat2,access,faccessat,faccessat2",
+                "-f", "--seccomp-bpf", "-y", "-qq", "-e",
+                "trace=open,openat,openat2,access,faccessat,faccessat2,read,pread64,write,pwrite64,getdents64",
                 "-o", log.path, try CrashChild.executable().path,
             ] + arguments
         process.standardOutput = out

@@ -36,7 +36,7 @@ extension StoreEngine {
     /// not enough: a read may load such a file first, and a first load announces nothing.
     /// Without a readable log, the partitions read so far are checked.
     func checkFilesCheckpointed(after transaction: UInt64) throws(FolioError) {
-        guard let log = writtenHashes.current(fileSystem, worthReading: true) else {
+        guard let log = writtenHashes.current(fileSystem, fileLoads: .max) else {
             try checkOutsideChanges(nil)
             return
         }

@@ -94,7 +94,7 @@ extension StoreEngine {
                 let written =
                     reading == 0
                     ? nil
-                    : writtenHashes.current(fileSystem, worthReading: reading + statistics.fileLoads >= WrittenHashesCache.worthReadingAfter)
+                    : writtenHashes.current(fileSystem, fileLoads: reading + statistics.fileLoads)
                 let unindexedSet = Set(unindexed)
                 results = parallelMap(missing + unindexed, width: width) { address in
                     Result { () throws(FolioError) -> Prefetched<E> in

@@ -17,7 +17,7 @@ extension VersionHistory {
 
     private func reconcile(_ contents: PartitionFile.Contents, bytes: [UInt8], hash: ContentHash, path: String) -> Reconciled {
         // What a checkpoint last wrote to the file: Folio's, without listing its kept versions.
-        if writtenHashes.current(fileSystem, worthReading: context.fileLoadsSoFar >= WrittenHashesCache.worthReadingAfter)?.isLastWritten(hash, at: path)
+        if writtenHashes.current(fileSystem, fileLoads: context.fileLoadsSoFar)?.isLastWritten(hash, at: path)
             == true
         {
             return Reconciled(contents: contents, merged: false, kept: true)
