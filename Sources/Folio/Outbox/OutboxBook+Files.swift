@@ -177,6 +177,26 @@ extension OutboxBook {
     /// records remains to write.
     func checkpointed() { queue.checkpointed() }
 
+    /// A journal began anew where there was none (a new store, or a reset cut short): when the
+    /// outbox holds no command (no command file in `outbox/` or `outbox/failed/`), the entity index
+    /// is saved empty for the new generation, so that the first checkpoint brings it up to date
+    /// instead of reading back every command it wrote (a bulk import's thousands). Only with the
+    /// writers' lock held. Derived data: a failure is logged, never thrown (the first checkpoint
+    /// then builds the index from the outbox).
+    /// - Parameter generation: The new journal's generation.
+    func saveEntityIndexIfOutboxEmpty(generation: UInt64) {
+        do throws(FolioError) {
+            for folder in [Self.folder, Self.failedFolder] {
+                let entries = try fileSystem.list(folder)
+                if entries.contains(where: { !$0.isDirectory && CommandFileName.sequence(fromFileName: $0.name) != nil }) { return }
+            }
+            try OutboxEntityIndex.write([], generation: generation, to: fileSystem)
+        } catch {
+            report(
+                .warning, "the outbox's empty entity index could not be saved (\(error.message)); the first checkpoint builds it", path: OutboxEntityIndex.path)
+        }
+    }
+
     /// Saves the entity index (``OutboxEntityIndex``) for the generation a checkpoint just
     /// started: the old index with the checkpoint's commands changed, only stamped anew when no
     /// command changed, or built from the whole outbox when there is none to bring up to date (a

@@ -337,5 +337,6 @@ final class StoreEngine {
         let fresh = cursor.nextGeneration(UInt64.random(in: 1...UInt64(UInt32.max)), nextSequence: try nextSequence())
         try journal.reset(to: fresh)
         _ = startGeneration(fresh)   // this process's own reset: it read every record
+        outbox.saveEntityIndexIfOutboxEmpty(generation: fresh.generation)
     }
 }
