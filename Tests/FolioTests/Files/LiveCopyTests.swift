@@ -30,7 +30,7 @@ import Darwin
             [
                 "write", root.url.path, "5", "1000000", "full", "L",
                 "--delay-ms", "\(Self.checkpointDelay)", "--threshold-kib", "65536",
-                "--idle-ms", "\(Self.checkpointDelay + 50)", "--idle-every", "10",
+                "--idle-ms", "\(Self.checkpointDelay + 50)", "--idle-every", "10", "--max-seconds", "900",
             ],
             logs: logs, name: "live")
         defer { child.kill() }
@@ -89,7 +89,7 @@ import Darwin
         let child = try CrashChild(
             [
                 "write", root.url.path, "6", "1000000", "full", "K",
-                "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25",
+                "--delay-ms", "20", "--threshold-kib", "64", "--idle-ms", "25", "--max-seconds", "900",
             ],
             logs: logs, name: "backup")
         defer { child.kill() }

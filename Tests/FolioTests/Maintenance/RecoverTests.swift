@@ -8,7 +8,7 @@ struct RecoverTests {
     /// Runs the crash child with checkpoints put off, so its transactions pile up in the journal,
     /// and SIGKILLs it once it acknowledged `acks` of them.
     static func killedWriter(_ folder: TemporaryFolder, logs: URL, outbox: Bool = false, acks: Int = 6) async throws -> Int {
-        var arguments = ["write", folder.url.path, "7", "100000", "full", "K", "--delay-ms", "600000", "--threshold-kib", "100000"]
+        var arguments = ["write", folder.url.path, "7", "100000", "full", "K", "--delay-ms", "600000", "--threshold-kib", "100000", "--max-seconds", "900"]
         if outbox { arguments.append("--outbox") }
         let child = try CrashChild(arguments, logs: logs, name: "writer")
         let deadline = ContinuousClock.now + .seconds(60)
@@ -94,7 +94,8 @@ struct RecoverTests {
     func backupWhileWriting() async throws {
         let folder = TemporaryFolder()
         let logs = folder.url.deletingLastPathComponent()
-        let child = try CrashChild(["write", folder.url.path, "11", "100000", "full", "B", "--delay-ms", "5"], logs: logs, name: "backup-writer")
+        let child = try CrashChild(
+            ["write", folder.url.path, "11", "100000", "full", "B", "--delay-ms", "5", "--max-seconds", "900"], logs: logs, name: "backup-writer")
         defer { child.kill() }
         let deadline = ContinuousClock.now + .seconds(60)
         while child.acks.count < 5 && ContinuousClock.now < deadline && child.process.isRunning {

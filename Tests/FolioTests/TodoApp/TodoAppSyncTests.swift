@@ -118,32 +118,65 @@ import Testing
         var unobserved: [String] = []
         for _ in 0..<3 {
             let parent = try app.start(["sync", "--server", server.baseURL.absoluteString, "--attempts", "100"])
-            let requests = server.requestCount
-            let deadline = ContinuousClock.now + .seconds(60)
-            while server.requestCount == requests, parent.process.isRunning, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let children = Self.children(of: parent.process.processIdentifier)
-            guard parent.process.isRunning, server.requestCount > requests, children.count == 1 else {
+            // Watched and killed from a thread of its own: a test task starved by other suites on
+            // a loaded machine (30 s and more in a full run) looked only after the push timed out.
+            let watch = KillWatch(parent: parent.process.processIdentifier, requestsBefore: server.requestCount) { server.requestCount }
+            let outcome = await watch.result(within: .seconds(90))
+            guard let outcome else {
                 parent.kill()
                 let printed = (try? String(contentsOf: parent.output, encoding: .utf8)) ?? ""
                 unobserved.append(
-                    "the sync ended with status \(parent.process.terminationStatus) (\(children.count) children seen, "
-                        + "\(server.requestCount - requests) requests): \(parent.errorText) \(printed)")
+                    "the sync ended with status \(parent.process.isRunning ? -1 : parent.process.terminationStatus) before a request and its child were seen: "
+                        + "\(parent.errorText) \(printed)")
                 continue
             }
-            parent.kill()
-            let gone = ContinuousClock.now + .seconds(5)
-            while Self.isRunning(children[0]), ContinuousClock.now < gone {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            let running = Self.isRunning(children[0])
-            if running { kill(children[0], SIGKILL) }
-            #expect(!running, "the sync child \(children[0]) still runs 5 s after its parent was killed")
+            #expect(!outcome.childRanOn, "the sync child \(outcome.child) still runs 5 s after its parent was killed")
             return
         }
         Issue.record("the sync was never seen running with its child: \(unobserved.joined(separator: "\n"))")
         #endif
+    }
+
+    /// Watches a `todo sync` from a thread: once the server has a request of it and it has one
+    /// child, kills it (SIGKILL) and watches the child for 5 s.
+    final class KillWatch: @unchecked Sendable {
+        struct Outcome {
+            let child: Int32
+            let childRanOn: Bool
+        }
+        private let lock = NSLock()
+        private var outcome: Outcome?
+        private var finished = false
+
+        init(parent: Int32, requestsBefore: Int, requests: @escaping @Sendable () -> Int) {
+            Thread.detachNewThread { [self] in
+                var found: Outcome?
+                let deadline = Date().addingTimeInterval(90)
+                while Date() < deadline, TodoAppSyncTests.isRunning(parent) {
+                    let children = TodoAppSyncTests.children(of: parent)
+                    if requests() > requestsBefore, children.count == 1 {
+                        kill(parent, SIGKILL)
+                        let gone = Date().addingTimeInterval(5)
+                        while TodoAppSyncTests.isRunning(children[0]), Date() < gone { usleep(20_000) }
+                        let ranOn = TodoAppSyncTests.isRunning(children[0])
+                        if ranOn { kill(children[0], SIGKILL) }
+                        found = Outcome(child: children[0], childRanOn: ranOn)
+                        break
+                    }
+                    usleep(10_000)
+                }
+                lock.withLock { (outcome, finished) = (found, true) }
+            }
+        }
+
+        /// What the thread found (nil: the sync ended, or the time ran out, before it was seen).
+        func result(within limit: Duration) async -> Outcome? {
+            let deadline = ContinuousClock.now + limit + .seconds(10)
+            while !lock.withLock({ finished }), ContinuousClock.now < deadline {
+                do { try await Task.sleep(for: .milliseconds(50)) } catch { break }
+            }
+            return lock.withLock { outcome }
+        }
     }
 
     /// The processes whose parent is `pid` (from /proc).
