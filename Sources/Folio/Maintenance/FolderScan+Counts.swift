@@ -62,7 +62,12 @@ extension FolderScan {
                 at: .init(line: problem.error.line ?? 1, column: problem.error.column ?? 1), "\(problem.error.message); \(what)")
             return
         }
-        guard case .object(let entities)? = value["entities"] else { return }
+        guard case .object(let entities)? = value["entities"] else {
+            // The schema check above refuses such a file; should it ever let one through, status
+            // says so rather than count the file as empty.
+            report(.error, .badShape, path, "no \"entities\" object; \(what)")
+            return
+        }
         collections[collection]?.files[key] = Set(entities.keys)
     }
 }
