@@ -128,7 +128,10 @@ final class IdLocator {
             if idIndex.key(of: id, in: collection) == nil, case let broken = idIndex.unreadableFiles(in: collection), !broken.isEmpty {
                 // Files that were broken may have been fixed since.
                 for address in broken.keys.sorted() { indexPartition(address) }
-                if strict, idIndex.key(of: id, in: collection) == nil, let problem = idIndex.unreadableFiles(in: collection).values.first {
+                // An id known in several files (its place unset) exists: the duplicate error below says where.
+                if strict, idIndex.key(of: id, in: collection) == nil, idIndex.copies(of: id, in: collection) == nil,
+                    let problem = idIndex.unreadableFiles(in: collection).values.first
+                {
                     throw FolioError(
                         .corruptFile, "cannot tell whether \"\(id)\" exists: \(problem.message)",
                         path: problem.path, line: problem.line, column: problem.column, entityID: id)
