@@ -78,11 +78,26 @@ final class OutboxEntityIndex {
     private let count: Int
     /// The change lines after them, in order.
     let changes: [(added: Bool, line: Line)]
+    /// The changes folded once, so a lookup's cost does not grow with them: by key, the numbers
+    /// added under it with the position of their `+` line; by number, the position of its last
+    /// `-` line.
+    private let additions: [UInt64: [(position: Int, sequence: UInt64)]]
+    private let lastRemoval: [UInt64: Int]
     /// Sorted lines read so far, by position (at most ``linesKept``).
     private var kept: [Int: Line] = [:]
 
     private init(file: FileSystem.OpenFile, count: Int, changes: [(added: Bool, line: Line)]) {
         (self.file, self.count, self.changes) = (file, count, changes)
+        var additions: [UInt64: [(position: Int, sequence: UInt64)]] = [:]
+        var lastRemoval: [UInt64: Int] = [:]
+        for (position, change) in changes.enumerated() {
+            if change.added {
+                additions[change.line.key, default: []].append((position, change.line.sequence))
+            } else {
+                lastRemoval[change.line.sequence] = position
+            }
+        }
+        (self.additions, self.lastRemoval) = (additions, lastRemoval)
     }
 
     /// The numbers listed under an entity's key (a binary search, then the changes), or nil when
@@ -95,17 +110,23 @@ final class OutboxEntityIndex {
             guard let line = try line(middle) else { return nil }
             if line.key < key { low = middle + 1 } else { high = middle }
         }
+        // The changes, read in order, that concern this key: its own `+` lines and every `-` line
+        // (a removal's key may be zeros). Each takes its number out of the list, and a `+` puts it
+        // back at the end, so a number is listed where the last such change of it leaves it.
+        let added = additions[key] ?? []
+        var lastAdded: [UInt64: Int] = [:]
+        for addition in added { lastAdded[addition.sequence] = addition.position }
         var found: [UInt64] = []
         var index = low
         while index < count {
             guard let line = try line(index) else { return nil }
             guard line.key == key else { break }
-            found.append(line.sequence)
+            if lastRemoval[line.sequence] == nil, lastAdded[line.sequence] == nil { found.append(line.sequence) }
             index += 1
         }
-        for change in changes where change.line.key == key || !change.added {
-            found.removeAll { $0 == change.line.sequence }
-            if change.added { found.append(change.line.sequence) }
+        for addition in added where lastAdded[addition.sequence] == addition.position {
+            if let removed = lastRemoval[addition.sequence], removed > addition.position { continue }
+            found.append(addition.sequence)
         }
         return found
     }
