@@ -403,11 +403,16 @@ final class IndexModelRun {
         queue[queue.firstIndex { $0.sequence == command.sequence }!].failure = failure
     }
 
-    func retryFailed() async throws {
+    /// A failed command of the queue, at random, and the store to act on it; nil when none failed.
+    func pickFailed() -> (store: Store, name: String, index: Int)? {
         let failed = queue.indices.filter { queue[$0].failure != nil }
-        guard !failed.isEmpty else { return }
+        guard !failed.isEmpty else { return nil }
         let (store, name) = pickStore()
-        let index = failed[random.index(failed.count)]
+        return (store, name, failed[random.index(failed.count)])
+    }
+
+    func retryFailed() async throws {
+        guard let (store, name, index) = pickFailed() else { return }
         note("\(name) retries \(queue[index].sequence)")
         try await store.retryFailedCommand(queue[index].sequence)
         retries += 1
@@ -415,10 +420,7 @@ final class IndexModelRun {
     }
 
     func dropFailed() async throws {
-        let failed = queue.indices.filter { queue[$0].failure != nil }
-        guard !failed.isEmpty else { return }
-        let (store, name) = pickStore()
-        let index = failed[random.index(failed.count)]
+        guard let (store, name, index) = pickFailed() else { return }
         note("\(name) drops \(queue[index].sequence)")
         try await store.dropFailedCommand(queue[index].sequence)
         drops += 1
