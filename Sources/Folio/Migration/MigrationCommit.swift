@@ -38,7 +38,7 @@ enum MigrationCommit {
             try fileSystem.writeWhole(staged, bytes, sync: false)
             staging.advance()
         }
-        if try !fileSystem.syncEverything() {
+        if try !fileSystem.syncFileSystem() {
             for (path, bytes) in plan.writes { try fileSystem.writeWhole(stagedFolder + "/" + path, bytes, sync: true) }
             for parent in folders { try fileSystem.syncDirectory(parent) }
         }
@@ -97,7 +97,7 @@ enum MigrationCommit {
             touchedFolders.insert(FileSystem.parent(of: path))
             finishing.advance()
         }
-        if try !fileSystem.syncEverything() {
+        if try !fileSystem.syncFileSystem() {
             for parent in touchedFolders.sorted(by: >) where try fileSystem.identity(parent) != nil { try fileSystem.syncDirectory(parent) }
         }
         try removeEmptyFolders(touchedFolders, fileSystem: fileSystem)
