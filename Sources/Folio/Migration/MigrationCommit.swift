@@ -24,7 +24,7 @@ enum MigrationCommit {
     /// Stages, commits and finishes the plan. Only with the writers' lock held.
     /// - Parameter progress: Told of each file staged (``FolioProgress/Phase/staging``), then of
     ///   each moved into place or removed (``FolioProgress/Phase/finishing``).
-    static func run(_ plan: MigrationPlan, fileSystem: FileSystem, log: LogHandler?, progress: ProgressHandler? = nil) throws(FolioError) {
+    static func run(_ plan: MigrationPlan, fileSystem: FileSystem, log: LogHandler?, progress: ProgressHandler?) throws(FolioError) {
         try fileSystem.removeTree(folder)
         // Written without a sync each, then made durable with one syncfs where the platform has
         // it (a 10-year store is thousands of files); file by file elsewhere.
