@@ -35,12 +35,7 @@ struct FetchedFile: Sendable {
         checkingKeptVersions: Bool = false, kept: KeptCheck? = nil,
         parsed: Result<PartitionFile.Contents, FolioError>? = nil
     ) -> FetchedFile {
-        let contents: Result<PartitionFile.Contents, FolioError>
-        if let parsed {
-            contents = parsed
-        } else {
-            do throws(FolioError) { contents = .success(try PartitionFile.decode(bytes, path: path)) } catch { contents = .failure(error) }
-        }
+        let contents = parsed ?? Result { () throws(FolioError) in try PartitionFile.decode(bytes, path: path) }
         var file = FetchedFile(bytes: bytes, identity: identity, contents: contents)
         if checkingKeptVersions, case .success = contents {
             let check = kept ?? KeptCheck(bytes, path: path, fileSystem: fileSystem)
