@@ -107,11 +107,6 @@ final class EntityCoder {
         }
     }
 
-    /// A plain decode, for probing which number is at fault.
-    func decodeWithoutCulprit<E: Entity>(_ type: E.Type, from value: JSONValue) throws -> E {
-        try decodeValue(E.self, from: value)
-    }
-
     /// The entity's JSON as its Swift type sees it: the keys it decodes and encodes again; nil
     /// when the stored JSON does not decode as `E` (then there are no known keys to tell unknown
     /// ones from, and an upsert keeps every stored field its new value does not set).

@@ -178,11 +178,6 @@ private struct ArrayContainer: UnkeyedDecodingContainer {
     let codingPath: [any CodingKey]
     var currentIndex = 0
 
-    init(elements: [JSONValue], codingPath: [any CodingKey]) {
-        self.elements = elements
-        self.codingPath = codingPath
-    }
-
     var count: Int? { elements.count }
     var isAtEnd: Bool { currentIndex >= elements.count }
 

@@ -87,7 +87,7 @@ extension EntityCoder {
         guard case DecodingError.dataCorrupted(let context)? = error as? DecodingError, context.codingPath.isEmpty else { return nil }
         return NumberCulprit.find(in: value) { candidate in
             do {
-                _ = try decodeWithoutCulprit(E.self, from: candidate)
+                _ = try decodeValue(E.self, from: candidate)
                 return true
             } catch {
                 return false

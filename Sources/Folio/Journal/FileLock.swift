@@ -62,13 +62,6 @@ final class FileLock: @unchecked Sendable {
         if result != 0 { throw .system("flock", path: StoreLayout.lockFile, errno: result) }
     }
 
-    /// Takes the lock, blocking the calling thread (for synchronous tools and tests).
-    func acquireBlocking(exclusive: Bool) throws(FolioError) {
-        guard (exclusive ? exclusiveFD : sharedFD) >= 0 else { return }
-        let code = Platform.lock(exclusive ? exclusiveFD : sharedFD, exclusive: exclusive, wait: true)
-        if code != 0 { throw .system("flock", path: StoreLayout.lockFile, errno: code) }
-    }
-
     func release(exclusive: Bool) {
         _ = Platform.unlock(exclusive ? exclusiveFD : sharedFD)
     }

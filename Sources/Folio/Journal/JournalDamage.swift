@@ -25,10 +25,9 @@ struct JournalDamage: Sendable, Equatable {
         return "the header is damaged (\(reason)) and records follow it: Folio cannot tell which transactions committed and will not guess"
     }
 
-    func error(copy: String? = nil) -> FolioError {
-        let kept = copy.map { "; a copy is in \($0)" } ?? ""
-        return FolioError(
-            .corruptJournal, "\(description). The journal is left as it is\(kept); run `folio recover` to apply the transactions that validate (docs/CLI.md)",
+    func error() -> FolioError {
+        FolioError(
+            .corruptJournal, "\(description). The journal is left as it is; run `folio recover` to apply the transactions that validate (docs/CLI.md)",
             path: StoreLayout.journal)
     }
 }

@@ -187,13 +187,9 @@ struct PartitionAddress: Hashable, Sendable, Comparable {
     let collection: String
     let granularity: PartitionGranularity
     let key: PartitionKey
+}
 
-    init(collection: String, granularity: PartitionGranularity, key: PartitionKey) {
-        self.collection = collection
-        self.granularity = granularity
-        self.key = key
-    }
-
+extension PartitionAddress {
     /// Validates every part: the collection name and a key of the granularity's form.
     init(collection: String, granularity: PartitionGranularity, partitionText: String) throws(FolioError) {
         try Names.validateCollection(collection)

@@ -1,12 +1,5 @@
 /// Making many files durable at once, for migrations.
 extension FileSystem {
-    /// Flushes everything written to the store's file system with one `syncfs` (Linux).
-    /// - Returns: False where the platform has no such call: the caller must sync each file and
-    ///   folder itself.
-    func syncEverything() throws(FolioError) -> Bool {
-        try syncFileSystem()
-    }
-
     /// Writes a new file whole (replacing one left by an interrupted attempt) without syncing it.
     func writeWhole(_ relative: String, _ bytes: [UInt8], sync: Bool) throws(FolioError) {
         let fd = try openForUpdate(relative)

@@ -24,7 +24,7 @@ enum MigrationCommit {
     /// Stages, commits and finishes the plan. Only with the writers' lock held.
     /// - Parameter progress: Told of each file staged (``FolioProgress/Phase/staging``), then of
     ///   each moved into place or removed (``FolioProgress/Phase/finishing``).
-    static func run(_ plan: MigrationPlan, fileSystem: FileSystem, log: LogHandler?, progress: ProgressHandler? = nil) throws(FolioError) {
+    static func run(_ plan: MigrationPlan, fileSystem: FileSystem, log: LogHandler?, progress: ProgressHandler?) throws(FolioError) {
         try fileSystem.removeTree(folder)
         // Written without a sync each, then made durable with one syncfs where the platform has
         // it (a 10-year store is thousands of files); file by file elsewhere.
@@ -38,7 +38,7 @@ enum MigrationCommit {
             try fileSystem.writeWhole(staged, bytes, sync: false)
             staging.advance()
         }
-        if try !fileSystem.syncEverything() {
+        if try !fileSystem.syncFileSystem() {
             for (path, bytes) in plan.writes { try fileSystem.writeWhole(stagedFolder + "/" + path, bytes, sync: true) }
             for parent in folders { try fileSystem.syncDirectory(parent) }
         }
@@ -97,7 +97,7 @@ enum MigrationCommit {
             touchedFolders.insert(FileSystem.parent(of: path))
             finishing.advance()
         }
-        if try !fileSystem.syncEverything() {
+        if try !fileSystem.syncFileSystem() {
             for parent in touchedFolders.sorted(by: >) where try fileSystem.identity(parent) != nil { try fileSystem.syncDirectory(parent) }
         }
         try removeEmptyFolders(touchedFolders, fileSystem: fileSystem)

@@ -99,7 +99,7 @@ public final class MigrationDatabase {
         case .map(let collection, let map):
             for (id, stored) in try load(collection) {
                 var entity = MigratingEntity(id: id, collection: collection, partition: stored.partition, fields: stored.fields)
-                do { try map(&entity, engine.coder) } catch { throw Self.failure(error, step: step, collection: collection, id: id) }
+                do { try map(&entity, engine.coder) } catch { throw Self.failure(error, step: step, id: id) }
                 if entity.collection == collection {
                     collections[collection]![id] = Stored(partition: entity.partition, fields: entity.fields, version: stored.version)
                 } else {
@@ -119,7 +119,7 @@ public final class MigrationDatabase {
             tombstones[to] = tombstones[from]
             tombstones[from] = [:]
         case .custom(let body, _):
-            do { try body(self) } catch { throw Self.failure(error, step: step, collection: nil, id: nil) }
+            do { try body(self) } catch { throw Self.failure(error, step: step, id: nil) }
         }
     }
 
@@ -130,7 +130,7 @@ public final class MigrationDatabase {
         collections[collection]![id] = stored
     }
 
-    static func failure(_ error: any Error, step: MigrationStep, collection: String?, id: String?) -> FolioError {
+    static func failure(_ error: any Error, step: MigrationStep, id: String?) -> FolioError {
         if let error = error as? FolioError, error.code == .migrationFailed { return error }
         let message = (error as? FolioError)?.message ?? "\(error)"
         return FolioError(.migrationFailed, "\(step.summary): \(message)", path: (error as? FolioError)?.path, entityID: id)

@@ -20,7 +20,7 @@ struct MigrationPlan {
     ///     read (``FolioProgress/Phase/migrating``).
     static func make(
         _ migrations: [Migrator.Migration], applied: [String], engine: StoreEngine,
-        marker: [String: JSONValue], progress: ProgressHandler? = nil
+        marker: [String: JSONValue], progress: ProgressHandler?
     ) throws(FolioError) -> MigrationPlan {
         let database = MigrationDatabase(engine: engine)
         if let progress { try database.reportReading(of: migrations.flatMap(\.steps).flatMap(\.namedCollections), to: progress) }

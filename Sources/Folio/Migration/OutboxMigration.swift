@@ -70,7 +70,7 @@ enum OutboxMigration {
             } catch {
                 throw FolioError(
                     .migrationFailed,
-                    "\(step.summary): pending command \(members["sequence"].map { JSONWriter.compact($0) }.map { String(decoding: $0, as: UTF8.self) } ?? "?") of \"\(id)\": \(MigrationDatabase.failure(error, step: step, collection: before, id: id).message)",
+                    "\(step.summary): pending command \(members["sequence"].map { JSONWriter.compact($0) }.map { String(decoding: $0, as: UTF8.self) } ?? "?") of \"\(id)\": \(MigrationDatabase.failure(error, step: step, id: id).message)",
                     entityID: id)
             }
         }

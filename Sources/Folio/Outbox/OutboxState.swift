@@ -126,12 +126,6 @@ final class OutboxState {
         }
     }
 
-    /// The ids of a collection's entities with pending commands.
-    func pendingIDs(collection: String) -> [String] {
-        let prefix = collection + "\u{0}"
-        return pendingByEntity.keys.compactMap { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil }
-    }
-
     var failed: [(sequence: UInt64, command: JSONValue, reason: JSONValue)] {
         failedSequences.compactMap { sequence in
             if case .failed(let command, let reason)? = commands[sequence] { return (sequence, command, reason) }

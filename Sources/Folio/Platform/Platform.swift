@@ -17,7 +17,6 @@ enum Platform {
     static var lastError: Int32 { errno }
 
     static let readOnly = O_RDONLY
-    static let readWrite = O_RDWR
     static let createExclusiveWriteOnly = O_WRONLY | O_CREAT | O_EXCL
     static let createReadWrite = O_RDWR | O_CREAT
     static let createTruncateWriteOnly = O_WRONLY | O_CREAT | O_TRUNC
@@ -61,16 +60,10 @@ enum Platform {
     }
 
     /// Flushes a file to the drive, not through its cache: `fsync` (on Apple platforms the data
-    /// then sits in the drive's cache until ``flushDriveCache(_:)``; on Linux `fsync` already
+    /// then sits in the drive's cache until ``fullSync(_:)``; on Linux `fsync` already
     /// reaches stable storage).
     static func syncToDrive(_ fd: Int32) -> Int32 {
         retryOnInterrupt { fsync(fd) } == 0 ? 0 : errno
-    }
-
-    /// Flushes the drive's cache, making everything ``syncToDrive(_:)`` wrote before durable:
-    /// `F_FULLFSYNC` on Apple platforms (falling back to `fsync`), `fsync` elsewhere.
-    static func flushDriveCache(_ fd: Int32) -> Int32 {
-        fullSync(fd)
     }
 
     static func truncate(_ fd: Int32, to length: Int64) -> Int32 {
@@ -119,7 +112,6 @@ enum Platform {
     static func isDirectoryError(_ code: Int32) -> Bool { code == EISDIR }
     /// A read-only file system or a folder this process may not write.
     static func isNotWritable(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
-    static let ioError = EIO
     static let noSpace = ENOSPC
     static let notSupported = ENOSYS
 

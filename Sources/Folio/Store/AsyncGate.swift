@@ -5,7 +5,6 @@ struct AsyncGate {
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
     var isHeld: Bool { held }
-    var hasWaiters: Bool { !waiters.isEmpty }
 
     /// Returns true if the turn was taken at once; otherwise the caller must `await` via `enqueue`.
     mutating func tryEnter() -> Bool {

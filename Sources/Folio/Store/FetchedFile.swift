@@ -16,7 +16,7 @@ struct FetchedFile: Sendable {
 
     /// Reads and parses a partition file; nil when it does not exist.
     /// A file caught in the middle of a person's save is read again (``SettledRead``).
-    static func fetch(_ path: String, fileSystem: FileSystem, checkingKeptVersions: Bool = false) throws(FolioError) -> FetchedFile? {
+    static func fetch(_ path: String, fileSystem: FileSystem) throws(FolioError) -> FetchedFile? {
         var contents: Result<PartitionFile.Contents, FolioError>?
         let read = try SettledRead.read(path, fileSystem: fileSystem) { bytes in
             do throws(FolioError) { contents = .success(try PartitionFile.decode(bytes, path: path)) } catch { contents = .failure(error) }
@@ -24,9 +24,7 @@ struct FetchedFile: Sendable {
             return false
         }
         guard let (bytes, identity) = read else { return nil }
-        return parse(
-            bytes, identity: identity, path: path, fileSystem: fileSystem, checkingKeptVersions: checkingKeptVersions,
-            parsed: contents)
+        return parse(bytes, identity: identity, path: path, fileSystem: fileSystem, parsed: contents)
     }
 
     /// Parses a partition file's bytes as just read.
@@ -37,12 +35,7 @@ struct FetchedFile: Sendable {
         checkingKeptVersions: Bool = false, kept: KeptCheck? = nil,
         parsed: Result<PartitionFile.Contents, FolioError>? = nil
     ) -> FetchedFile {
-        let contents: Result<PartitionFile.Contents, FolioError>
-        if let parsed {
-            contents = parsed
-        } else {
-            do throws(FolioError) { contents = .success(try PartitionFile.decode(bytes, path: path)) } catch { contents = .failure(error) }
-        }
+        let contents = parsed ?? Result { () throws(FolioError) in try PartitionFile.decode(bytes, path: path) }
         var file = FetchedFile(bytes: bytes, identity: identity, contents: contents)
         if checkingKeptVersions, case .success = contents {
             let check = kept ?? KeptCheck(bytes, path: path, fileSystem: fileSystem)

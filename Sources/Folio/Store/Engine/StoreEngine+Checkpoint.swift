@@ -94,19 +94,12 @@ extension StoreEngine {
                 try run.noteWrite(path, partition.fileHash)
             }
         }
+        let writes: [(Partition, VersionHistory.StagedPartition?)] = staged.map { ($0, $1) } + removed.map { ($0, nil) }
         // The first barrier: every byte about to be put in place, and the versions kept of it.
-        if !staged.isEmpty || !removed.isEmpty { try barrier.flush() }
+        if !writes.isEmpty { try barrier.flush() }
         // Only if each file is still the one read: an editor's save is never overwritten.
-        for (partition, file) in staged {
+        for (partition, file) in writes {
             if let problem = try writeUnlessChanged(partition, staged: file, run: run) {
-                outcome.blocked.append(problem)
-                continue
-            }
-            outcome.filesWritten += 1
-            directories.insert(FileSystem.parent(of: partition.address.path))
-        }
-        for partition in removed {
-            if let problem = try writeUnlessChanged(partition, run: run) {
                 outcome.blocked.append(problem)
                 continue
             }

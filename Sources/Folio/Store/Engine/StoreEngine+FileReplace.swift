@@ -12,7 +12,7 @@ extension StoreEngine {
     /// - Parameter staged: The new version, staged and made durable by the checkpoint's barrier
     ///   (``stage(_:barrier:)``), for the first attempt; used only if the partition still holds
     ///   what was staged. Later attempts stage and sync their own.
-    func writeUnlessChanged(_ partition: Partition, staged: VersionHistory.StagedPartition? = nil, run: CheckpointRun) throws(FolioError) -> FolioError? {
+    func writeUnlessChanged(_ partition: Partition, staged: VersionHistory.StagedPartition?, run: CheckpointRun) throws(FolioError) -> FolioError? {
         let path = partition.address.path
         let atomic = AtomicFile(fileSystem: fileSystem)
         var staged = staged

@@ -13,7 +13,7 @@ extension StoreEngine {
     }
 
     /// Notes (or forgets) the edit a partition load found.
-    func noteEdit(_ address: PartitionAddress, _ reconciled: VersionHistory.Reconciled?, replacing replaced: [String: JSONValue]? = nil) {
+    func noteEdit(_ address: PartitionAddress, _ reconciled: VersionHistory.Reconciled?, replacing replaced: [String: JSONValue]?) {
         if let reconciled, let folio = reconciled.folio {
             handEdits.note(HandEdit(folio: folio, saved: reconciled.contents, replaced: replaced), at: address)
         } else {

@@ -21,7 +21,7 @@ extension StoreEngine {
         if let overlay {
             let present = Set(addresses)
             let extra = overlay.staged.keys.filter {
-                $0.collection == E.collection && !present.contains($0) && addressMatches($0, query.selection)
+                $0.collection == E.collection && !present.contains($0) && query.selection.contains(partitionKey: $0.key.text)
             }
             if !extra.isEmpty { addresses = (addresses + extra).sorted() }
         }
@@ -83,10 +83,6 @@ extension StoreEngine {
         let twice = locator.duplicateIDs(scan)
         if !twice.isEmpty { result.removeAll { twice.contains($0.id.storageKey) } }
         return query.ordered(result)
-    }
-
-    private func addressMatches(_ address: PartitionAddress, _ selection: PartitionSelection) -> Bool {
-        selection.contains(partitionKey: address.key.text)
     }
 }
 

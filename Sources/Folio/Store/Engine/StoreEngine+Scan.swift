@@ -46,7 +46,7 @@ extension StoreEngine {
     /// ``ScannedPartition/scanned(_:ids:matches:)``.
     func forEachPartition<E: Entity>(
         _ addresses: [PartitionAddress], decoding type: E.Type, matching predicate: Predicate<E>?,
-        filter: FieldFilter? = nil, scannable: (PartitionAddress) -> Bool = { _ in false },
+        filter: FieldFilter?, scannable: (PartitionAddress) -> Bool,
         _ body: (ScannedPartition<E>) throws(FolioError) -> Void
     ) throws(FolioError) {
         let width = Self.scanWidth

@@ -119,7 +119,7 @@ extension StoreEngine {
 
     /// Ends a checkpoint's lines (``CheckpointRun/finish(emptiesJournal:sync:)``), and compacts a
     /// large log.
-    func finish(_ run: CheckpointRun, emptiesJournal: Bool, sync: Bool = true) throws(FolioError) {
+    func finish(_ run: CheckpointRun, emptiesJournal: Bool, sync: Bool) throws(FolioError) {
         guard try run.finish(emptiesJournal: emptiesJournal, sync: sync) else { return }
         let size = try writtenLog.size()
         if size > WrittenLog.compactionSize, size > 2 * (try writtenLog.head()?.compactedSize ?? 0) {

@@ -83,7 +83,7 @@ struct KeptVersions {
     }
 
     /// The next number of `writer`'s revisions of a file: past every one kept and past `known`.
-    static func nextNumber(of writer: String, in versions: [Version], after known: UInt64 = 0) -> UInt64 {
+    static func nextNumber(of writer: String, in versions: [Version], after known: UInt64) -> UInt64 {
         versions.reduce(known) { $1.writer == writer ? max($0, $1.number) : $0 } + 1
     }
 

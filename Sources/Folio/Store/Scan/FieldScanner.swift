@@ -112,10 +112,6 @@ private struct Walker {
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
-        self.bytes = bytes
-    }
-
     mutating func file(wanted: [[UInt8]]) -> [FieldScanner.Entry]? {
         entitiesMember { $0.entities(wanted: wanted) }
     }
