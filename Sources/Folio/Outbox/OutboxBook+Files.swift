@@ -23,6 +23,10 @@ extension OutboxBook {
         let outbox = queue.commands
         let touched = (outbox?.touched ?? Set(recordedChanges().changes.keys)).sorted()
         lastCheckpoint = [:]
+        // The files are about to change, and may stay changed in this generation (a checkpoint
+        // blocked by a broken data file does not reset the journal): read them anew.
+        readCommands.forget()
+        defer { readCommands.forget() }
         guard !touched.isEmpty || needsQuarantineMove else { return 0 }
         var written = 0
 
@@ -175,7 +179,10 @@ extension OutboxBook {
 
     /// The checkpoint wrote the command files and reset the journal: nothing of the current
     /// records remains to write.
-    func checkpointed() { queue.checkpointed() }
+    func checkpointed() {
+        queue.checkpointed()
+        readCommands.forget()
+    }
 
     /// A journal began anew where there was none (a new store, or a reset cut short): when the
     /// outbox holds no command (no command file in `outbox/` or `outbox/failed/`), the entity index

@@ -49,6 +49,8 @@ final class OutboxBook {
     /// The entity index opened in a journal generation (only a checkpoint, which starts a new
     /// one, changes the file), for ``openEntityIndex()``.
     var openedEntityIndex: (generation: UInt64, index: OutboxEntityIndex)?
+    /// The command files read lately in the journal's generation (``readCommandIfPresent(_:sequence:remember:)``).
+    var readCommands = CommandFileCache()
 
     init(fileSystem: FileSystem, log: LogHandler?, journal: any OutboxJournal) {
         self.fileSystem = fileSystem
@@ -73,7 +75,10 @@ final class OutboxBook {
     /// Applies a journal record's outbox changes.
     func apply(_ changes: [JournalRecord.OutboxChange]) { queue.apply(changes) }
     /// Another process checkpointed: the files hold what the records held, read again on next use.
-    func forgetCommands() { queue.forgetCommands() }
+    func forgetCommands() {
+        queue.forgetCommands()
+        readCommands.forget()
+    }
     /// Whether unreadable command files wait to be moved to `outbox/quarantine/`.
     var needsQuarantineMove: Bool { queue.commands?.needsQuarantineMove == true }
 
@@ -151,19 +156,28 @@ final class OutboxBook {
     }
 
     private func readCommand(_ path: String, sequence: UInt64) throws(FolioError) -> JSONValue {
-        guard let json = try readCommandIfPresent(path, sequence: sequence) else {
+        // The whole outbox, read once and kept by the queue: not worth keeping file by file.
+        guard let json = try readCommandIfPresent(path, sequence: sequence, remember: false) else {
             throw FolioError(.corruptFile, "command file vanished", path: path)
         }
         return json
     }
 
     /// The command in a command file, checked against its name; nil when there is no file.
-    func readCommandIfPresent(_ path: String, sequence: UInt64) throws(FolioError) -> JSONValue? {
+    ///
+    /// A file read whole in the journal's current generation is not read again in it
+    /// (``CommandFileCache``): only a file that is not there, or cannot be read, is looked at
+    /// anew each time.
+    /// - Parameter remember: Whether to keep what was read for the next look at this file.
+    func readCommandIfPresent(_ path: String, sequence: UInt64, remember: Bool = true) throws(FolioError) -> JSONValue? {
+        let generation = journal.header?.generation
+        if let kept = readCommands.command(at: path, generation: generation) { return kept }
         guard let json = try readJSON(path) else { return nil }
         let command = try OutboxCommand(json: json, path: path)
         guard command.sequence == sequence else {
             throw FolioError(.corruptFile, "the file's name says command \(sequence) but it holds \(command.sequence)", path: path)
         }
+        if remember { readCommands.keep(json, at: path, generation: generation) }
         return json
     }
 

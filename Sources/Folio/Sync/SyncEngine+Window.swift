@@ -61,7 +61,10 @@ extension SyncEngine {
         for command in commands { requests.append(try await request(for: command)) }
         status.inFlight = commands[0].sequence
         emit(.sending(commands[0].sequence))
+        // While the server works on this window, the next one's files are read (the store is idle).
+        async let readAhead: Void = store.readAhead(limit: commands.count * 2)
         var outcomes = await push(requests, batch: true)
+        await readAhead
         status.inFlight = nil
         if outcomes.isEmpty { outcomes = [.retryLater(reason: "the server handled no command of the batch", status: nil, after: nil)] }
         for (request, outcome) in zip(requests, outcomes) {
@@ -91,6 +94,8 @@ extension SyncEngine {
         // side, they are only kept from coalescing). Only those still pending go (another
         // transaction may have coalesced one away since the queue was read).
         let commands = try await store.prepareToSend(commands)
+        // While the server answers this window's requests, the next window's files are read.
+        async let readAhead: Void = store.readAhead(limit: commands.count + Self.oneByOneWindow)
         for command in commands {
             try checkNotStopped()
             if applied.isOverdue || applied.concerns(command) { try await record(&applied, report: &report, changedPartitions: &changedPartitions) }
@@ -113,6 +118,7 @@ extension SyncEngine {
             // from (the entity, its version): the queue is read again.
             return try await handle(outcome, of: request, round: 1, report: &report, changedPartitions: &changedPartitions)
         }
+        await readAhead
         try await record(&applied, report: &report, changedPartitions: &changedPartitions)
         return .next
     }

@@ -54,7 +54,7 @@ extension StoreEngine {
         var removed: [Partition] = []
         // Every version written is noted in `.folio/written` first (the copy check).
         let run = try beginCheckpointRun()
-        for address in touched.union(merged).sorted() {
+        for address in touched.union(merged).sortedByPath() {
             let partition: Partition
             do {
                 partition = try self.partition(address)

@@ -20,7 +20,7 @@ extension StoreEngine {
         }
         let adopted = Set(adoption.order.map { $0.collection + "/" + $0.id })
         var changes: [JournalRecord.Change] = adoption.changes
-        for address in Set(transaction.staged.keys).union(transaction.versionOnly.keys).sorted() {
+        for address in Set(transaction.staged.keys).union(transaction.versionOnly.keys).sortedByPath() {
             let partition = try partition(address, verify: false)
             let staged = transaction.staged[address] ?? [:]
             let versions = transaction.stagedVersions[address] ?? [:]
