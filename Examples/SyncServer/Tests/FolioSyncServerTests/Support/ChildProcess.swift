@@ -22,6 +22,11 @@ final class ChildProcess: @unchecked Sendable {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        // Swift's crash backtracer off: a child that traps dies at once of its signal (which
+        // ``trapped`` reads) instead of living on while the backtracer writes its report.
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
