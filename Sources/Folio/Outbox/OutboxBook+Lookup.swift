@@ -16,22 +16,22 @@ extension OutboxBook {
     /// The current generation's outbox changes, by command.
     func recordedChanges() -> RecordedChanges {
         let records = journal.records
-        var index = recorded
-        if index.generation != journal.header?.generation || index.recordCount > records.count {
-            index = RecordedChanges(generation: journal.header?.generation)
+        if recorded.generation != journal.header?.generation || recorded.recordCount > records.count {
+            recorded = RecordedChanges(generation: journal.header?.generation)
         }
-        for record in records[index.recordCount...] {
+        // Extended in place: a copy taken first would copy every dictionary at each new record
+        // (a drain of thousands of commands between two checkpoints adds a record per window).
+        for record in records[recorded.recordCount...] {
             for change in record.outbox {
-                index.changes[change.sequence, default: []].append(change)
-                index.highestSequence = max(index.highestSequence, change.sequence)
+                recorded.changes[change.sequence, default: []].append(change)
+                recorded.highestSequence = max(recorded.highestSequence, change.sequence)
                 if case .enqueue(let sequence, let command) = change, let key = OutboxEntityIndex.key(of: command) {
-                    index.enqueued[key, default: []].append(sequence)
+                    recorded.enqueued[key, default: []].append(sequence)
                 }
             }
         }
-        index.recordCount = records.count
-        recorded = index
-        return index
+        recorded.recordCount = records.count
+        return recorded
     }
 
     /// Where a command is: from the whole outbox if this process read it, else from the command's
