@@ -12,6 +12,8 @@ extension Store {
         var partitionsScanned: Int
         /// Of those, the ones filtered on the field index (the file itself not read whole).
         var partitionsFromFieldIndex: Int
+        /// Of those, the ones whose matches were built from the index's columns (the file not opened).
+        var partitionsFromColumns: Int
     }
 
     func cacheFootprint() -> CacheFootprint {

@@ -35,7 +35,8 @@ extension StoreEngine {
         Store.CacheFootprint(
             estimatedBytes: partitions.estimatedBytes, mustStayBytes: partitions.mustStayBytes,
             paths: Set(partitions.addresses.map(\.path)), evictions: partitions.evictions,
-            partitionsScanned: statistics.partitionsScanned, partitionsFromFieldIndex: statistics.partitionsFromFieldIndex)
+            partitionsScanned: statistics.partitionsScanned, partitionsFromFieldIndex: statistics.partitionsFromFieldIndex,
+            partitionsFromColumns: statistics.partitionsFromColumns)
     }
 }
 

@@ -122,7 +122,7 @@ extension StoreEngine {
                 }
                 let file = try prefetched.get()
                 if let scanned = file.scanned {
-                    if file.fromIndex { notePartitionFromFieldIndex() }
+                    if file.fromIndex { notePartitionFromFieldIndex(fromColumns: file.fromColumns) }
                     try body(.scanned(address, ids: scanned.ids, matches: scanned.matches, vouched: file.fromIndex && fieldIndex.idsAreUnique))
                     continue
                 }

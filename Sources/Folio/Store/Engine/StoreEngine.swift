@@ -128,7 +128,10 @@ final class StoreEngine {
     /// A query scanned a partition file field by field.
     func notePartitionScanned() { statistics.noteScanned() }
     /// A query filtered a partition on the field index.
-    func notePartitionFromFieldIndex() { statistics.noteFromFieldIndex() }
+    func notePartitionFromFieldIndex(fromColumns: Bool) {
+        statistics.noteFromFieldIndex()
+        if fromColumns { statistics.noteFromColumns() }
+    }
 
     /// A lock-free read pass begins, before it catches up with the journal.
     func beginLockFreePass() { readPass.begin() }

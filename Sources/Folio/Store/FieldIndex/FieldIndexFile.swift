@@ -6,14 +6,16 @@ internal import Foundation
 /// It lets a query with a predicate over years of files (StoreEngine+Scan.swift) read a few
 /// columns of one file instead of thousands of files: a partition whose file still has the
 /// recorded identity is filtered on the columns the predicate reads, and only the entities that
-/// match are read from the file (by their recorded byte range) and decoded. Like the id index it
+/// match are read from the file (by their recorded byte range) and decoded, or, for a file whose
+/// columns hold its entities whole (`<whole>` 1: every entity has every field of the file as a
+/// string, number or boolean), built from the columns without opening the file. Like the id index it
 /// is derived data, never authoritative: an entry whose file changed is ignored (the file is read,
 /// and the entry made again), and a missing or damaged index is rebuilt by the next such query.
 ///
 /// ```
-/// folio-fields 2
+/// folio-fields 3
 /// ids unique                          or "ids repeated": whether an id is in two of these files
-/// P 2026-11-22 <device> <inode> <size> <modified ns> <changed ns> <count>
+/// P 2026-11-22 <device> <inode> <size> <modified ns> <changed ns> <count> <whole>
 /// …                                   one line per partition file
 /// S <bytes> <crc> ids
 /// S <bytes> <crc> ranges
@@ -46,6 +48,14 @@ enum FieldIndexFile {
         var ranges: ArraySlice<UInt8>
         /// Per field name, `[<value>,…]`: every column of the file, or those a query read.
         var fields: [String: ArraySlice<UInt8>]
+        /// The columns hold the file's entities whole (``FieldColumns/whole``).
+        var whole: Bool
+        /// ``fields`` holds every column of the file, not only those a query asked for.
+        var allColumns: Bool
+
+        /// Whether a query can build the file's entities from ``fields`` instead of reading them
+        /// from the file: they are whole there, and every column was read.
+        var holdsEntities: Bool { whole && allColumns }
 
         init(identity: FileIdentity, columns: FieldColumns) {
             self.identity = identity
@@ -53,10 +63,15 @@ enum FieldIndexFile {
             ids = ArraySlice(columns.ids)
             ranges = ArraySlice(columns.ranges.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: " ").utf8)
             fields = columns.fields.mapValues { ArraySlice($0) }
+            (whole, allColumns) = (columns.whole, true)
         }
 
-        init(identity: FileIdentity, count: Int, ids: ArraySlice<UInt8>, ranges: ArraySlice<UInt8>, fields: [String: ArraySlice<UInt8>]) {
+        init(
+            identity: FileIdentity, count: Int, ids: ArraySlice<UInt8>, ranges: ArraySlice<UInt8>, fields: [String: ArraySlice<UInt8>],
+            whole: Bool, allColumns: Bool
+        ) {
             (self.identity, self.count, self.ids, self.ranges, self.fields) = (identity, count, ids, ranges, fields)
+            (self.whole, self.allColumns) = (whole, allColumns)
         }
 
         /// Each entity's byte range in the file, or nil when the list is damaged.
@@ -85,7 +100,7 @@ enum FieldIndexFile {
         }
     }
 
-    static let header = "folio-fields 2"
+    static let header = "folio-fields 3"
     static let suffix = ".fields"
     /// How long before it is read a file must have last changed for an entry to be made of it.
     static let settleTime: Int64 = 2_000_000_000
@@ -132,7 +147,7 @@ enum FieldIndexFile {
 
         /// What reading a part gives.
         enum Read: Sendable {
-            case partitions([(key: PartitionKey, identity: FileIdentity, count: Int)])
+            case partitions([Partition])
             case lines(Section.Kind, [ArraySlice<UInt8>])
         }
 
@@ -187,11 +202,14 @@ enum FieldIndexFile {
         guard sections.first?.kind == .ids, sections.count >= 2, sections[1].kind == .ranges else { return nil }
         // An index cut short, or with bytes added, is not used even where the parts read are whole.
         guard position + sections.reduce(0, { $0 + $1.length }) == size else { return nil }
+        // When most files' columns hold their entities whole, every column is read: a query then
+        // builds those files' matches from the index and opens none of them.
+        let allColumns = wanted == nil || partitionLines.reduce(0, { $0 + ($1.last == UInt8(ascii: "1") ? 2 : 0) }) >= partitionLines.count
         var parts: [Part] = [.partitions]
         var offset = position
         for section in sections {
             defer { offset += section.length }
-            if case .field(let name) = section.kind, let wanted, !wanted.contains(name) { continue }
+            if case .field(let name) = section.kind, let wanted, !allColumns, !wanted.contains(name) { continue }
             parts.append(.section(section, offset: offset))
         }
         // Each section read, checked and split on the scan's threads, the largest first, beside the
@@ -203,7 +221,7 @@ enum FieldIndexFile {
             Result { () throws(FolioError) -> Part.Read? in
                 switch part {
                 case .partitions:
-                    var partitions: [(key: PartitionKey, identity: FileIdentity, count: Int)] = []
+                    var partitions: [Partition] = []
                     partitions.reserveCapacity(lineCount)
                     for line in headerLines {
                         guard let partition = partitionLine(line) else { return nil }
@@ -221,7 +239,7 @@ enum FieldIndexFile {
                 }
             }
         }
-        var partitions: [(key: PartitionKey, identity: FileIdentity, count: Int)] = []
+        var partitions: [Partition] = []
         var columns: [Section.Kind: [ArraySlice<UInt8>]] = [:]
         for result in done {
             switch try result.get() {
@@ -246,22 +264,27 @@ enum FieldIndexFile {
                 let line = lines[index]
                 if !(line.count == 1 && line.first == UInt8(ascii: "-")) { fields[name] = line }   // "-": no entity has it
             }
-            entries[partition.key] = Record(identity: partition.identity, count: partition.count, ids: ids[index], ranges: ranges[index], fields: fields)
+            entries[partition.key] = Record(
+                identity: partition.identity, count: partition.count, ids: ids[index], ranges: ranges[index], fields: fields,
+                whole: partition.whole, allColumns: allColumns)
         }
         return Contents(entries: entries, idsAreUnique: idsAreUnique)
     }
 
-    /// A `P <key> <device> <inode> <size> <modified> <changed> <count>` line (read byte by byte:
-    /// a ten-year index has thousands).
-    private static func partitionLine(_ line: ArraySlice<UInt8>) -> (key: PartitionKey, identity: FileIdentity, count: Int)? {
+    /// A file's `P` line, read.
+    private typealias Partition = (key: PartitionKey, identity: FileIdentity, count: Int, whole: Bool)
+
+    /// A `P <key> <device> <inode> <size> <modified> <changed> <count> <whole>` line (read byte
+    /// by byte: a ten-year index has thousands).
+    private static func partitionLine(_ line: ArraySlice<UInt8>) -> Partition? {
         guard line.count > 2, line.first == UInt8(ascii: "P"), line[line.startIndex + 1] == UInt8(ascii: " ") else { return nil }
         let rest = line.dropFirst(2)
         guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else { return nil }
         let text = String(decoding: rest[..<space], as: UTF8.self)
         guard let key = PartitionKey.day(parsing: text) ?? PartitionKey.month(parsing: text) else { return nil }
-        // Device, inode, size, mtime, ctime (times before 1970 are negative), count.
+        // Device, inode, size, mtime, ctime (times before 1970 are negative), count, whole.
         var numbers: [(magnitude: UInt64, negative: Bool)] = []
-        numbers.reserveCapacity(6)
+        numbers.reserveCapacity(7)
         var number: UInt64 = 0, digits = 0, negative = false
         for byte in rest[(space + 1)...] + CollectionOfOne(UInt8(ascii: " ")) {
             if byte == UInt8(ascii: " "), digits > 0 {
@@ -276,7 +299,7 @@ enum FieldIndexFile {
                 return nil
             }
         }
-        guard numbers.count == 6, numbers[2].magnitude <= UInt64(Int64.max), numbers[3].magnitude <= UInt64(Int64.max),
+        guard numbers.count == 7, numbers[6].magnitude <= 1, numbers[2].magnitude <= UInt64(Int64.max), numbers[3].magnitude <= UInt64(Int64.max),
             numbers[4].magnitude <= UInt64(Int64.max), numbers[5].magnitude <= UInt64(Int.max)
         else { return nil }
         func signed(_ value: (magnitude: UInt64, negative: Bool)) -> Int64 {
@@ -285,7 +308,7 @@ enum FieldIndexFile {
         let identity = FileIdentity(
             device: numbers[0].magnitude, inode: numbers[1].magnitude, size: signed(numbers[2]),
             modified: signed(numbers[3]), changed: signed(numbers[4]), isDirectory: false)
-        return (key, identity, Int(numbers[5].magnitude))
+        return (key, identity, Int(numbers[5].magnitude), numbers[6].magnitude == 1)
     }
 
     /// An `S <length> <crc> ids`, `S <length> <crc> ranges` or `S <length> <crc> field "<name>"` line.
@@ -319,7 +342,9 @@ enum FieldIndexFile {
         var text = header + "\n" + (idsAreUnique(entries.values) ? "ids unique" : "ids repeated") + "\n"
         for key in keys {
             let entry = entries[key]!, identity = entry.identity
-            text += "P \(key.text) \(identity.device) \(identity.inode) \(identity.size) \(identity.modified) \(identity.changed) \(entry.count)\n"
+            text +=
+                "P \(key.text) \(identity.device) \(identity.inode) \(identity.size) \(identity.modified) \(identity.changed) \(entry.count)"
+                + (entry.whole ? " 1\n" : " 0\n")
         }
         var body: [UInt8] = []
         body.reserveCapacity(

@@ -34,6 +34,9 @@ struct FieldColumns: Sendable {
     /// Per field name, `[<value>,…]`: its string, boolean or number value in each entity, or
     /// `null` where the entity has no such field or another kind of value there.
     var fields: [String: [UInt8]]
+    /// Every entity has every field of the file, each a string, a number or a boolean: the
+    /// columns hold the entities whole (no `null` in any column).
+    var whole: Bool
 }
 
 extension FieldScanner {
@@ -53,7 +56,8 @@ extension FieldScanner {
                 return line
             }
             let fields = values.mapValues { column in line(ranges.indices.map { $0 < column.count ? column[$0] : nil }) }
-            return FieldColumns(ids: line(ids), ranges: ranges, fields: fields)
+            let whole = values.values.allSatisfy { column in column.count == ranges.count && !column.contains(nil) }
+            return FieldColumns(ids: line(ids), ranges: ranges, fields: fields, whole: whole)
         }
     }
 
@@ -91,6 +95,15 @@ extension FieldScanner {
         line.withUnsafeBufferPointer { buffer in
             var scanner = Walker(bytes: buffer)
             return scanner.scalarArray(keeping: keeping)
+        }
+    }
+
+    /// Where each value of a `[<value>,…]` line lies in it (indices of `line`); nil when it is
+    /// not such a line.
+    static func valueRanges(_ line: ArraySlice<UInt8>) -> [Range<Int>]? {
+        line.withUnsafeBufferPointer { buffer in
+            var scanner = Walker(bytes: buffer)
+            return scanner.valueArray()?.map { ($0.lowerBound + line.startIndex)..<($0.upperBound + line.startIndex) }
         }
     }
 
@@ -235,6 +248,19 @@ private struct Walker {
     private func range(of string: ScannedString) -> Range<Int> {
         let start = bytes.baseAddress.map { string.quoted.baseAddress.map($0.distance(to:)) ?? 0 } ?? 0
         return start..<(start + string.quoted.count)
+    }
+
+    /// A `[<value>,…]` array filling the buffer: where each value lies.
+    mutating func valueArray() -> [Range<Int>]? {
+        var ranges: [Range<Int>] = []
+        let walked = elements { walker in
+            walker.skipSpace()
+            let start = walker.position
+            guard walker.skipValue() else { return false }
+            ranges.append(start..<walker.position)
+            return true
+        }
+        return walked ? ranges : nil
     }
 
     /// A `["…",…]` array filling the buffer: where each string lies (with its quotes).

@@ -21,6 +21,8 @@ struct Prefetched<E: Entity>: Sendable {
     var indexEntry: FieldIndexFile.Record?
     /// Filtered on its field index entry: the file was not read whole.
     var fromIndex = false
+    /// Filtered and built from its field index entry's columns: the file was not opened.
+    var fromColumns = false
 
     /// Reads the file at `address` and takes what a query needs from it.
     /// - Parameters:
@@ -94,6 +96,11 @@ struct Prefetched<E: Entity>: Sendable {
         } catch {
             return nil   // the read that follows reports it
         }
+        if entry.holdsEntities {
+            return filtered(entry, filter: filter, predicate: predicate, path: address.path, read: nil).map {
+                Prefetched(file: nil, scanned: $0, fromIndex: true, fromColumns: true)
+            }
+        }
         let scanned = filtered(entry, filter: filter, predicate: predicate, path: address.path) { span in
             do {
                 return try fileSystem.read(address.path, range: span, ifIdentity: entry.identity).map { ArraySlice($0) }
@@ -106,11 +113,13 @@ struct Prefetched<E: Entity>: Sendable {
 
     /// A file's ids and matching entities from a field index entry of it: the filter runs on the
     /// entry's columns, and only the objects of the entities it keeps (or cannot decide) are
-    /// taken from the file, through `read` (the file's bytes in a range, or nil). Nil when
-    /// anything is unexpected: the file is then read whole.
+    /// taken from the file, through `read` (the file's bytes in a range, or nil), or, without
+    /// `read`, built from the columns of an entry that holds them whole
+    /// (``FieldIndexFile/Record/holdsEntities``). Nil when anything is unexpected: the file is
+    /// then read whole.
     static func filtered(
         _ entry: FieldIndexFile.Record, filter: FieldFilter, predicate: Predicate<E>, path: String,
-        read: (Range<Int>) -> ArraySlice<UInt8>?
+        read: ((Range<Int>) -> ArraySlice<UInt8>?)?
     ) -> (ids: ScannedIDs, matches: [E])? {
         // The ids are taken apart only for a file with candidates: otherwise checking that the
         // line holds `count` strings is enough (the scan may never ask for them).
@@ -152,7 +161,10 @@ struct Prefetched<E: Entity>: Sendable {
             }
         }
         var found: [Candidate] = []
-        if let first = candidates.first?.index, let last = candidates.last?.index {
+        if !candidates.isEmpty, read == nil {
+            guard let objects = objects(entry, at: candidates.map(\.index)) else { return nil }
+            for ((_, row), (id, object)) in zip(candidates, objects) { found.append((id, object, row)) }
+        } else if let read, let first = candidates.first?.index, let last = candidates.last?.index {
             guard let ids = FieldScanner.stringRanges(entry.ids), ids.count == entry.count, let ranges = entry.fileRanges() else { return nil }
             let span = ranges[first].lowerBound..<ranges[last].upperBound
             guard let bytes = read(span), bytes.count == span.count else { return nil }
@@ -164,6 +176,37 @@ struct Prefetched<E: Entity>: Sendable {
         }
         guard let matches = matching(found, filter: filter, predicate: predicate, path: path) else { return nil }
         return (ScannedIDs(line: entry.ids), matches)
+    }
+
+    /// The ids and JSON objects of the entities at `rows` of a file, built from the columns of an
+    /// entry that holds them whole: each member's value copied byte for byte from its column, so
+    /// each object parses as the file's does (the same members and values; the order and spaces
+    /// differ, which the parser ignores). Nil when a line is not what the entry says.
+    private static func objects(_ entry: FieldIndexFile.Record, at rows: [Int]) -> [(id: String, object: ArraySlice<UInt8>)]? {
+        guard entry.holdsEntities, let ids = FieldScanner.stringRanges(entry.ids), ids.count == entry.count else { return nil }
+        var columns: [(member: [UInt8], line: ArraySlice<UInt8>, values: [Range<Int>])] = []
+        columns.reserveCapacity(entry.fields.count)
+        for (name, line) in entry.fields {
+            guard let values = FieldScanner.valueRanges(line), values.count == entry.count else { return nil }
+            var member: [UInt8] = []
+            JSONWriter.appendString(name, to: &member)
+            member.append(UInt8(ascii: ":"))
+            columns.append((member, line, values))
+        }
+        var objects: [(id: String, object: ArraySlice<UInt8>)] = []
+        objects.reserveCapacity(rows.count)
+        for row in rows {
+            guard let id = FieldScanner.string(entry.ids, at: ids[row]) else { return nil }
+            var object: [UInt8] = [UInt8(ascii: "{")]
+            for (member, line, values) in columns {
+                if object.count > 1 { object.append(UInt8(ascii: ",")) }
+                object += member
+                object += line[values[row]]
+            }
+            object.append(UInt8(ascii: "}"))
+            objects.append((id, ArraySlice(object)))
+        }
+        return objects
     }
 
     /// An entity the filter kept: its id, its object's bytes, and the row the filter held true

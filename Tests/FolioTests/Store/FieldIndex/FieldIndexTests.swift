@@ -19,7 +19,8 @@ import Testing
         return Query<Todo>(.all, where: #Predicate { $0.title.contains(word) && !$0.done })
     }
 
-    /// What the files say the query must return: id → title, from every day file's JSON.
+    /// What the files say the query must return: id → its fields (``describe(_:)``), from every
+    /// day file's JSON.
     static func model(_ folder: TemporaryFolder) throws -> [String: String] {
         var expected: [String: String] = [:]
         let month = folder.url.appendingPathComponent("todos/2025-03")
@@ -29,7 +30,10 @@ import Testing
             for (id, value) in file["entities"] as? [String: Any] ?? [:] {
                 let entity = try #require(value as? [String: Any])
                 let title = entity["title"] as? String ?? ""
-                if title.contains(word), entity["done"] as? Bool == false { expected[id] = title }
+                if title.contains(word), entity["done"] as? Bool == false {
+                    let tag = entity["tagID"] as? String
+                    expected[id] = "\(title)|\(entity["date"] as? String ?? "?")|\((entity["priority"] as? NSNumber)?.intValue ?? -1)|\(tag ?? "nil")"
+                }
             }
         }
         return expected
@@ -40,10 +44,13 @@ import Testing
     static func found(_ store: Store) async throws -> [String: String] {
         let todos = try await store.fetch(query())
         await store.saveFieldIndexesNow()
-        let found = Dictionary(todos.map { ($0.id.uuidString, $0.title) }, uniquingKeysWith: { first, _ in first })
+        let found = Dictionary(todos.map { ($0.id.uuidString, describe($0)) }, uniquingKeysWith: { first, _ in first })
         #expect(found.count == todos.count, "an id answered twice")
         return found
     }
+
+    /// A todo's fields as ``model(_:)`` reads them from the files.
+    static func describe(_ todo: Todo) -> String { "\(todo.title)|\(todo.date)|\(todo.priority)|\(todo.tagID ?? "nil")" }
 
     static func run(_ arguments: [String]) throws {
         let process = Process()
@@ -116,7 +123,11 @@ import Testing
 
     /// Random edits of the files by hand and by tools, between queries of one open store and of
     /// fresh ones; every answer must be the files' own. Replays with `FOLIO_FIELD_INDEX_SEED`.
-    @Test func everyAnswerIsTheFilesWhateverChangedThem() async throws {
+    /// `whole`: every todo has a tag, so the index's columns hold the files' entities whole and
+    /// queries build their matches from them (the files not opened); otherwise every other todo
+    /// has none (absent from its object: the files are not whole) and the matches are read from
+    /// the files.
+    @Test(arguments: [false, true]) func everyAnswerIsTheFilesWhateverChangedThem(whole: Bool) async throws {
         let seed = ProcessInfo.processInfo.environment["FOLIO_FIELD_INDEX_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...UInt64(UInt32.max))
         var random = SplitMix64(seed: seed)
         let folder = TemporaryFolder()
@@ -136,6 +147,7 @@ import Testing
                     if slot > 1, made.title.contains(Self.word) { made.done = true }
                 }
                 made.id = random.uuid()
+                made.tagID = whole || slot % 2 == 0 ? "tag-\(random.index(5))" : nil
                 todos.append(made)
             }
         }
@@ -146,9 +158,9 @@ import Testing
         store = try await Store.open(at: folder.url, configuration: .testing())
         // Files that changed in the last two seconds get no entry: let them settle once.
         try await Task.sleep(for: .milliseconds(2200))
-        var answered = 0, fromIndex = 0, edits: [String: Int] = [:]
+        var answered = 0, fromIndex = 0, fromColumns = 0, edits: [String: Int] = [:]
         func check(_ label: String) async throws {
-            let before = await store.cacheFootprint().partitionsFromFieldIndex
+            let before = await store.cacheFootprint()
             let found = try await Self.found(store)
             // Every entry was made of a file read before now, at least two seconds after it last
             // changed (FORMAT.md), so it changed at least two seconds before now.
@@ -156,7 +168,9 @@ import Testing
             let expected = try Self.model(folder)
             #expect(found == expected, "\(label): \(found.count) found, \(expected.count) in the files (seed \(seed))")
             answered += 1
-            fromIndex += await store.cacheFootprint().partitionsFromFieldIndex - before
+            let after = await store.cacheFootprint()
+            fromIndex += after.partitionsFromFieldIndex - before.partitionsFromFieldIndex
+            fromColumns += after.partitionsFromColumns - before.partitionsFromColumns
             // No entry of a file that changed within two seconds of being read (racily clean).
             for (key, entry) in FieldIndexFile.read(FileSystem(root: folder.url.path), collection: "todos", fields: nil).entries {
                 // Half a second of slack for the clocks (the file system's is coarser).
@@ -201,6 +215,7 @@ import Testing
             case 4:
                 var made = todo("fresh milk \(round)", on: day)
                 made.id = random.uuid()
+                made.tagID = whole ? "tag-fresh" : nil
                 try await store.write { [made] tx in try tx.upsert(made) }
                 try await store.checkpoint()
                 edits["Folio", default: 0] += 1
@@ -229,9 +244,14 @@ import Testing
         }
         try await store.close()
         #expect(fromIndex > 0, "no partition was filtered on the index (seed \(seed))")
+        if whole {
+            #expect(fromColumns > 0, "no partition's matches were built from the index's columns (seed \(seed))")
+        } else {
+            #expect(fromColumns == 0, "matches were built from the columns of files whose todos lack a field (seed \(seed))")
+        }
         #expect(edits["in place, times kept", default: 0] >= 2, "the edits only the ctime reveals did not happen (seed \(seed))")
         print(
-            "field index: \(answered) answers as the files say, \(fromIndex) partitions from the index, edits \(edits.sorted { $0.key < $1.key }) (seed \(seed))"
+            "field index (whole: \(whole)): \(answered) answers as the files say, \(fromIndex) partitions from the index (\(fromColumns) from its columns), edits \(edits.sorted { $0.key < $1.key }) (seed \(seed))"
         )
     }
 
@@ -287,7 +307,7 @@ import Testing
         try await store.close()
         let good = try Data(contentsOf: index)
         let text = try #require(String(data: good, encoding: .utf8))
-        #expect(text.hasPrefix("folio-fields 2\nids unique\nP 2025-03-01 "))
+        #expect(text.hasPrefix("folio-fields 3\nids unique\nP 2025-03-01 "))
         let title = try #require(text.range(of: "[\"milk on 2025-03-01\"]"), "the title column holds each todo's title")
         let header = try #require(text.range(of: "\nP 2025-03-02 "))
 
@@ -333,7 +353,9 @@ import Testing
     }
 
     /// The file's form round-trips: day and month keys, times before 1970, a file without
-    /// entities, field names that need quoting, and a query that reads only some columns.
+    /// entities, field names that need quoting, whether a file's columns hold its entities whole,
+    /// and a query that reads only some columns (every column when at least half the files are
+    /// whole, FORMAT.md).
     @Test func theIndexFileReadsBackWhatWasWritten() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent(".folio/tmp"), withIntermediateDirectories: true)
@@ -344,28 +366,38 @@ import Testing
         #expect(
             columns.fields.mapValues { String(decoding: $0, as: UTF8.self) }
                 == ["title": #"["Milk \"fresh\"","Bread"]"#, "na me": "[1,null]", "done": "[false,null]", "list": "[null,null]"])
+        #expect(!columns.whole, "b has no \"na me\", and a list")
+        let scalars = try #require(FieldScanner.columns(Array(#"{"entities":{"a":{"t":"x","n":-1.5e3},"b":{"n":2,"t":"\u00e9"}}}"#.utf8)))
+        #expect(scalars.whole, "every entity has every field, each a string or a number")
+        let explicitNull = try #require(FieldScanner.columns(Array(#"{"entities":{"a":{"t":"x"},"b":{"t":null}}}"#.utf8)))
+        #expect(!explicitNull.whole, "a null is not a value the columns can tell from no field")
         let identity = FileIdentity(
             device: 7, inode: 9, size: Int64(document.count), modified: -5_000_000_000, changed: 1_795_000_000_000_000_000, isDirectory: false)
         let empty = FileIdentity(device: 7, inode: 10, size: 20, modified: 1, changed: 2, isDirectory: false)
-        let entries: [PartitionKey: FieldIndexFile.Record] = [
-            try #require(PartitionKey.day(parsing: "1969-12-31")): FieldIndexFile.Record(identity: identity, columns: columns),
-            try #require(PartitionKey.month(parsing: "2026-11")): FieldIndexFile.Record(
-                identity: empty, columns: FieldColumns(ids: Array("[]".utf8), ranges: [], fields: [:])),
-        ]
-        try FieldIndexFile.write(fileSystem, collection: "notes", entries: entries)
-        for fields: Set<String>? in [nil, ["title"], ["na me", "done"], ["absent"]] {
-            let read = FieldIndexFile.read(fileSystem, collection: "notes", fields: fields)
-            #expect(read.idsAreUnique)
-            #expect(read.entries.count == 2)
-            for (key, written) in entries {
-                let back = try #require(read.entries[key], "\(key.text)")
-                #expect(back.identity == written.identity && back.count == written.count && back.ids == written.ids)
-                #expect(back.fileRanges() == written.fileRanges())
-                let expected = written.fields.filter { fields?.contains($0.key) ?? true }
-                #expect(back.fields.mapValues(Array.init) == expected.mapValues(Array.init), "\(key.text), \(fields ?? [])")
+        for emptyIsWhole in [false, true] {
+            let entries: [PartitionKey: FieldIndexFile.Record] = [
+                try #require(PartitionKey.day(parsing: "1969-12-31")): FieldIndexFile.Record(identity: identity, columns: columns),
+                try #require(PartitionKey.month(parsing: "2026-11")): FieldIndexFile.Record(
+                    identity: empty, columns: FieldColumns(ids: Array("[]".utf8), ranges: [], fields: [:], whole: emptyIsWhole)),
+            ]
+            try FieldIndexFile.write(fileSystem, collection: "notes", entries: entries)
+            for fields: Set<String>? in [nil, ["title"], ["na me", "done"], ["absent"]] {
+                let read = FieldIndexFile.read(fileSystem, collection: "notes", fields: fields)
+                #expect(read.idsAreUnique)
+                #expect(read.entries.count == 2)
+                // One file of two whole: at least half, so every column is read.
+                let everyColumn = fields == nil || emptyIsWhole
+                for (key, written) in entries {
+                    let back = try #require(read.entries[key], "\(key.text)")
+                    #expect(back.identity == written.identity && back.count == written.count && back.ids == written.ids)
+                    #expect(back.whole == written.whole && back.allColumns == everyColumn, "\(key.text), \(fields ?? [])")
+                    #expect(back.fileRanges() == written.fileRanges())
+                    let expected = written.fields.filter { everyColumn || fields?.contains($0.key) == true }
+                    #expect(back.fields.mapValues(Array.init) == expected.mapValues(Array.init), "\(key.text), \(fields ?? [])")
+                }
             }
+            #expect(entries.values.first { $0.count == 2 }?.fileRanges() == columns.ranges)
         }
-        #expect(entries.values.first { $0.count == 2 }?.fileRanges() == columns.ranges)
     }
 
     /// In a copy (`cp -a`, the index copied along) every entry names the original's files: each
