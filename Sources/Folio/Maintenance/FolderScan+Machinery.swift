@@ -141,7 +141,13 @@ extension FolderScan {
             report(.note, .strayFile, path, "not an index file (\(error.message)): Folio ignores it")
             return
         }
-        guard readFile(path) != nil else { return }
+        guard let bytes = readFile(path) else { return }
+        if let older = FieldIndexFile.olderFormat(bytes) {
+            report(
+                .note, .machinery, path, at: .init(line: 1, column: 1),
+                "a field index of an older format (\(older)): Folio writes it anew at the next query that needs it")
+            return
+        }
         if !FieldIndexFile.isIntact(fileSystem, collection: collection) {
             report(
                 .warning, .machinery, path, at: .init(line: 1, column: 1),

@@ -13,6 +13,11 @@ extension StoreEngine {
     /// each keeps only its matches, so large batches cost little memory, and the threads wait
     /// less on the calling one, which takes the results in between.
     static let indexedScanBatchPerThread = 1024
+    /// How many bytes of the field index's columns a query loads, at most, per file whose
+    /// selected rows it would otherwise read from the file: reading a file's rows costs about what
+    /// loading this much of the index does (an open, a `pread` and a close against checking and
+    /// splitting bytes in memory, both warm); with a cold page cache the columns win by more.
+    static let columnBytesPerFileRead = 16 << 10
 
     /// Where the batch of `addresses` that starts at `start` ends: at most `heavyPerThread` files
     /// per thread to fetch that are neither in memory nor `light` (filtered on their field index
@@ -61,6 +66,8 @@ extension StoreEngine {
             identities = [:]
         }
         var start = 0
+        // Files whose columns hold their entities whole, with rows selected, this query so far.
+        var awaitingFiles = 0
         while start < addresses.count {
             let end = batchEnd(
                 addresses, from: start, width: width,
@@ -105,6 +112,9 @@ extension StoreEngine {
                             identity: identities[address.key])
                     }
                 }
+                awaitingFiles += takeAwaiting(
+                    &results, of: missing + unindexed, fieldIndex: &fieldIndex, awaitingBefore: awaitingFiles,
+                    predicate: predicate, filter: filter)
                 for (index, address) in missing.enumerated() where scanning.contains(address) { fieldIndex.note(address.key, results[index]) }
                 for (index, address) in unindexed.enumerated() { fieldIndex.note(address.key, results[missing.count + index]) }
             }
@@ -137,6 +147,35 @@ extension StoreEngine {
         }
         // Saved by the store after the query (Store+DerivedIndexes.swift): a query never writes.
         self.fieldIndex.finish(fieldIndex, scanned: addresses)
+    }
+
+    /// Takes the matches of the files among `results` that await them (``Prefetched/awaiting``):
+    /// from the columns, once the query has seen enough such files to load the rest of the index's
+    /// columns (``columnBytesPerFileRead``), else from the files; a file whose matches cannot be
+    /// taken so is read whole. Returns how many files awaited.
+    private func takeAwaiting<E: Entity>(
+        _ results: inout [Result<Prefetched<E>, FolioError>], of fetched: [PartitionAddress], fieldIndex: inout FieldIndexUpdate,
+        awaitingBefore: Int, predicate: Predicate<E>?, filter: FieldFilter?
+    ) -> Int {
+        let awaiting = results.indices.filter { index in
+            if case .success(let fetched) = results[index] { fetched.awaiting != nil } else { false }
+        }
+        guard !awaiting.isEmpty, let predicate, let filter else { return 0 }
+        if (awaitingBefore + awaiting.count) * Self.columnBytesPerFileRead >= fieldIndex.otherColumnsBytes { fieldIndex.loadOtherColumns() }
+        let entries = fieldIndex.entries, fileSystem = self.fileSystem, waiting = results
+        let taken = parallelMap(awaiting, width: Self.scanWidth) { index in
+            Result { () throws(FolioError) -> Prefetched<E> in
+                let address = fetched[index]
+                if case .success(let file) = waiting[index], let rows = file.awaiting, let entry = entries[address.key],
+                    let taken = Prefetched.taking(rows, of: address, entry, fileSystem: fileSystem, filter: filter, predicate: predicate)
+                {
+                    return taken
+                }
+                return try Prefetched<E>.fetch(address, fileSystem: fileSystem, predicate: predicate)
+            }
+        }
+        for (index, result) in zip(awaiting, taken) { results[index] = result }
+        return awaiting.count
     }
 
     /// Threads for fetching files: the cores, at most 8. Asked once: on Linux the answer reads

@@ -100,7 +100,9 @@ enum FieldIndexFile {
         }
     }
 
-    static let header = "folio-fields 3"
+    /// The format's version, on the first line.
+    static let version = 3
+    static let header = "folio-fields \(version)"
     static let suffix = ".fields"
     /// How long before it is read a file must have last changed for an entry to be made of it.
     static let settleTime: Int64 = 2_000_000_000
@@ -117,6 +119,19 @@ enum FieldIndexFile {
         var entries: [PartitionKey: Record] = [:]
         /// No id is in two of the entries' files.
         var idsAreUnique = false
+        /// The columns not read, to read later from the same open file (``columns(_:)``); nil
+        /// when every column was read.
+        var rest: Rest?
+    }
+
+    /// The field sections of an open index that a read left out.
+    struct Rest: @unchecked Sendable {
+        fileprivate let file: FileSystem.OpenFile
+        /// The entries' keys, in the order of the sections' lines.
+        fileprivate let keys: [PartitionKey]
+        fileprivate let sections: [(section: Section, offset: Int)]
+        /// How many bytes they hold.
+        var bytes: Int { sections.reduce(0) { $0 + $1.section.length } }
     }
 
     /// The entries with the columns `fields` (every column when nil), or none when the file is
@@ -128,6 +143,16 @@ enum FieldIndexFile {
         } catch {
             return Contents()   // derived data: the query reads the files, and saves a new index
         }
+    }
+
+    /// The first line of an index an older Folio wrote (`folio-fields 2`), which queries ignore
+    /// and write anew; nil for any other file.
+    static func olderFormat(_ bytes: [UInt8]) -> String? {
+        let first = String(decoding: bytes.prefix(40).prefix { $0 != 0x0A }, as: UTF8.self)
+        guard first.hasPrefix("folio-fields "), first != header, let older = Int(first.dropFirst("folio-fields ".count)), older >= 1,
+            older < version
+        else { return nil }
+        return first
     }
 
     /// Whether the collection's field index reads whole: every part checks out against its CRC.
@@ -157,7 +182,7 @@ enum FieldIndexFile {
         }
     }
 
-    private struct Section: Sendable {
+    fileprivate struct Section: Sendable {
         enum Kind: Hashable, Sendable { case ids, ranges, field(String) }
         var kind: Kind
         var length: Int
@@ -202,14 +227,15 @@ enum FieldIndexFile {
         guard sections.first?.kind == .ids, sections.count >= 2, sections[1].kind == .ranges else { return nil }
         // An index cut short, or with bytes added, is not used even where the parts read are whole.
         guard position + sections.reduce(0, { $0 + $1.length }) == size else { return nil }
-        // When most files' columns hold their entities whole, every column is read: a query then
-        // builds those files' matches from the index and opens none of them.
-        let allColumns = wanted == nil || partitionLines.reduce(0, { $0 + ($1.last == UInt8(ascii: "1") ? 2 : 0) }) >= partitionLines.count
         var parts: [Part] = [.partitions]
+        var skipped: [(section: Section, offset: Int)] = []
         var offset = position
         for section in sections {
             defer { offset += section.length }
-            if case .field(let name) = section.kind, let wanted, !allColumns, !wanted.contains(name) { continue }
+            if case .field(let name) = section.kind, let wanted, !wanted.contains(name) {
+                skipped.append((section, offset))
+                continue
+            }
             parts.append(.section(section, offset: offset))
         }
         // Each section read, checked and split on the scan's threads, the largest first, beside the
@@ -229,13 +255,7 @@ enum FieldIndexFile {
                     }
                     return .partitions(partitions)
                 case .section(let section, let offset):
-                    let bytes = try file.read(offset..<(offset + section.length))
-                    guard bytes.count == section.length, bytes.withUnsafeBytes({ CRC32C.checksum($0) }) == section.checksum,
-                        bytes.last == 0x0A || lineCount == 0
-                    else { return nil }
-                    let lines = bytes.dropLast().lines()
-                    guard lines.count == lineCount || (lineCount == 0 && bytes.isEmpty) else { return nil }
-                    return .lines(section.kind, lines)
+                    return try sectionLines(file, section, offset: offset, lineCount: lineCount).map { .lines(section.kind, $0) }
                 }
             }
         }
@@ -266,9 +286,42 @@ enum FieldIndexFile {
             }
             entries[partition.key] = Record(
                 identity: partition.identity, count: partition.count, ids: ids[index], ranges: ranges[index], fields: fields,
-                whole: partition.whole, allColumns: allColumns)
+                whole: partition.whole, allColumns: skipped.isEmpty)
         }
-        return Contents(entries: entries, idsAreUnique: idsAreUnique)
+        let rest = skipped.isEmpty ? nil : Rest(file: file, keys: partitions.map(\.key), sections: skipped)
+        return Contents(entries: entries, idsAreUnique: idsAreUnique, rest: rest)
+    }
+
+    /// A section's lines, read and checked against its CRC; nil when it does not check out or
+    /// does not hold a line per file.
+    private static func sectionLines(
+        _ file: FileSystem.OpenFile, _ section: Section, offset: Int, lineCount: Int
+    ) throws(FolioError) -> [ArraySlice<UInt8>]? {
+        let bytes = try file.read(offset..<(offset + section.length))
+        guard bytes.count == section.length, bytes.withUnsafeBytes({ CRC32C.checksum($0) }) == section.checksum,
+            bytes.last == 0x0A || lineCount == 0
+        else { return nil }
+        let lines = bytes.dropLast().lines()
+        guard lines.count == lineCount || (lineCount == 0 && bytes.isEmpty) else { return nil }
+        return lines
+    }
+
+    /// The columns a read left out (``Contents/rest``), by entry, from the file that read opened
+    /// (the same index, whatever replaced it since); nil when one does not check out.
+    static func columns(_ rest: Rest) -> [PartitionKey: [String: ArraySlice<UInt8>]]? {
+        let read = parallelMap(rest.sections, width: StoreEngine.scanWidth) { part in
+            Result { () throws(FolioError) -> [ArraySlice<UInt8>]? in
+                try sectionLines(rest.file, part.section, offset: part.offset, lineCount: rest.keys.count)
+            }
+        }
+        var columns: [PartitionKey: [String: ArraySlice<UInt8>]] = [:]
+        for (part, lines) in zip(rest.sections, read) {
+            guard case .field(let name) = part.section.kind, case .success(let lines?) = lines else { return nil }
+            for (key, line) in zip(rest.keys, lines) where !(line.count == 1 && line.first == UInt8(ascii: "-")) {
+                columns[key, default: [:]][name] = line
+            }
+        }
+        return columns
     }
 
     /// A file's `P` line, read.

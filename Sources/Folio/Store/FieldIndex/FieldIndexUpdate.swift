@@ -14,6 +14,8 @@ struct FieldIndexUpdate {
     private var made: [PartitionKey: FieldIndexFile.Record] = [:]
     private var stale: Set<PartitionKey> = []
     private(set) var isLoaded = false
+    /// The columns ``load(fields:)`` left out, until ``loadOtherColumns()`` reads them.
+    private var rest: FieldIndexFile.Rest?
 
     /// Made by ``FieldIndex/update(for:)``.
     init(collection: String, fileSystem: FileSystem?) {
@@ -27,7 +29,24 @@ struct FieldIndexUpdate {
         guard !isLoaded, let fileSystem else { return }
         isLoaded = true
         let contents = FieldIndexFile.read(fileSystem, collection: collection, fields: fields)
-        (entries, idsAreUnique) = (contents.entries, contents.idsAreUnique)
+        (entries, idsAreUnique, rest) = (contents.entries, contents.idsAreUnique, contents.rest)
+    }
+
+    /// How many bytes of columns ``loadOtherColumns()`` would read (0 when none is left).
+    var otherColumnsBytes: Int { rest?.bytes ?? 0 }
+
+    /// Reads the columns ``load(fields:)`` left out, so the entries of files whose columns hold
+    /// their entities whole hold every column (``FieldIndexFile/Record/holdsEntities``) and
+    /// their matches are built from them. Nothing changes when one does not check out: those
+    /// files' matches are then read from the files.
+    mutating func loadOtherColumns() {
+        guard let rest else { return }
+        self.rest = nil
+        guard let columns = FieldIndexFile.columns(rest) else { return }
+        for index in entries.indices {
+            entries.values[index].fields.merge(columns[entries.keys[index]] ?? [:]) { loaded, _ in loaded }
+            entries.values[index].allColumns = true
+        }
     }
 
     /// Notes how the file of `key` was fetched: from its entry (nothing changes), with a new

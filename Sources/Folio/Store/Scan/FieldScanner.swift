@@ -98,12 +98,12 @@ extension FieldScanner {
         }
     }
 
-    /// Where each value of a `[<value>,…]` line lies in it (indices of `line`); nil when it is
-    /// not such a line.
-    static func valueRanges(_ line: ArraySlice<UInt8>) -> [Range<Int>]? {
+    /// Where each of the first `count` values of a `[<value>,…]` line lies in it (indices of
+    /// `line`; the rest of the line is not walked); nil when it does not start so.
+    static func valueRanges(_ line: ArraySlice<UInt8>, count: Int) -> [Range<Int>]? {
         line.withUnsafeBufferPointer { buffer in
             var scanner = Walker(bytes: buffer)
-            return scanner.valueArray()?.map { ($0.lowerBound + line.startIndex)..<($0.upperBound + line.startIndex) }
+            return scanner.valueArray(count: count)?.map { ($0.lowerBound + line.startIndex)..<($0.upperBound + line.startIndex) }
         }
     }
 
@@ -250,17 +250,19 @@ private struct Walker {
         return start..<(start + string.quoted.count)
     }
 
-    /// A `[<value>,…]` array filling the buffer: where each value lies.
-    mutating func valueArray() -> [Range<Int>]? {
+    /// The first `count` values of a `[<value>,…]` array: where each lies.
+    mutating func valueArray(count: Int) -> [Range<Int>]? {
+        guard consume(UInt8(ascii: "[")) else { return nil }
         var ranges: [Range<Int>] = []
-        let walked = elements { walker in
-            walker.skipSpace()
-            let start = walker.position
-            guard walker.skipValue() else { return false }
-            ranges.append(start..<walker.position)
-            return true
+        ranges.reserveCapacity(count)
+        while ranges.count < count {
+            if !ranges.isEmpty { guard consume(UInt8(ascii: ",")) else { return nil } }
+            skipSpace()
+            let start = position
+            guard skipValue() else { return nil }
+            ranges.append(start..<position)
         }
-        return walked ? ranges : nil
+        return ranges
     }
 
     /// A `["…",…]` array filling the buffer: where each string lies (with its quotes).

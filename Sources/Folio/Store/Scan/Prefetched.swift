@@ -23,6 +23,10 @@ struct Prefetched<E: Entity>: Sendable {
     var fromIndex = false
     /// Filtered and built from its field index entry's columns: the file was not opened.
     var fromColumns = false
+    /// The rows the filter selected in a file whose columns hold its entities whole, when the
+    /// query has not loaded every column yet: its matches are taken once the query decided where
+    /// from (``taking(_:of:_:fileSystem:filter:predicate:)``, StoreEngine+Scan.swift).
+    var awaiting: Selection?
 
     /// Reads the file at `address` and takes what a query needs from it.
     /// - Parameters:
@@ -81,132 +85,6 @@ struct Prefetched<E: Entity>: Sendable {
             }
         }
         return fetched
-    }
-
-    /// The file's ids and matching entities from its field index entry, reading from the file
-    /// only the objects of the entities the filter keeps (or cannot decide); nil when the file no
-    /// longer has the entry's identity or anything is unexpected (the file is then read whole).
-    /// `identity`: the file's, when it was taken already during this query (``IdentityPrefetch``).
-    static func fromIndex(
-        _ address: PartitionAddress, _ entry: FieldIndexFile.Record, identity: FileIdentity?, fileSystem: FileSystem,
-        filter: FieldFilter, predicate: Predicate<E>
-    ) -> Prefetched? {
-        do {
-            guard try (identity ?? fileSystem.identity(address.path)) == entry.identity else { return nil }
-        } catch {
-            return nil   // the read that follows reports it
-        }
-        if entry.holdsEntities {
-            return filtered(entry, filter: filter, predicate: predicate, path: address.path, read: nil).map {
-                Prefetched(file: nil, scanned: $0, fromIndex: true, fromColumns: true)
-            }
-        }
-        let scanned = filtered(entry, filter: filter, predicate: predicate, path: address.path) { span in
-            do {
-                return try fileSystem.read(address.path, range: span, ifIdentity: entry.identity).map { ArraySlice($0) }
-            } catch {
-                return nil   // the read of the whole file that follows reports it
-            }
-        }
-        return scanned.map { Prefetched(file: nil, scanned: $0, fromIndex: true) }
-    }
-
-    /// A file's ids and matching entities from a field index entry of it: the filter runs on the
-    /// entry's columns, and only the objects of the entities it keeps (or cannot decide) are
-    /// taken from the file, through `read` (the file's bytes in a range, or nil), or, without
-    /// `read`, built from the columns of an entry that holds them whole
-    /// (``FieldIndexFile/Record/holdsEntities``). Nil when anything is unexpected: the file is
-    /// then read whole.
-    static func filtered(
-        _ entry: FieldIndexFile.Record, filter: FieldFilter, predicate: Predicate<E>, path: String,
-        read: ((Range<Int>) -> ArraySlice<UInt8>?)?
-    ) -> (ids: ScannedIDs, matches: [E])? {
-        // The ids are taken apart only for a file with candidates: otherwise checking that the
-        // line holds `count` strings is enough (the scan may never ask for them).
-        guard FieldScanner.holdsStrings(entry.ids, count: entry.count) else { return nil }
-        // The rows that may meet what the predicate requires (a word in a string), found
-        // on the columns' bytes; only they are read into values and evaluated.
-        var keeping: [Bool]?
-        for requirement in filter.requirements {
-            let rows: [Bool]?
-            switch requirement {
-            case .word(let slot, let word):
-                guard let line = entry.fields[filter.keys[slot]] else { continue }   // none has it: undetermined
-                rows = FieldScanner.rows(line, mayContain: word, count: entry.count)
-            }
-            guard let rows else { return nil }
-            keeping = keeping.map { zip($0, rows).map { $0 && $1 } } ?? rows
-            if keeping?.contains(true) == false { break }
-        }
-        var columns: [[FieldValue]?] = []
-        if keeping?.contains(true) != false {
-            for key in filter.keys {
-                guard let line = entry.fields[key] else {
-                    columns.append(nil)   // no entity of the file has it
-                    continue
-                }
-                guard let values = FieldScanner.values(line, keeping: keeping), values.count == entry.count else { return nil }
-                columns.append(values)
-            }
-        }
-        // Each candidate with the row the filter held true (nil: undetermined).
-        var candidates: [(index: Int, row: FieldRow?)] = []
-        var row = FieldRow(values: Array(repeating: nil, count: filter.keys.count))   // one row, refilled
-        for index in 0..<entry.count where keeping?[index] ?? true {
-            for (slot, column) in columns.enumerated() { row.values[slot] = column?[index] }
-            do {
-                if try filter.evaluate(row) { candidates.append((index, row)) }
-            } catch {
-                candidates.append((index, nil))   // undetermined: decoded and tested
-            }
-        }
-        var found: [Candidate] = []
-        if !candidates.isEmpty, read == nil {
-            guard let objects = objects(entry, at: candidates.map(\.index)) else { return nil }
-            for ((_, row), (id, object)) in zip(candidates, objects) { found.append((id, object, row)) }
-        } else if let read, let first = candidates.first?.index, let last = candidates.last?.index {
-            guard let ids = FieldScanner.stringRanges(entry.ids), ids.count == entry.count, let ranges = entry.fileRanges() else { return nil }
-            let span = ranges[first].lowerBound..<ranges[last].upperBound
-            guard let bytes = read(span), bytes.count == span.count else { return nil }
-            for (index, row) in candidates {
-                guard let id = FieldScanner.string(entry.ids, at: ids[index]) else { return nil }
-                let start = bytes.startIndex + ranges[index].lowerBound - span.lowerBound
-                found.append((id, bytes[start..<(start + ranges[index].count)], row))
-            }
-        }
-        guard let matches = matching(found, filter: filter, predicate: predicate, path: path) else { return nil }
-        return (ScannedIDs(line: entry.ids), matches)
-    }
-
-    /// The ids and JSON objects of the entities at `rows` of a file, built from the columns of an
-    /// entry that holds them whole: each member's value copied byte for byte from its column, so
-    /// each object parses as the file's does (the same members and values; the order and spaces
-    /// differ, which the parser ignores). Nil when a line is not what the entry says.
-    private static func objects(_ entry: FieldIndexFile.Record, at rows: [Int]) -> [(id: String, object: ArraySlice<UInt8>)]? {
-        guard entry.holdsEntities, let ids = FieldScanner.stringRanges(entry.ids), ids.count == entry.count else { return nil }
-        var columns: [(member: [UInt8], line: ArraySlice<UInt8>, values: [Range<Int>])] = []
-        columns.reserveCapacity(entry.fields.count)
-        for (name, line) in entry.fields {
-            guard let values = FieldScanner.valueRanges(line), values.count == entry.count else { return nil }
-            var member: [UInt8] = []
-            JSONWriter.appendString(name, to: &member)
-            member.append(UInt8(ascii: ":"))
-            columns.append((member, line, values))
-        }
-        var objects: [(id: String, object: ArraySlice<UInt8>)] = []
-        objects.reserveCapacity(rows.count)
-        for row in rows {
-            guard let id = FieldScanner.string(entry.ids, at: ids[row]) else { return nil }
-            var object: [UInt8] = [UInt8(ascii: "{")]
-            for (member, line, values) in columns {
-                if object.count > 1 { object.append(UInt8(ascii: ",")) }
-                object += member
-                object += line[values[row]]
-            }
-            object.append(UInt8(ascii: "}"))
-            objects.append((id, ArraySlice(object)))
-        }
-        return objects
     }
 
     /// An entity the filter kept: its id, its object's bytes, and the row the filter held true

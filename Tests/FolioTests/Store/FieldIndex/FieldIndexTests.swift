@@ -332,6 +332,32 @@ import Testing
         }
     }
 
+    /// An index an older Folio wrote (`folio-fields 2`, without the files' `whole` flag) is not
+    /// read: `folio verify` notes it (no warning: nothing is damaged), a query reads the files, and
+    /// the index is written anew in the current format.
+    @Test func anIndexOfAnOlderFormatIsWrittenAnew() async throws {
+        let folder = TemporaryFolder()
+        let todos = try await Self.oneTodoADay(in: folder)
+        try await Task.sleep(for: .milliseconds(2200))
+        let index = folder.url.appendingPathComponent(".folio/index/todos.fields")
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await Self.found(store).count == todos.count)
+        try await store.close()
+        let current = try #require(String(data: try Data(contentsOf: index), encoding: .utf8))
+        let older = current.replacingOccurrences(of: "folio-fields 3\n", with: "folio-fields 2\n")
+        try Data(older.utf8).write(to: index)
+        let report = try await Store.verify(at: folder.url)
+        let notes = report.problems.filter { $0.path.hasSuffix("todos.fields") }
+        #expect(notes.count == 1 && notes.allSatisfy { $0.severity == .note && $0.message.contains("older format") }, "\(notes)")
+        let reader = try await Store.open(at: folder.url, configuration: .testing())
+        let before = await reader.cacheFootprint().partitionsFromFieldIndex
+        #expect(try await Self.found(reader) == (try Self.model(folder)))
+        #expect(await reader.cacheFootprint().partitionsFromFieldIndex == before, "an entry of the older index was used")
+        try await reader.close()
+        #expect(try String(data: Data(contentsOf: index), encoding: .utf8)?.hasPrefix("folio-fields 3\n") == true, "written anew")
+        #expect(!(try await Store.verify(at: folder.url)).problems.contains { $0.path.hasSuffix("todos.fields") })
+    }
+
     /// Files written less than two seconds before a query read them get no entry; once settled,
     /// every file gets one, the filter's sample partition (in memory) included, and the next
     /// query reads all the others from the index.
@@ -354,8 +380,7 @@ import Testing
 
     /// The file's form round-trips: day and month keys, times before 1970, a file without
     /// entities, field names that need quoting, whether a file's columns hold its entities whole,
-    /// and a query that reads only some columns (every column when at least half the files are
-    /// whole, FORMAT.md).
+    /// and a query that reads only some columns, then the others from the same open file.
     @Test func theIndexFileReadsBackWhatWasWritten() throws {
         let folder = TemporaryFolder()
         try FileManager.default.createDirectory(at: folder.url.appendingPathComponent(".folio/tmp"), withIntermediateDirectories: true)
@@ -385,8 +410,11 @@ import Testing
                 let read = FieldIndexFile.read(fileSystem, collection: "notes", fields: fields)
                 #expect(read.idsAreUnique)
                 #expect(read.entries.count == 2)
-                // One file of two whole: at least half, so every column is read.
-                let everyColumn = fields == nil || emptyIsWhole
+                let everyColumn = fields == nil || Set(columns.fields.keys).isSubset(of: fields ?? [])
+                #expect((read.rest == nil) == everyColumn)
+                // The columns left out, read later from the same open file, even once it is replaced.
+                try FieldIndexFile.write(fileSystem, collection: "notes", entries: [:])
+                let others = read.rest.flatMap { FieldIndexFile.columns($0) } ?? [:]
                 for (key, written) in entries {
                     let back = try #require(read.entries[key], "\(key.text)")
                     #expect(back.identity == written.identity && back.count == written.count && back.ids == written.ids)
@@ -394,7 +422,10 @@ import Testing
                     #expect(back.fileRanges() == written.fileRanges())
                     let expected = written.fields.filter { everyColumn || fields?.contains($0.key) == true }
                     #expect(back.fields.mapValues(Array.init) == expected.mapValues(Array.init), "\(key.text), \(fields ?? [])")
+                    let all = back.fields.merging(others[key] ?? [:]) { loaded, _ in loaded }
+                    #expect(all.mapValues(Array.init) == written.fields.mapValues(Array.init), "\(key.text), \(fields ?? []) and the rest")
                 }
+                try FieldIndexFile.write(fileSystem, collection: "notes", entries: entries)
             }
             #expect(entries.values.first { $0.count == 2 }?.fileRanges() == columns.ranges)
         }
