@@ -125,7 +125,7 @@ enum FieldIndexFile {
     }
 
     /// The field sections of an open index that a read left out.
-    struct Rest: @unchecked Sendable {
+    struct Rest: Sendable {
         fileprivate let file: FileSystem.OpenFile
         /// The entries' keys, in the order of the sections' lines.
         fileprivate let keys: [PartitionKey]
