@@ -68,6 +68,11 @@ import Testing
         var model: [String: Value] = [:]   // "collection/id" → value
         var acknowledgedChanges: [String: Int] = [:]   // "collection/id" → commits that changed it
         var printedSets = 0
+        // What happened to each entity, in order, for the report of a final state that differs.
+        var history: [String: [String]] = [:]
+        func note(_ entries: [(key: String, value: Value?)], _ what: String) {
+            for (key, value) in entries { history[key, default: []].append("\(what) \(value.map { "\($0)" } ?? "deleted")") }
+        }
         var failedWrites = 0, observerWrites = 0, otherWrites = 0, checkpoints = 0
 
         /// A write of one to three distinct entities: each an upsert with a new value or a delete.
@@ -108,6 +113,7 @@ import Testing
                     "  [\(changes.items.count) announced] \(store === observer ? "observer" : "other") wrote \(entries.map { "\($0.key.suffix(2))=\($0.value.map { "\($0)" } ?? "deleted")" })"
                 )
             }
+            note(entries, "\(store === observer ? "observer" : "other") wrote (\(changes.items.count) sets announced)")
             for (key, value) in entries where model[key] != value {
                 model[key] = value
                 acknowledgedChanges[key, default: 0] += 1
@@ -122,6 +128,7 @@ import Testing
                 let entries = plan(&random)
                 do { try await write(observer, entries) } catch let error as FolioError where error.code == .io {
                     failedWrites += 1
+                    note(entries, "observer FAILED to write (\(changes.items.count) sets announced)")
                     if trace {
                         print(
                             "  [\(changes.items.count) announced] observer FAILED to write \(entries.map { "\($0.key.suffix(2))=\($0.value.map { "\($0)" } ?? "deleted")" })"
@@ -134,6 +141,7 @@ import Testing
             case 7:
                 checkpoints += 1
                 try await other.checkpoint()
+                for key in history.keys { history[key]?.append("(other checkpointed)") }
                 if trace { print("  other checkpointed; announcements so far: \(changes.items.count)") }
             case 8:
                 checkpoints += 1
@@ -190,6 +198,28 @@ import Testing
         #expect(overAnnounced.isEmpty, "seed \(seed): announced more often than changed: \(overAnnounced)")
         #expect(neverAnnounced.isEmpty, "seed \(seed): changed and never announced: \(neverAnnounced)")
         #expect(exists == expected, "seed \(seed): announcements say \(exists.sorted()), the store holds \(expected.sorted())")
+        // The acknowledged writes define the store: a fresh store reads what the model holds (a
+        // failed write left nothing).
+        let reader = try await Store.open(at: folder.url, configuration: .testing())
+        let stored = Set(
+            try await reader.fetch(Query<Tag>()).map { "tags/" + $0.id } + (try await reader.fetch(Query<Todo>())).map { "todos/" + $0.id.uuidString })
+        try await reader.close()
+        #expect(stored == expected, "seed \(seed): a fresh store reads \(stored.sorted()), the acknowledged writes made \(expected.sorted())")
+        if exists != expected || stored != expected {
+            // Each differing entity's story: the writes (acknowledged or failed) and the
+            // announcements that named it.
+            print("seed \(seed): a fresh store reads \(stored.sorted())")
+            for key in exists.symmetricDifference(expected).union(stored.symmetricDifference(expected)).sorted() {
+                print("  \(key): \((history[key] ?? []).joined(separator: "; "))")
+                for (index, set) in changes.items.enumerated() {
+                    let id = String(key.split(separator: "/")[1])
+                    guard key.hasPrefix(set.collection + "/") else { continue }
+                    if set.inserted.contains(id) { print("    set \(index) \(set.origin): inserted") }
+                    if set.updated.contains(id) { print("    set \(index) \(set.origin): updated") }
+                    if set.deleted.contains(id) { print("    set \(index) \(set.origin): deleted") }
+                }
+            }
+        }
         #expect(failedWrites >= 3 || !syncsFail, "seed \(seed): too few failed writes to test anything (\(failedWrites))")
     }
 }
