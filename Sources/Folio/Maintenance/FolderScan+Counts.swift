@@ -52,18 +52,7 @@ extension FolderScan {
                 return
             }
         }
-        guard let bytes = readFile(path) else {
-            // Listed, then gone before it was read (a save by rename in progress): said, not
-            // counted as empty in silence. A read error was reported by `readFile`.
-            do {
-                if try fileSystem.identity(path) == nil {
-                    report(.warning, .unreadable, path, "was listed but gone when it was read (being replaced?); its entities are not counted")
-                }
-            } catch {
-                report(.error, .unreadable, path, "cannot be examined: \(error.message)")
-            }
-            return
-        }
+        guard let bytes = readListedFile(path, skipped: "its entities are not counted") else { return }
         let what = "Folio does not read this file until it is fixed (its entities are missing from the store meanwhile)"
         guard let value = parseJSON(path, bytes, what: what) else { return }
         // The store's own schema decides, as in the full scan: a file it refuses holds nothing.

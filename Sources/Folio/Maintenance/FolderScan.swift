@@ -38,6 +38,9 @@ final class FolderScan {
     var unreadableFiles: [String] = []
     /// Derived files `recover` may delete (damaged indexes).
     var damagedDerivedFiles: [String] = []
+    /// Called with a listed file's path just before ``readListedFile(_:skipped:)`` reads it: tests
+    /// make the file go in between, a moment they cannot hit by timing alone.
+    var beforeReadingListedFile: ((String) -> Void)?
     var leftoverTempFiles: [String] = []
     /// Who hears how many files were read, and the phase to report them as.
     private let progressHandler: ProgressHandler?
@@ -121,6 +124,26 @@ final class FolderScan {
     func readFile(_ path: String) -> [UInt8]? {
         do {
             guard let (bytes, _) = try fileSystem.read(path) else { return nil }
+            filesChecked += 1
+            progress?.advance()
+            return bytes
+        } catch {
+            report(.error, .unreadable, path, "cannot be read: \(error.message)")
+            return nil
+        }
+    }
+
+    /// Reads a file the scan just listed, reporting a failure to read it and, from the same read,
+    /// a file gone since it was listed (replaced by delete and create, or deleted): such a file
+    /// is said to be skipped, never taken for an empty one in silence.
+    /// - Parameter skipped: What the scan leaves undone when the file is gone.
+    func readListedFile(_ path: String, skipped: String) -> [UInt8]? {
+        beforeReadingListedFile?(path)
+        do {
+            guard let (bytes, _) = try fileSystem.read(path) else {
+                report(.warning, .unreadable, path, "was listed but gone when it was read (being replaced?); \(skipped)")
+                return nil
+            }
             filesChecked += 1
             progress?.advance()
             return bytes

@@ -295,16 +295,22 @@ import Testing
         try await store.close()
     }
 
+    /// A store of one todo a day whose field index a first query made over settled files, closed;
+    /// returns the index file.
+    static func indexedStore(in folder: TemporaryFolder) async throws -> URL {
+        let todos = try await oneTodoADay(in: folder)
+        try await Task.sleep(for: .milliseconds(2200))
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await found(store).count == todos.count)
+        try await store.close()
+        return folder.url.appendingPathComponent(".folio/index/todos.fields")
+    }
+
     /// An index cut short, with a flipped byte, or edited by hand (a value changed without its
     /// checksum) is never trusted: the answer is the files', and the index is written anew.
     @Test func aDamagedIndexIsNeverTrusted() async throws {
         let folder = TemporaryFolder()
-        let todos = try await Self.oneTodoADay(in: folder)
-        try await Task.sleep(for: .milliseconds(2200))
-        let index = folder.url.appendingPathComponent(".folio/index/todos.fields")
-        let store = try await Store.open(at: folder.url, configuration: .testing())
-        #expect(try await Self.found(store).count == todos.count)
-        try await store.close()
+        let index = try await Self.indexedStore(in: folder)
         let good = try Data(contentsOf: index)
         let text = try #require(String(data: good, encoding: .utf8))
         #expect(text.hasPrefix("folio-fields 3\nids unique\nP 2025-03-01 "))
@@ -337,12 +343,7 @@ import Testing
     /// the index is written anew in the current format.
     @Test func anIndexOfAnOlderFormatIsWrittenAnew() async throws {
         let folder = TemporaryFolder()
-        let todos = try await Self.oneTodoADay(in: folder)
-        try await Task.sleep(for: .milliseconds(2200))
-        let index = folder.url.appendingPathComponent(".folio/index/todos.fields")
-        let store = try await Store.open(at: folder.url, configuration: .testing())
-        #expect(try await Self.found(store).count == todos.count)
-        try await store.close()
+        let index = try await Self.indexedStore(in: folder)
         let current = try #require(String(data: try Data(contentsOf: index), encoding: .utf8))
         let older = current.replacingOccurrences(of: "folio-fields 3\n", with: "folio-fields 2\n")
         try Data(older.utf8).write(to: index)
