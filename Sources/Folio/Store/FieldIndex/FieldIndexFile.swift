@@ -172,7 +172,7 @@ enum FieldIndexFile {
 
         /// What reading a part gives.
         enum Read: Sendable {
-            case partitions([Partition])
+            case partitions([SavedPartitionLine])
             case lines(Section.Kind, [ArraySlice<UInt8>])
         }
 
@@ -247,10 +247,10 @@ enum FieldIndexFile {
             Result { () throws(FolioError) -> Part.Read? in
                 switch part {
                 case .partitions:
-                    var partitions: [Partition] = []
+                    var partitions: [SavedPartitionLine] = []
                     partitions.reserveCapacity(lineCount)
                     for line in headerLines {
-                        guard let partition = partitionLine(line) else { return nil }
+                        guard let partition = SavedPartitionLine(line, flagged: true) else { return nil }
                         partitions.append(partition)
                     }
                     return .partitions(partitions)
@@ -259,7 +259,7 @@ enum FieldIndexFile {
                 }
             }
         }
-        var partitions: [Partition] = []
+        var partitions: [SavedPartitionLine] = []
         var columns: [Section.Kind: [ArraySlice<UInt8>]] = [:]
         for result in done {
             switch try result.get() {
@@ -286,7 +286,7 @@ enum FieldIndexFile {
             }
             entries[partition.key] = Record(
                 identity: partition.identity, count: partition.count, ids: ids[index], ranges: ranges[index], fields: fields,
-                whole: partition.whole, allColumns: skipped.isEmpty)
+                whole: partition.whole == true, allColumns: skipped.isEmpty)
         }
         let rest = skipped.isEmpty ? nil : Rest(file: file, keys: partitions.map(\.key), sections: skipped)
         return Contents(entries: entries, idsAreUnique: idsAreUnique, rest: rest)
@@ -324,46 +324,6 @@ enum FieldIndexFile {
         return columns
     }
 
-    /// A file's `P` line, read.
-    private typealias Partition = (key: PartitionKey, identity: FileIdentity, count: Int, whole: Bool)
-
-    /// A `P <key> <device> <inode> <size> <modified> <changed> <count> <whole>` line (read byte
-    /// by byte: a ten-year index has thousands).
-    private static func partitionLine(_ line: ArraySlice<UInt8>) -> Partition? {
-        guard line.count > 2, line.first == UInt8(ascii: "P"), line[line.startIndex + 1] == UInt8(ascii: " ") else { return nil }
-        let rest = line.dropFirst(2)
-        guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else { return nil }
-        let text = String(decoding: rest[..<space], as: UTF8.self)
-        guard let key = PartitionKey.day(parsing: text) ?? PartitionKey.month(parsing: text) else { return nil }
-        // Device, inode, size, mtime, ctime (times before 1970 are negative), count, whole.
-        var numbers: [(magnitude: UInt64, negative: Bool)] = []
-        numbers.reserveCapacity(7)
-        var number: UInt64 = 0, digits = 0, negative = false
-        for byte in rest[(space + 1)...] + CollectionOfOne(UInt8(ascii: " ")) {
-            if byte == UInt8(ascii: " "), digits > 0 {
-                numbers.append((number, negative))
-                (number, digits, negative) = (0, 0, false)
-            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 19 {
-                number = number * 10 + UInt64(byte - UInt8(ascii: "0"))
-                digits += 1
-            } else if byte == UInt8(ascii: "-"), digits == 0, !negative, numbers.count == 3 || numbers.count == 4 {
-                negative = true
-            } else {
-                return nil
-            }
-        }
-        guard numbers.count == 7, numbers[6].magnitude <= 1, numbers[2].magnitude <= UInt64(Int64.max), numbers[3].magnitude <= UInt64(Int64.max),
-            numbers[4].magnitude <= UInt64(Int64.max), numbers[5].magnitude <= UInt64(Int.max)
-        else { return nil }
-        func signed(_ value: (magnitude: UInt64, negative: Bool)) -> Int64 {
-            value.negative ? -Int64(value.magnitude) : Int64(value.magnitude)
-        }
-        let identity = FileIdentity(
-            device: numbers[0].magnitude, inode: numbers[1].magnitude, size: signed(numbers[2]),
-            modified: signed(numbers[3]), changed: signed(numbers[4]), isDirectory: false)
-        return (key, identity, Int(numbers[5].magnitude), numbers[6].magnitude == 1)
-    }
-
     /// An `S <length> <crc> ids`, `S <length> <crc> ranges` or `S <length> <crc> field "<name>"` line.
     private static func sectionLine(_ line: ArraySlice<UInt8>) -> Section? {
         let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 4, omittingEmptySubsequences: false)
@@ -392,12 +352,10 @@ enum FieldIndexFile {
     static func write(_ fileSystem: FileSystem, collection: String, entries: [PartitionKey: Record]) throws(FolioError) {
         let keys = entries.keys.sorted()
         let names = Set(entries.values.flatMap(\.fields.keys)).sorted()
-        var text = header + "\n" + (idsAreUnique(entries.values) ? "ids unique" : "ids repeated") + "\n"
+        var head = Array((header + "\n" + (idsAreUnique(entries.values) ? "ids unique" : "ids repeated") + "\n").utf8)
         for key in keys {
-            let entry = entries[key]!, identity = entry.identity
-            text +=
-                "P \(key.text) \(identity.device) \(identity.inode) \(identity.size) \(identity.modified) \(identity.changed) \(entry.count)"
-                + (entry.whole ? " 1\n" : " 0\n")
+            let entry = entries[key]!
+            SavedPartitionLine(key: key, identity: entry.identity, count: entry.count, whole: entry.whole).append(to: &head)
         }
         var body: [UInt8] = []
         body.reserveCapacity(
@@ -411,18 +369,18 @@ enum FieldIndexFile {
                 body.append(0x0A)
             }
             let checksum = body[start...].withUnsafeBytes { CRC32C.checksum($0) }
-            text += "S \(body.count - start) \(hex(checksum)) \(title)\n"
+            head += "S \(body.count - start) \(hex(checksum)) \(title)\n".utf8
         }
         section("ids") { $0.ids }
         section("ranges") { $0.ranges }
         for name in names {
             section("field " + String(decoding: JSONWriter.compact(.string(name)), as: UTF8.self)) { $0.fields[name] ?? ArraySlice("-".utf8) }
         }
-        text += ". " + hex(CRC32C.checksum(Array(text.utf8))) + "\n"
+        head += (". " + hex(CRC32C.checksum(head)) + "\n").utf8
         try fileSystem.makeDirectoryDurably(StoreLayout.machinery + "/index")
         // Not synced: every part is checked against its CRC when read, so a power cut that tears
         // it costs one query that reads the files and writes it again.
-        try AtomicFile(fileSystem: fileSystem).replace(path(collection), with: Array(text.utf8) + body, synced: false)
+        try AtomicFile(fileSystem: fileSystem).replace(path(collection), with: head + body, synced: false)
     }
 }
 

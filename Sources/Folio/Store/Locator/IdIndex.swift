@@ -18,6 +18,13 @@ final class IdIndex {
     private var copies: [String: [String: Set<PartitionKey>]] = [:]
     /// Collections whose index changed since it was last saved.
     private(set) var changed: Set<String> = []
+    /// Per built collection, each partition's ids as `.folio/index/` held them when the index was
+    /// built from it or last saved: a save starts from them (IdLocator+IndexFile.swift).
+    private var saved: [String: [PartitionKey: [String]]] = [:]
+    /// Per built collection, the partitions whose ids may differ from `saved`, with the ids placed
+    /// in them since. Every change of `locations` goes through ``place(_:at:in:)`` and
+    /// ``remove(_:from:)``, which keep it: a save then groups the ids of these partitions only.
+    private var placedSinceSaved: [String: [PartitionKey: [String]]] = [:]
 
     // MARK: Ids
 
@@ -44,18 +51,50 @@ final class IdIndex {
 
     /// Sets the ids read from `.folio/index/` (the rest are added by ``place(_:at:in:)`` as files
     /// are read).
-    func setLocations(_ locations: [String: PartitionKey], of collection: String) {
+    /// - Parameters:
+    ///   - saved: Each partition's ids as the file listed them, which `locations` holds, except in
+    ///     the partitions of `changedKeys` (ids the file listed in two partitions, left out).
+    func setLocations(
+        _ locations: [String: PartitionKey], saved: [PartitionKey: [String]], changedKeys: some Sequence<PartitionKey>,
+        of collection: String
+    ) {
         self.locations[collection] = locations
+        self.saved[collection] = saved
+        placedSinceSaved[collection] = Dictionary(changedKeys.lazy.map { ($0, []) }) { first, _ in first }
     }
 
     /// Records that `id` lives in the partition `key` (if the collection's index is built).
     func place(_ id: String, at key: PartitionKey, in collection: String) {
-        locations[collection]?[id] = key
+        guard isBuilt(collection), case let old = locations[collection]?.updateValue(key, forKey: id), old != key else { return }
+        if let old { noteIDsChanged(in: old, of: collection) }
+        placedSinceSaved[collection, default: [:]][key, default: []].append(id)
+    }
+
+    /// Notes that the ids of a partition may differ from those saved.
+    private func noteIDsChanged(in key: PartitionKey, of collection: String) {
+        if placedSinceSaved[collection]?[key] == nil { placedSinceSaved[collection, default: [:]][key] = [] }
     }
 
     /// Forgets that `id` lives at `address`, if the index says it does.
     func remove(_ id: String, from address: PartitionAddress) {
-        if locations[address.collection]?[id] == address.key { locations[address.collection]?[id] = nil }
+        guard locations[address.collection]?[id] == address.key else { return }
+        locations[address.collection]?[id] = nil
+        noteIDsChanged(in: address.key, of: address.collection)
+    }
+
+    /// Each partition's ids, for a save: those the save before (or the file the index was built
+    /// from) listed, and in the partitions that changed since, the ids that are there now. Nil
+    /// when the collection is not built.
+    func idsByPartition(in collection: String) -> (ids: [PartitionKey: [String]], changedKeys: Set<PartitionKey>)? {
+        guard let locations = locations[collection] else { return nil }
+        var ids = saved[collection] ?? [:]
+        let placed = placedSinceSaved[collection] ?? [:]
+        for (key, placedHere) in placed {
+            var seen = Set<String>()
+            let now = ((ids[key] ?? []) + placedHere).filter { locations[$0] == key && seen.insert($0).inserted }
+            ids[key] = now.isEmpty ? nil : now
+        }
+        return (ids, Set(placed.keys))
     }
 
     /// Follows a journal record's change of `id` at `address` (set there, or removed from there),
@@ -71,6 +110,8 @@ final class IdIndex {
     /// each index is built again on demand. The ids known in two files stay known.
     func forgetLocations() {
         locations = [:]
+        saved = [:]
+        placedSinceSaved = [:]
         unreadable = [:]
         fileIdentities = [:]
     }
@@ -141,8 +182,10 @@ final class IdIndex {
         isBuilt(collection) && unreadable[collection]?.isEmpty ?? true && copies[collection]?.isEmpty ?? true
     }
 
-    /// Notes that a collection's index was saved.
-    func markSaved(_ collection: String) {
+    /// Notes that a collection's index was saved with these ids (``idsByPartition(in:)``).
+    func markSaved(_ collection: String, ids: [PartitionKey: [String]]) {
         changed.remove(collection)
+        saved[collection] = ids
+        placedSinceSaved[collection] = [:]
     }
 }

@@ -14,22 +14,34 @@ extension IdLocator {
         // an id met twice goes through `index(_:in:)`, which checks both files.
         var fromEntries = [String: PartitionKey](minimumCapacity: persisted.values.reduce(0) { $0 + $1.ids.count })
         var twice: [(id: String, address: PartitionAddress)] = []
+        var saved: [PartitionKey: [String]] = [:]
         var toRead: [PartitionAddress] = []
-        for address in try source.addresses(collection: collection, granularity: granularity, selection: .all) {
-            if source.memoryIsFile(address), let entry = persisted[address.key], try fileSystem.identity(address.path) == entry.identity {
+        // Only files whose entry can hold are `stat`ed, on several threads (as the look-up's).
+        let addresses = try source.addresses(collection: collection, granularity: granularity, selection: .all)
+        let candidates = addresses.filter { persisted[$0.key] != nil && source.memoryIsFile($0) }
+        let fileSystem = fileSystem
+        let identities = parallelMap(candidates, width: StoreEngine.scanWidth) { address in
+            Result { () throws(FolioError) -> FileIdentity? in try fileSystem.identity(address.path) }
+        }
+        var current: [PartitionKey: FileIdentity] = [:]
+        current.reserveCapacity(candidates.count)
+        for (address, identity) in zip(candidates, identities) { current[address.key] = try identity.get() }
+        for address in addresses {
+            if let entry = persisted[address.key], let identity = current[address.key], identity == entry.identity {
                 for id in entry.ids {
                     guard let other = fromEntries.updateValue(address.key, forKey: id) else { continue }
                     twice.append((id, PartitionAddress(collection: collection, granularity: granularity, key: other)))
                     twice.append((id, address))
                 }
                 idIndex.remember(entry.identity, of: address.key, in: collection)
+                saved[address.key] = entry.ids
                 persistedCount += 1
             } else {
                 toRead.append(address)
             }
         }
         for (id, _) in twice { fromEntries[id] = nil }
-        idIndex.setLocations(consume fromEntries, of: collection)   // not copied by the first change
+        idIndex.setLocations(consume fromEntries, saved: saved, changedKeys: twice.map(\.address.key), of: collection)   // not copied by the first change
         for (id, address) in twice { index(id, in: address) }
         for address in toRead {
             stale = true
@@ -43,26 +55,22 @@ extension IdLocator {
     /// - Parameter granularities: The collections registered by this process, with their partitioning.
     func saveIndexes(granularities: [String: PartitionGranularity]) {
         for collection in idIndex.changed.sorted() {
-            guard idIndex.isSavable(collection), let index = idIndex.locations(in: collection),
-                let granularity = granularities[collection] ?? index.values.first.map({ $0.text.count == 7 ? .month : .day })
+            guard idIndex.isSavable(collection), let (ids, changedKeys) = idIndex.idsByPartition(in: collection),
+                let granularity = granularities[collection] ?? ids.keys.first.map({ $0.text.count == 7 ? .month : .day })
             else { continue }
+            // Only the partitions whose ids changed since the last save are sorted again; the
+            // others keep the order the file had.
             var entries: [PartitionKey: IndexFile.Entry] = [:]
-            var complete = true
-            for (id, key) in index {
-                if entries[key] == nil {
-                    let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
-                    guard let identity = source.identityInMemory(of: address) ?? idIndex.identity(of: key, in: collection) else {
-                        complete = false
-                        break
-                    }
-                    entries[key] = IndexFile.Entry(identity: identity, ids: [])
-                }
-                entries[key]!.ids.append(id)
+            entries.reserveCapacity(ids.count)
+            for (key, ids) in ids {
+                let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
+                guard let identity = source.identityInMemory(of: address) ?? idIndex.identity(of: key, in: collection) else { break }
+                entries[key] = IndexFile.Entry(identity: identity, ids: changedKeys.contains(key) ? IndexFile.sortedInKeyOrder(ids) : ids)
             }
-            guard complete else { continue }
+            guard entries.count == ids.count else { continue }
             do {
                 try IndexFile.write(fileSystem, collection: collection, entries: entries)
-                idIndex.markSaved(collection)
+                idIndex.markSaved(collection, ids: entries.mapValues(\.ids))
             } catch {
                 report(.warning, "could not save the id index (it is rebuilt when needed): \(error.message)", path: IndexFile.path(collection))
             }

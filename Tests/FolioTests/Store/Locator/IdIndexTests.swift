@@ -25,7 +25,7 @@ import Testing
         let ids = (0..<8).map { "id\($0)" }
         let index = IdIndex()
         var truth: [String: [String: PartitionKey]] = [:]   // collection → id → day
-        var counts = (creates: 0, moves: 0, deletes: 0, builds: 0, forgets: 0)
+        var counts = (creates: 0, moves: 0, deletes: 0, builds: 0, forgets: 0, saves: 0)
         for step in 0..<500 {
             let collection = collections[Int(random.next() % 2)]
             let id = ids[Int(random.next() % UInt64(ids.count))]
@@ -34,11 +34,17 @@ import Testing
             case 0:
                 // A build: what the store found reading every file.
                 index.beginBuilding(collection)
-                index.setLocations(truth[collection] ?? [:], of: collection)
+                index.setLocations(truth[collection] ?? [:], saved: Self.grouped(truth[collection] ?? [:]), changedKeys: [], of: collection)
                 counts.builds += 1
             case 1:
                 index.forgetLocations()
                 counts.forgets += 1
+            case 2:
+                // A save: what the index lists by partition is written, and is the next save's start.
+                if let (ids, _) = index.idsByPartition(in: collection) {
+                    index.markSaved(collection, ids: ids)
+                    counts.saves += 1
+                }
             default:
                 if let current = truth[collection]?[id] {
                     if random.next() % 3 == 0 {
@@ -67,6 +73,15 @@ import Testing
             let wrong = collections.flatMap { name in ids.map { (name, $0) } }.first { name, id in
                 index.key(of: id, in: name) != (index.isBuilt(name) ? truth[name]?[id] : nil)
             }
+            // What a save would write: each partition's ids, those of the partitions that
+            // changed since the last save gathered again, the others as that save wrote them.
+            for name in collections where index.isBuilt(name) {
+                let listed = index.idsByPartition(in: name)?.ids ?? [:]
+                let expected = Self.grouped(truth[name] ?? [:])
+                if listed.mapValues(Set.init) != expected.mapValues(Set.init) || listed.values.contains(where: { Set($0).count != $0.count }) {
+                    Issue.record("seed \(seed), step \(step): \(name) would be saved as \(listed), expected \(expected)")
+                }
+            }
             if let (name, id) = wrong {
                 let expected = index.isBuilt(name) ? truth[name]?[id] : nil
                 Issue.record(
@@ -77,7 +92,12 @@ import Testing
         }
         print(
             "IdIndexTests seed \(seed): \(counts.creates) creates, \(counts.moves) moves, \(counts.deletes) deletes, "
-                + "\(counts.builds) builds, \(counts.forgets) forgets, every id where the model put it")
+                + "\(counts.builds) builds, \(counts.saves) saves, \(counts.forgets) forgets, every id where the model put it")
+    }
+
+    /// Ids by partition, as a saved index lists them.
+    private static func grouped(_ locations: [String: PartitionKey]) -> [PartitionKey: [String]] {
+        locations.reduce(into: [:]) { result, location in result[location.value, default: []].append(location.key) }
     }
 
     @Test func anIndexWithAnUnreadableFileOrAnIdInTwoFilesIsNotSaved() {
@@ -85,7 +105,7 @@ import Testing
         let broken = Self.address("todos", Self.days[0])
         #expect(!index.isSavable("todos"), "not built")
         index.beginBuilding("todos")
-        index.setLocations(["a": Self.days[1]], of: "todos")
+        index.setLocations(["a": Self.days[1]], saved: [Self.days[1]: ["a"]], changedKeys: [], of: "todos")
         #expect(index.isSavable("todos"))
 
         let error = FolioError(.corruptFile, "does not parse", path: broken.path)
@@ -105,7 +125,7 @@ import Testing
         #expect(index.copies(in: "todos")?.isEmpty == true)
 
         index.markChanged("todos")
-        index.markSaved("todos")
+        index.markSaved("todos", ids: [Self.days[1]: ["a"]])
         #expect(index.changed.isEmpty)
     }
 
