@@ -64,7 +64,7 @@ extension StoreEngine {
                         // reads the journal). Then the record looks like no change, but it is one.
                         if current != change.entity || justLoaded { visible = true }
                     } else {
-                        existedBefore = existedBefore ?? (locator.locations(in: collection).map { $0[id] != nil })
+                        existedBefore = existedBefore ?? (locator.locations(in: collection).map { $0.key(of: id) != nil })
                         visible = true
                     }
                 }

@@ -54,7 +54,7 @@ extension StoreEngine {
             return
         }
         let index = locator.locations(in: address.collection)
-        let known = Set(index?.compactMap { $0.value == address.key ? $0.key : nil } ?? [])
+        let known = Set(locator.ids(at: address) ?? [])
         let loaded: Partition
         do { loaded = try partition(address) } catch let error where error.code == .corruptFile {
             report(.error, "\(error.description); not read", path: address.path)
@@ -63,7 +63,7 @@ extension StoreEngine {
         guard feed.isTracking else { return }
         var changeSet = ChangeSet(collection: address.collection, partitions: [address.key.text], origin: outsideOrigin(of: loaded))
         for id in loaded.entities.keys {
-            if index != nil && index?[id] == nil && !known.contains(id) { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
+            if index != nil && index?.key(of: id) == nil && !known.contains(id) { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }
         }
         for id in known where loaded.entities[id] == nil { changeSet.deleted.insert(id) }
         feed.record(changeSet)

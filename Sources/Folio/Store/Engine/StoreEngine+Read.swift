@@ -44,7 +44,9 @@ extension StoreEngine {
             case .scanned(let address, let ids, let scanned, let vouched):
                 // An id the index places elsewhere (another process wrote the file since): the
                 // load updates the index and finds an id in two files, as a read would.
-                if let index = locator.locations(in: E.collection), ids.all.contains(where: { index[$0] != address.key }) { locator.indexPartition(address) }
+                if let index = locator.locations(in: E.collection), ids.all.contains(where: { index.key(of: $0) != address.key }) {
+                    locator.indexPartition(address)
+                }
                 scan.note(address, ids: ids, vouched: vouched)
                 notePartitionScanned()
                 result.append(contentsOf: scanned)

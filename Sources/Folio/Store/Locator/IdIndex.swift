@@ -7,8 +7,9 @@
 /// read (their ids are unknown), and the ids found in more than one file (IdLocator+Duplicates.swift).
 /// Reading files is the store's business; the index only records what the store found.
 final class IdIndex {
-    /// Per built collection, each id's partition key.
-    private var locations: [String: [String: PartitionKey]] = [:]
+    /// Per built collection, where ids are on top of `saved`'s table: an id set in a partition, or
+    /// `nil` for one removed. Holds every id of a collection built by reading its files.
+    private var locations: [String: [String: PartitionKey?]] = [:]
     /// Per collection, identities of the partition files whose ids were not read from them now
     /// (from `.folio/index/`, or the file left memory).
     private var fileIdentities: [String: [PartitionKey: FileIdentity]] = [:]
@@ -18,12 +19,15 @@ final class IdIndex {
     private var copies: [String: [String: Set<PartitionKey>]] = [:]
     /// Collections whose index changed since it was last saved.
     private(set) var changed: Set<String> = []
-    /// Per built collection, each partition's ids as `.folio/index/` held them when the index was
-    /// built from it or last saved: a save starts from them (IdLocator+IndexFile.swift).
+    /// Per built collection, what `.folio/index/` listed of the files that were unchanged when the
+    /// index was built from it (nil when built from the files alone).
+    private var tables: [String: SavedIDTable] = [:]
+    /// Per built collection, the partitions a save wrote since the index was built, with the ids it
+    /// wrote (none: it wrote no entry): for these, what `tables` lists no longer counts.
     private var saved: [String: [PartitionKey: [String]]] = [:]
-    /// Per built collection, the partitions whose ids may differ from `saved`, with the ids placed
-    /// in them since. Every change of `locations` goes through ``place(_:at:in:)`` and
-    /// ``remove(_:from:)``, which keep it: a save then groups the ids of these partitions only.
+    /// Per built collection, the partitions whose ids may differ from what was last saved, with the
+    /// ids placed in them since. Every change of `locations` goes through ``place(_:at:in:)`` and
+    /// ``remove(_:from:)``, which keep it: a save then gathers the ids of these partitions only.
     private var placedSinceSaved: [String: [PartitionKey: [String]]] = [:]
 
     // MARK: Ids
@@ -35,12 +39,26 @@ final class IdIndex {
 
     /// The key of the partition that holds `id`, as far as the index knows.
     func key(of id: String, in collection: String) -> PartitionKey? {
-        locations[collection]?[id]
+        guard let changes = locations[collection] else { return nil }
+        if let change = changes[id] { return change }
+        return tables[collection]?.key(of: id)
     }
 
-    /// Every id of a built collection with its partition key (nil if not built).
-    func locations(in collection: String) -> [String: PartitionKey]? {
-        locations[collection]
+    /// Where a built collection's ids are now, as a value that later changes leave as it is.
+    struct Locations {
+        fileprivate let changes: [String: PartitionKey?]
+        fileprivate let table: SavedIDTable?
+
+        /// The key of the partition that holds `id`.
+        func key(of id: String) -> PartitionKey? {
+            if let change = changes[id] { return change }
+            return table?.key(of: id)
+        }
+    }
+
+    /// Where a built collection's ids are now (nil if not built).
+    func locations(in collection: String) -> Locations? {
+        locations[collection].map { Locations(changes: $0, table: tables[collection]) }
     }
 
     /// Starts building a collection's index: no file is known unreadable, no identity known.
@@ -49,23 +67,24 @@ final class IdIndex {
         fileIdentities[collection] = [:]
     }
 
-    /// Sets the ids read from `.folio/index/` (the rest are added by ``place(_:at:in:)`` as files
-    /// are read).
+    /// Makes the collection's index what `.folio/index/` listed of its unchanged files (the rest are
+    /// added by ``place(_:at:in:)`` as files are read), or empty.
     /// - Parameters:
-    ///   - saved: Each partition's ids as the file listed them, which `locations` holds, except in
-    ///     the partitions of `changedKeys` (ids the file listed in two partitions, left out).
-    func setLocations(
-        _ locations: [String: PartitionKey], saved: [PartitionKey: [String]], changedKeys: some Sequence<PartitionKey>,
-        of collection: String
-    ) {
-        self.locations[collection] = locations
-        self.saved[collection] = saved
-        placedSinceSaved[collection] = Dictionary(changedKeys.lazy.map { ($0, []) }) { first, _ in first }
+    ///   - table: The saved index's entries of the unchanged files (nil: none).
+    ///   - twice: Ids the table lists in more than one entry, with those entries' partitions: they
+    ///     are not placed anywhere until their files are read.
+    func setBuilt(_ collection: String, from table: SavedIDTable?, twice: [String: [PartitionKey]] = [:]) {
+        locations[collection] = Dictionary(twice.keys.lazy.map { ($0, PartitionKey?.none) }) { first, _ in first }
+        tables[collection] = table
+        saved[collection] = [:]
+        placedSinceSaved[collection] = [:]
+        for key in twice.values.joined() { noteIDsChanged(in: key, of: collection) }
     }
 
     /// Records that `id` lives in the partition `key` (if the collection's index is built).
     func place(_ id: String, at key: PartitionKey, in collection: String) {
-        guard isBuilt(collection), case let old = locations[collection]?.updateValue(key, forKey: id), old != key else { return }
+        guard isBuilt(collection), case let old = self.key(of: id, in: collection), old != key else { return }
+        locations[collection]?[id] = .some(key)
         if let old { noteIDsChanged(in: old, of: collection) }
         placedSinceSaved[collection, default: [:]][key, default: []].append(id)
     }
@@ -77,24 +96,40 @@ final class IdIndex {
 
     /// Forgets that `id` lives at `address`, if the index says it does.
     func remove(_ id: String, from address: PartitionAddress) {
-        guard locations[address.collection]?[id] == address.key else { return }
-        locations[address.collection]?[id] = nil
+        guard key(of: id, in: address.collection) == address.key else { return }
+        locations[address.collection]?[id] = .some(nil)
         noteIDsChanged(in: address.key, of: address.collection)
     }
 
-    /// Each partition's ids, for a save: those the save before (or the file the index was built
-    /// from) listed, and in the partitions that changed since, the ids that are there now. Nil
-    /// when the collection is not built.
-    func idsByPartition(in collection: String) -> (ids: [PartitionKey: [String]], changedKeys: Set<PartitionKey>)? {
-        guard let locations = locations[collection] else { return nil }
-        var ids = saved[collection] ?? [:]
-        let placed = placedSinceSaved[collection] ?? [:]
-        for (key, placedHere) in placed {
-            var seen = Set<String>()
-            let now = ((ids[key] ?? []) + placedHere).filter { locations[$0] == key && seen.insert($0).inserted }
-            ids[key] = now.isEmpty ? nil : now
+    /// The ids the partition `key` holds, as far as the index knows (nil if not built): those last
+    /// saved there and those placed there since, that are there still.
+    func ids(at key: PartitionKey, in collection: String) -> [String]? {
+        guard isBuilt(collection) else { return nil }
+        let before = saved[collection]?[key] ?? tables[collection]?.ids(at: key) ?? []
+        var seen = Set<String>()
+        return (before + (placedSinceSaved[collection]?[key] ?? [])).filter { self.key(of: $0, in: collection) == key && seen.insert($0).inserted }
+    }
+
+    /// Each partition's ids, for a save: where nothing changed since the last save, what it wrote
+    /// (or the saved index's lines); elsewhere the ids there now. Nil when the collection is not
+    /// built. Partitions without ids are left out.
+    func idsByPartition(in collection: String) -> [PartitionKey: IndexFile.IDs]? {
+        guard isBuilt(collection) else { return nil }
+        var result: [PartitionKey: IndexFile.IDs] = [:]
+        let placed = placedSinceSaved[collection] ?? [:], saved = saved[collection] ?? [:]
+        if let table = tables[collection] {
+            for key in table.keys where saved[key] == nil && placed[key] == nil && table.count(at: key) > 0 { result[key] = .lines(table) }
         }
-        return (ids, Set(placed.keys))
+        for (key, ids) in saved where placed[key] == nil && !ids.isEmpty { result[key] = .listed(ids) }
+        for key in placed.keys {
+            if let ids = ids(at: key, in: collection), !ids.isEmpty { result[key] = .listed(ids) }
+        }
+        return result
+    }
+
+    /// The partitions whose ids changed since the last save.
+    func changedPartitions(in collection: String) -> Set<PartitionKey> {
+        Set(placedSinceSaved[collection].map { Array($0.keys) } ?? [])
     }
 
     /// Follows a journal record's change of `id` at `address` (set there, or removed from there),
@@ -110,6 +145,7 @@ final class IdIndex {
     /// each index is built again on demand. The ids known in two files stay known.
     func forgetLocations() {
         locations = [:]
+        tables = [:]
         saved = [:]
         placedSinceSaved = [:]
         unreadable = [:]
@@ -182,10 +218,11 @@ final class IdIndex {
         isBuilt(collection) && unreadable[collection]?.isEmpty ?? true && copies[collection]?.isEmpty ?? true
     }
 
-    /// Notes that a collection's index was saved with these ids (``idsByPartition(in:)``).
-    func markSaved(_ collection: String, ids: [PartitionKey: [String]]) {
+    /// Notes that a collection's index was saved, with these ids in the partitions that had
+    /// changed (``changedPartitions(in:)``; a partition left out was written without an entry).
+    func markSaved(_ collection: String, changedPartitions written: [PartitionKey: [String]]) {
         changed.remove(collection)
-        saved[collection] = ids
+        for key in changedPartitions(in: collection) { saved[collection, default: [:]][key] = written[key] ?? [] }
         placedSinceSaved[collection] = [:]
     }
 }

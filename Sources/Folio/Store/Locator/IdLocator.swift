@@ -29,8 +29,10 @@ final class IdLocator {
 
     /// Whether the collection's index is built.
     func isBuilt(_ collection: String) -> Bool { idIndex.isBuilt(collection) }
-    /// Every id of a built collection with its partition key (nil if not built).
-    func locations(in collection: String) -> [String: PartitionKey]? { idIndex.locations(in: collection) }
+    /// Where a built collection's ids are now (nil if not built), as a value later changes leave as it is.
+    func locations(in collection: String) -> IdIndex.Locations? { idIndex.locations(in: collection) }
+    /// The ids the partition at `address` holds, as far as a built index knows (nil if not built).
+    func ids(at address: PartitionAddress) -> [String]? { idIndex.ids(at: address.key, in: address.collection) }
     /// Every partition file the index could not read, with why.
     var unreadableFiles: [PartitionAddress: FolioError] { idIndex.allUnreadableFiles }
 

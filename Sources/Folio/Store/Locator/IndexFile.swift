@@ -74,16 +74,50 @@ enum IndexFile {
         return true
     }
 
+    /// The file's bytes and, per partition, its entry's identity and the byte ranges of its id
+    /// lines in them; none when the file is missing or not in this form (the id index's build).
+    static func entries(_ fileSystem: FileSystem, collection: String) -> (bytes: [UInt8], lines: [PartitionKey: (FileIdentity, [Range<Int>])]) {
+        let bytes: [UInt8]
+        do {
+            guard let (contents, _) = try fileSystem.read(path(collection)) else { return ([], [:]) }
+            bytes = contents
+        } catch {
+            return ([], [:])
+        }
+        var lines: [PartitionKey: (FileIdentity, [Range<Int>])] = [:]
+        let whole = bytes.withUnsafeBufferPointer { buffer in walk(buffer) { partition, ids in lines[partition.key] = (partition.identity, ids) } }
+        return whole ? (bytes, lines) : ([], [:])
+    }
+
+    /// A partition's ids, as a save writes them: a list, or its entry's lines in the file the
+    /// id index was built from (``SavedIDTable``).
+    enum IDs {
+        case listed([String])
+        case lines(SavedIDTable)
+    }
+
     /// Replaces the index with `entries`, in key order, each entry's ids in the order given.
-    static func write(_ fileSystem: FileSystem, collection: String, entries: [PartitionKey: Entry]) throws(FolioError) {
+    static func write(_ fileSystem: FileSystem, collection: String, entries: [PartitionKey: (identity: FileIdentity, ids: IDs)]) throws(FolioError) {
         var bytes = Array((header + "\n").utf8)
-        bytes.reserveCapacity(entries.values.reduce(64) { $0 + 64 + $1.ids.reduce(0) { $0 + $1.utf8.count + 1 } })
+        bytes.reserveCapacity(
+            entries.reduce(64) { total, entry in
+                switch entry.value.ids {
+                case .listed(let ids): total + 64 + ids.count * 40
+                case .lines(let table): total + 64 + table.count(at: entry.key) * 40
+                }
+            })
         for key in entries.keys.sorted() {
-            let entry = entries[key]!
-            SavedPartitionLine(key: key, identity: entry.identity, count: entry.ids.count).append(to: &bytes)
-            for id in entry.ids {
-                bytes.append(contentsOf: id.utf8)
-                bytes.append(0x0A)
+            let (identity, ids) = entries[key]!
+            switch ids {
+            case .listed(let ids):
+                SavedPartitionLine(key: key, identity: identity, count: ids.count).append(to: &bytes)
+                for id in ids {
+                    bytes.append(contentsOf: id.utf8)
+                    bytes.append(0x0A)
+                }
+            case .lines(let table):
+                SavedPartitionLine(key: key, identity: identity, count: table.count(at: key)).append(to: &bytes)
+                table.appendLines(at: key, to: &bytes)
             }
         }
         try fileSystem.makeDirectoryDurably(StoreLayout.machinery + "/index")

@@ -34,15 +34,16 @@ import Testing
             case 0:
                 // A build: what the store found reading every file.
                 index.beginBuilding(collection)
-                index.setLocations(truth[collection] ?? [:], saved: Self.grouped(truth[collection] ?? [:]), changedKeys: [], of: collection)
+                index.setBuilt(collection, from: Self.table(truth[collection] ?? [:]))
                 counts.builds += 1
             case 1:
                 index.forgetLocations()
                 counts.forgets += 1
             case 2:
                 // A save: what the index lists by partition is written, and is the next save's start.
-                if let (ids, _) = index.idsByPartition(in: collection) {
-                    index.markSaved(collection, ids: ids)
+                if let ids = index.idsByPartition(in: collection) {
+                    let changed = index.changedPartitions(in: collection)
+                    index.markSaved(collection, changedPartitions: Self.resolved(ids).filter { changed.contains($0.key) }.mapValues { Array($0) })
                     counts.saves += 1
                 }
             default:
@@ -76,9 +77,9 @@ import Testing
             // What a save would write: each partition's ids, those of the partitions that
             // changed since the last save gathered again, the others as that save wrote them.
             for name in collections where index.isBuilt(name) {
-                let listed = index.idsByPartition(in: name)?.ids ?? [:]
+                let listed = Self.resolved(index.idsByPartition(in: name) ?? [:])
                 let expected = Self.grouped(truth[name] ?? [:])
-                if listed.mapValues(Set.init) != expected.mapValues(Set.init) || listed.values.contains(where: { Set($0).count != $0.count }) {
+                if listed != expected.mapValues(Set.init) || expected.contains(where: { index.ids(at: $0.key, in: name).map(Set.init) != Set($0.value) }) {
                     Issue.record("seed \(seed), step \(step): \(name) would be saved as \(listed), expected \(expected)")
                 }
             }
@@ -95,9 +96,69 @@ import Testing
                 + "\(counts.builds) builds, \(counts.saves) saves, \(counts.forgets) forgets, every id where the model put it")
     }
 
+    /// The table of a saved index's entries (SavedIDTable.swift), from a seed: every id listed
+    /// once is found in its partition, an id listed nowhere is not, and the ids listed more than
+    /// once (in two entries, or twice in one) are reported with every entry that lists them.
+    /// Ids of every length, with bytes beyond ASCII, sharing prefixes.
+    @Test func aSavedTableFindsEachIdListedOnceAndReportsTheOthers() throws {
+        let seed = ProcessInfo.processInfo.environment["FOLIO_INDEX_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        var random = SplitMix64(seed: seed)
+        let days = (1...28).map { PartitionKey.day(parsing: String(format: "2026-02-%02d", $0))! }
+        let pool = (0..<400).map { number in
+            ["t\(number)", "todo-\(number)-é", String(repeating: "x", count: Int(random.next() % 60) + 1) + "\(number)", "😀\(number)"][number % 4]
+        }
+        var listed: [PartitionKey: [String]] = [:]
+        var lists: [String: [PartitionKey]] = [:]
+        for id in pool.prefix(360) {
+            let copies = random.next() % 10 == 0 ? 2 + Int(random.next() % 2) : 1
+            for _ in 0..<copies {
+                let day = days[Int(random.next() % UInt64(days.count))]
+                listed[day, default: []].append(id)
+                lists[id, default: []].append(day)
+            }
+        }
+        var text = IndexFile.header + "\n"
+        for key in listed.keys.sorted() { text += "P \(key.text) 1 2 3 -4 5 \(listed[key]!.count)\n" + listed[key]!.map { $0 + "\n" }.joined() }
+        let bytes = Array(text.utf8)
+        var entries: [(key: PartitionKey, ids: [Range<Int>])] = []
+        #expect(bytes.withUnsafeBufferPointer { IndexFile.walk($0) { entries.append(($0.key, $1)) } })
+        let (table, twice) = try #require(SavedIDTable.build(bytes: bytes, entries: entries))
+        let expectedTwice = lists.filter { $0.value.count > 1 }
+        #expect(twice.mapValues { $0.sorted() } == expectedTwice.mapValues { $0.sorted() }, "seed \(seed)")
+        for (id, days) in lists where days.count == 1 { #expect(table.key(of: id) == days[0], "seed \(seed): \(id)") }
+        for id in pool.suffix(40) { #expect(table.key(of: id) == nil, "seed \(seed): \(id) is listed nowhere") }
+        for key in days { #expect(table.ids(at: key) == (listed[key] ?? []) && table.count(at: key) == (listed[key]?.count ?? 0)) }
+        var lines: [UInt8] = []
+        for key in listed.keys.sorted() { table.appendLines(at: key, to: &lines) }
+        #expect(lines == Array(listed.keys.sorted().flatMap { listed[$0]! }.map { $0 + "\n" }.joined().utf8))
+        print("IdIndexTests table seed \(seed): \(lists.count) ids in \(listed.count) entries, \(twice.count) listed more than once, each found as listed")
+    }
+
     /// Ids by partition, as a saved index lists them.
     private static func grouped(_ locations: [String: PartitionKey]) -> [PartitionKey: [String]] {
         locations.reduce(into: [:]) { result, location in result[location.value, default: []].append(location.key) }
+    }
+
+    /// The table a build makes of a saved index that lists `locations` (nil for none).
+    private static func table(_ locations: [String: PartitionKey]) -> SavedIDTable? {
+        let grouped = grouped(locations)
+        var text = IndexFile.header + "\n"
+        for key in grouped.keys.sorted() { text += "P \(key.text) 1 2 3 4 5 \(grouped[key]!.count)\n" + grouped[key]!.map { $0 + "\n" }.joined() }
+        let bytes = Array(text.utf8)
+        var entries: [(key: PartitionKey, ids: [Range<Int>])] = []
+        let whole = bytes.withUnsafeBufferPointer { IndexFile.walk($0) { entries.append(($0.key, $1)) } }
+        #expect(whole)
+        return entries.isEmpty ? nil : SavedIDTable.build(bytes: bytes, entries: entries)?.table
+    }
+
+    /// What a save would write, as sets of ids.
+    private static func resolved(_ ids: [PartitionKey: IndexFile.IDs]) -> [PartitionKey: Set<String>] {
+        ids.reduce(into: [:]) { result, entry in
+            switch entry.value {
+            case .listed(let ids): result[entry.key] = Set(ids)
+            case .lines(let table): result[entry.key] = Set(table.ids(at: entry.key))
+            }
+        }
     }
 
     @Test func anIndexWithAnUnreadableFileOrAnIdInTwoFilesIsNotSaved() {
@@ -105,7 +166,7 @@ import Testing
         let broken = Self.address("todos", Self.days[0])
         #expect(!index.isSavable("todos"), "not built")
         index.beginBuilding("todos")
-        index.setLocations(["a": Self.days[1]], saved: [Self.days[1]: ["a"]], changedKeys: [], of: "todos")
+        index.setBuilt("todos", from: Self.table(["a": Self.days[1]]))
         #expect(index.isSavable("todos"))
 
         let error = FolioError(.corruptFile, "does not parse", path: broken.path)
@@ -125,7 +186,7 @@ import Testing
         #expect(index.copies(in: "todos")?.isEmpty == true)
 
         index.markChanged("todos")
-        index.markSaved("todos", ids: [Self.days[1]: ["a"]])
+        index.markSaved("todos", changedPartitions: [:])
         #expect(index.changed.isEmpty)
     }
 
