@@ -26,21 +26,8 @@ enum IndexFile {
 
     /// The entries, or none when the file is missing or not in this form.
     static func read(_ fileSystem: FileSystem, collection: String) -> [PartitionKey: Entry] {
-        let bytes: [UInt8]
-        do {
-            guard let (contents, _) = try fileSystem.read(path(collection)) else { return [:] }
-            bytes = contents
-        } catch {
-            return [:]
-        }
-        var entries: [PartitionKey: Entry] = [:]
-        let whole = bytes.withUnsafeBufferPointer { buffer in
-            walk(buffer) { partition, ids in
-                entries[partition.key] = Entry(
-                    identity: partition.identity, ids: ids.map { String(decoding: UnsafeBufferPointer(rebasing: buffer[$0]), as: UTF8.self) })
-            }
-        }
-        return whole ? entries : [:]
+        let (bytes, lines) = entries(fileSystem, collection: collection)
+        return lines.mapValues { identity, ids in Entry(identity: identity, ids: ids.map { String(decoding: bytes[$0], as: UTF8.self) }) }
     }
 
     /// Goes through an index file's bytes: each partition's line and the byte ranges of its ids,
