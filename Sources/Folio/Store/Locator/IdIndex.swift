@@ -29,6 +29,9 @@ final class IdIndex {
     /// ids placed in them since. Every change of `locations` goes through ``place(_:at:in:)`` and
     /// ``remove(_:from:)``, which keep it: a save then gathers the ids of these partitions only.
     private var placedSinceSaved: [String: [PartitionKey: [String]]] = [:]
+    /// Per built collection, the identity of each file `.folio/index/` lists, as it lists it (the
+    /// file read at the build, or the last save).
+    private(set) var savedIdentities: [String: [PartitionKey: FileIdentity]] = [:]
 
     // MARK: Ids
 
@@ -73,8 +76,12 @@ final class IdIndex {
     ///   - table: The saved index's entries of the unchanged files (nil: none).
     ///   - twice: Ids the table lists in more than one entry, with those entries' partitions: they
     ///     are not placed anywhere until their files are read.
-    func setBuilt(_ collection: String, from table: SavedIDTable?, twice: [String: [PartitionKey]] = [:]) {
+    ///   - identities: The identity of every file the saved index lists, as it lists it.
+    func setBuilt(
+        _ collection: String, from table: SavedIDTable?, twice: [String: [PartitionKey]] = [:], identities: [PartitionKey: FileIdentity] = [:]
+    ) {
         locations[collection] = Dictionary(twice.keys.lazy.map { ($0, PartitionKey?.none) }) { first, _ in first }
+        savedIdentities[collection] = identities
         tables[collection] = table
         saved[collection] = [:]
         placedSinceSaved[collection] = [:]
@@ -148,6 +155,7 @@ final class IdIndex {
         tables = [:]
         saved = [:]
         placedSinceSaved = [:]
+        savedIdentities = [:]
         unreadable = [:]
         fileIdentities = [:]
     }
@@ -219,9 +227,11 @@ final class IdIndex {
     }
 
     /// Notes that a collection's index was saved, with these ids in the partitions that had
-    /// changed (``changedPartitions(in:)``; a partition left out was written without an entry).
-    func markSaved(_ collection: String, changedPartitions written: [PartitionKey: [String]]) {
+    /// changed (``changedPartitions(in:)``; a partition left out was written without an entry),
+    /// and these identities.
+    func markSaved(_ collection: String, changedPartitions written: [PartitionKey: [String]], identities: [PartitionKey: FileIdentity]) {
         changed.remove(collection)
+        savedIdentities[collection] = identities
         for key in changedPartitions(in: collection) { saved[collection, default: [:]][key] = written[key] ?? [] }
         placedSinceSaved[collection] = [:]
     }

@@ -26,7 +26,7 @@ extension IdLocator {
             unchanged.append((address.key, ids))
         }
         let built = unchanged.isEmpty ? nil : SavedIDTable.build(bytes: saved.bytes, entries: unchanged)
-        idIndex.setBuilt(collection, from: built?.table, twice: built?.twice ?? [:])
+        idIndex.setBuilt(collection, from: built?.table, twice: built?.twice ?? [:], identities: saved.lines.mapValues(\.0))
         if built == nil { unchangedKeys = [] }
         for (id, keys) in built?.twice ?? [:] {
             for key in keys { index(id, in: PartitionAddress(collection: collection, granularity: granularity, key: key)) }
@@ -61,9 +61,17 @@ extension IdLocator {
                 }
             }
             guard entries.count == ids.count else { continue }
+            // Left for a later checkpoint while few entries are out of date: a look-up reads
+            // their files (IndexFile.lookUp), where writing the index again costs all its ids.
+            let listed = idIndex.savedIdentities[collection] ?? [:]
+            let outOfDate =
+                changedKeys.count + entries.count { !changedKeys.contains($0.key) && listed[$0.key] != $0.value.identity }
+                + listed.keys.count { entries[$0] == nil && !changedKeys.contains($0) }
+            let files = Set(entries.keys).union(listed.keys).count
+            if outOfDate <= IndexFile.staleEntriesTolerated(files: files), !listed.isEmpty { continue }
             do {
                 try IndexFile.write(fileSystem, collection: collection, entries: entries)
-                idIndex.markSaved(collection, changedPartitions: written)
+                idIndex.markSaved(collection, changedPartitions: written, identities: entries.mapValues(\.identity))
             } catch {
                 report(.warning, "could not save the id index (it is rebuilt when needed): \(error.message)", path: IndexFile.path(collection))
             }

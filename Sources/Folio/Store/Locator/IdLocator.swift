@@ -114,6 +114,13 @@ final class IdLocator {
                 case .at(let key):
                     let address = PartitionAddress(collection: collection, granularity: granularity, key: key)
                     if try partition(address).entities[id] != nil { return address }
+                case .unless(let toRead, let found):
+                    // The files the index does not describe as they are, read; one that cannot be
+                    // read leaves the answer to the build, which reports it as a read would.
+                    if let holders = holders(of: id, in: toRead, besides: found, collection: collection, granularity: granularity) {
+                        if holders.isEmpty { return nil }
+                        if holders.count == 1, try partition(holders[0]).entities[id] != nil { return holders[0] }
+                    }
                 case .unknown:
                     break
                 }
@@ -149,6 +156,22 @@ final class IdLocator {
             try catchUp(collection, granularity: granularity)
             caughtUp = true
         }
+    }
+
+    /// The partitions that hold `id`: `found` (from the saved index) and those of `toRead` that
+    /// hold it once read; nil when one of these cannot be read.
+    private func holders(
+        of id: String, in toRead: [PartitionAddress], besides found: [PartitionKey], collection: String, granularity: PartitionGranularity
+    ) -> [PartitionAddress]? {
+        var holders = found.map { PartitionAddress(collection: collection, granularity: granularity, key: $0) }
+        for address in toRead {
+            do {
+                if try partition(address).entities[id] != nil { holders.append(address) }
+            } catch {
+                return nil
+            }
+        }
+        return holders
     }
 
     /// Reads again every file of a collection that is not the one the index learnt its ids from

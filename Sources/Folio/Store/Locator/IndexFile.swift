@@ -128,43 +128,65 @@ enum IndexFile {
 }
 
 extension IndexFile {
-    /// What the saved index alone says about one id.
+    /// How many of a collection's `files` the saved index may describe out of date (changed, new,
+    /// or not listed) and still answer a look-up, those files then read: 1 in 32, from 8 to 64. A
+    /// save is left for later until more of its entries than this are out of date
+    /// (IdLocator+IndexFile.swift), so that a checkpoint of a few partitions does not write years
+    /// of ids again.
+    static func staleEntriesTolerated(files: Int) -> Int { max(8, min(64, files / 32)) }
+
+    /// What the saved index says about one id.
     enum LookUp: Equatable {
-        /// The index names exactly these files, all unchanged, and `id` is in this one only.
+        /// The index lists every file unchanged, and `id` is in this one only.
         case at(PartitionKey)
-        /// The index names exactly these files, all unchanged, and none holds `id`.
+        /// The index lists every file unchanged, and none holds `id`.
         case absent
-        /// The index cannot answer (missing, damaged, out of date, or `id` in two files): build it.
+        /// The index lists the other files unchanged, `found` holds the ones of them that hold
+        /// `id`; `toRead` are the files it does not describe as they are (at most
+        /// ``staleEntriesTolerated(files:)``), to read for the answer.
+        case unless(toRead: [PartitionAddress], found: [PartitionKey])
+        /// The index cannot answer (missing, damaged, too far out of date, or `id` in two files):
+        /// build it.
         case unknown
     }
 
     /// Where `id` is, from the saved index without building it: one pass over its lines and one
-    /// `stat` of every partition file, where building it makes a table of every id. The answer
-    /// holds only when the index lists exactly the files in `files`, each with the identity it
-    /// has now, so it says what reading every file would say, an id in two files included
-    /// (``LookUp/unknown``, and the full index then reports it).
+    /// `stat` of every partition file, where building it makes a table of every id. An entry
+    /// counts only for a file in `files` with the identity it has now; the files without one are
+    /// ``LookUp/unless(toRead:found:)``'s to read, so that the answer says what reading every
+    /// file would say, an id in two files included (``LookUp/unknown``, and the full index then
+    /// reports it).
     static func lookUp(_ fileSystem: FileSystem, collection: String, id: String, files: [PartitionAddress]) throws(FolioError) -> LookUp {
         guard let (bytes, _) = try fileSystem.read(path(collection)) else { return .unknown }
         let target = Array(id.utf8)
-        var found: [PartitionKey] = []
+        var found: Set<PartitionKey> = []
         var listed: [PartitionKey: FileIdentity] = [:]
         let parsed = bytes.withUnsafeBufferPointer { buffer in
             walk(buffer) { partition, ids in
                 listed[partition.key] = partition.identity
-                for range in ids where range.count == target.count && buffer[range].elementsEqual(target) { found.append(partition.key) }
+                for range in ids where range.count == target.count && buffer[range].elementsEqual(target) { found.insert(partition.key) }
             }
         }
-        guard parsed, listed.count == files.count, files.allSatisfy({ listed[$0.key] != nil }) else { return .unknown }
+        guard parsed else { return .unknown }
         // One `stat` per file, on several threads: on cold inodes each waits for the disk.
         let current = parallelMap(files, width: StoreEngine.scanWidth) { file in
             Result { () throws(FolioError) -> FileIdentity? in try fileSystem.identity(file.path) }
         }
+        var toRead: [PartitionAddress] = []
+        var holders: [PartitionKey] = []
         for (file, identity) in zip(files, current) {
-            guard try identity.get() == listed[file.key] else { return .unknown }
+            if let listed = listed[file.key], try identity.get() == listed {
+                if found.contains(file.key) { holders.append(file.key) }
+            } else {
+                toRead.append(file)
+                guard toRead.count <= staleEntriesTolerated(files: files.count) else { return .unknown }
+            }
         }
-        switch found.count {
+        // An entry whose file is gone says nothing: the id is in a file of `files` or nowhere.
+        guard toRead.isEmpty else { return holders.count > 1 ? .unknown : .unless(toRead: toRead, found: holders) }
+        switch holders.count {
         case 0: return .absent
-        case 1: return .at(found[0])
+        case 1: return .at(holders[0])
         default: return .unknown
         }
     }

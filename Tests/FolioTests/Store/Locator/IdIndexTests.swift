@@ -43,7 +43,8 @@ import Testing
                 // A save: what the index lists by partition is written, and is the next save's start.
                 if let ids = index.idsByPartition(in: collection) {
                     let changed = index.changedPartitions(in: collection)
-                    index.markSaved(collection, changedPartitions: Self.resolved(ids).filter { changed.contains($0.key) }.mapValues { Array($0) })
+                    index.markSaved(
+                        collection, changedPartitions: Self.resolved(ids).filter { changed.contains($0.key) }.mapValues { Array($0) }, identities: [:])
                     counts.saves += 1
                 }
             default:
@@ -186,7 +187,7 @@ import Testing
         #expect(index.copies(in: "todos")?.isEmpty == true)
 
         index.markChanged("todos")
-        index.markSaved("todos", changedPartitions: [:])
+        index.markSaved("todos", changedPartitions: [:], identities: [:])
         #expect(index.changed.isEmpty)
     }
 
