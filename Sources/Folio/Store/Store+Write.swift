@@ -267,31 +267,36 @@ extension Store {
         }
         guard checkpointTask == nil else { return }
         let delay = configuration.checkpointDelay
+        // The task sleeps holding no reference to the store: a store released without `close()`
+        // goes, and its files with it, instead of living until the delay has passed.
         checkpointTask = Task { [weak self] in
-            await self?.runIdleCheckpoint(delay: delay)
+            while !Task.isCancelled {
+                guard let due = await self?.idleCheckpointStep(delay: delay) else { return }
+                do { try await Task.sleep(until: due, clock: .continuous) } catch { return }
+            }
         }
     }
 
-    /// Checkpoints once the journal has been quiet for `delay`: no commit from this process, and
-    /// no new record from any other, for that long. So an idle checkpoint only ever applies
-    /// records at least `delay` old, which is what keeps a quick plain copy of a live folder
-    /// consistent (ARCHITECTURE.md, "Copies").
-    private func runIdleCheckpoint(delay: Duration) async {
-        while !Task.isCancelled {
-            let due = lastCommit + delay
-            if ContinuousClock.now < due {
-                do { try await Task.sleep(until: due, clock: .continuous) } catch { return }
-                continue
+    /// One step of the idle checkpoint, which checkpoints once the journal has been quiet for
+    /// `delay`: no commit from this process, and no new record from any other, for that long. So
+    /// an idle checkpoint only ever applies records at least `delay` old, which is what keeps a
+    /// quick plain copy of a live folder consistent (ARCHITECTURE.md, "Copies").
+    /// - Returns: When to take the next step; nil when there is none (checkpointed, failed, or
+    ///   the store closed).
+    private func idleCheckpointStep(delay: Duration) async -> ContinuousClock.Instant? {
+        if ContinuousClock.now < lastCommit + delay { return lastCommit + delay }
+        guard !isClosed else { return nil }
+        do {
+            if try await checkpointIfQuiet() {
+                checkpointTask = nil
+                return nil
             }
-            guard !isClosed else { return }
-            do {
-                if try await checkpointIfQuiet() { break }
-            } catch {
-                engine.report(.error, "background checkpoint failed: \(error)")
-                break
-            }
+            return lastCommit + delay
+        } catch {
+            engine.report(.error, "background checkpoint failed: \(error)")
+            checkpointTask = nil
+            return nil
         }
-        checkpointTask = nil
     }
 
     /// Checkpoints if the journal is where this process last saw it; otherwise notes that it
