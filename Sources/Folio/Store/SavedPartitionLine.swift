@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// The line that opens a partition file's entry in the saved indexes (FORMAT.md): in the id index
 /// (`.folio/index/<collection>`) `P <key> <device> <inode> <size> <modified ns> <changed ns> <count>`,
 /// and in the field index (`.folio/index/<collection>.fields`) the same with `<whole>` (0 or 1)
@@ -79,5 +81,16 @@ struct SavedPartitionLine: Equatable {
         if let whole { text += whole ? " 1" : " 0" }
         text += "\n"
         bytes.append(contentsOf: text.utf8)
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// The line that starts at `position` (to its newline, or to the end), moving `position` past
+    /// its newline; nil once `position` reaches the end. `memchr` finds the newline.
+    func line(from position: inout Int) -> Range<Int>? {
+        guard position < count, let base = baseAddress else { return nil }
+        let end = memchr(base + position, 0x0A, count - position).map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? count
+        defer { position = end + 1 }
+        return position..<end
     }
 }

@@ -399,22 +399,14 @@ extension FieldIndexFile {
 }
 
 extension ArraySlice where Element == UInt8 {
-    /// The lines of these bytes (split at each newline; `memchr` finds them).
+    /// The lines of these bytes (split at each newline; after a final newline, an empty line).
     fileprivate func lines() -> [ArraySlice<UInt8>] {
-        var result: [ArraySlice<UInt8>] = []
         withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var start = 0
-            while true {
-                let rest = buffer.count - start
-                guard rest > 0, let found = memchr(base + start, 0x0A, rest) else { break }
-                let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                result.append(self[(startIndex + start)..<(startIndex + end)])
-                start = end + 1
-            }
-            result.append(self[(startIndex + start)..<endIndex])
+            var result: [ArraySlice<UInt8>] = [], position = 0
+            while let line = buffer.line(from: &position) { result.append(self[(startIndex + line.lowerBound)..<(startIndex + line.upperBound)]) }
+            if position == buffer.count { result.append(self[endIndex...]) }   // after a final newline (or of no bytes): an empty line
+            return result
         }
-        return result
     }
 
     /// Whether the bytes hold a field index header's end (a `. <crc>` line).

@@ -36,13 +36,7 @@ enum IndexFile {
     ///   with a line in no form, or naming a partition twice is not used at all).
     static func walk(_ buffer: UnsafeBufferPointer<UInt8>, _ visit: (SavedPartitionLine, [Range<Int>]) -> Void) -> Bool {
         var position = 0
-        func line() -> Range<Int>? {
-            guard position < buffer.count, let base = buffer.baseAddress else { return nil }
-            var end = buffer.count
-            if let found = memchr(base + position, 0x0A, buffer.count - position) { end = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) }
-            defer { position = end + 1 }
-            return position..<end
-        }
+        func line() -> Range<Int>? { buffer.line(from: &position) }
         guard let first = line(), buffer[first].elementsEqual(header.utf8) else { return false }
         var seen: Set<PartitionKey> = []
         var ids: [Range<Int>] = []

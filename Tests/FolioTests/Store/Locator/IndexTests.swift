@@ -28,6 +28,22 @@ import Testing
 
     func partitionReads(_ recorder: IORecorder) -> [String] { recorder.reads.filter { $0.hasPrefix("todos/") } }
 
+    /// The saved id index's inode (nil: there is none): a file replaced by a save gets another.
+    func indexInode(in folder: TemporaryFolder) throws -> Int? {
+        try FileManager.default.attributesOfItem(atPath: folder.file(".folio/index/todos").path)[.systemFileNumber] as? Int
+    }
+
+    /// Opens the store, gets `id` (which builds the id index) and closes it (which saves it).
+    /// - Returns: The saved index's inode.
+    func savedIndex(in folder: TemporaryFolder, reading id: UUID) async throws -> Int? {
+        let store = try await Store.open(at: folder.url, configuration: .testing())
+        #expect(try await store.get(Todo.self, id: id) != nil)
+        try await store.close()
+        let saved = try indexInode(in: folder)
+        #expect(saved != nil)
+        return saved
+    }
+
     @Test func aSavedIndexSparesReadingEveryFile() async throws {
         let folder = TemporaryFolder()
         let ids = try yearOfDays(in: folder)
@@ -63,15 +79,9 @@ import Testing
     @Test func aReaderDoesNotRewriteTheIndex() async throws {
         let folder = TemporaryFolder()
         let ids = try yearOfDays(in: folder)
-        var store = try await Store.open(at: folder.url, configuration: .testing())
-        #expect(try await store.get(Todo.self, id: ids["2025-06-15"]!) != nil)
-        try await store.close()
-        func inode() throws -> Int? {
-            try FileManager.default.attributesOfItem(atPath: folder.file(".folio/index/todos").path)[.systemFileNumber] as? Int
-        }
-        let saved = try inode()
-        #expect(saved != nil)
-        store = try await Store.open(at: folder.url, configuration: .testing())
+        let saved = try await savedIndex(in: folder, reading: ids["2025-06-15"]!)
+        func inode() throws -> Int? { try indexInode(in: folder) }
+        let store = try await Store.open(at: folder.url, configuration: .testing())
         #expect(try await store.get(Todo.self, id: ids["2025-03-02"]!) != nil)
         #expect(try await store.fetch(Query<Todo>(.month("2025-04"))).count == 30)
         try await store.close()
@@ -85,17 +95,11 @@ import Testing
     @Test func aFewChangedPartitionsLeaveTheSavedIndexForLater() async throws {
         let folder = TemporaryFolder()
         let ids = try yearOfDays(in: folder)
-        var store = try await Store.open(at: folder.url, configuration: .testing())
-        #expect(try await store.get(Todo.self, id: ids["2025-06-15"]!) != nil)
-        try await store.close()
-        func inode() throws -> Int? {
-            try FileManager.default.attributesOfItem(atPath: folder.file(".folio/index/todos").path)[.systemFileNumber] as? Int
-        }
-        let saved = try inode()
-        #expect(saved != nil)
+        let saved = try await savedIndex(in: folder, reading: ids["2025-06-15"]!)
+        func inode() throws -> Int? { try indexInode(in: folder) }
 
         // A retitle, a new todo and a move (the index built on the second write), each checkpointed.
-        store = try await Store.open(at: folder.url, configuration: .testing())
+        var store = try await Store.open(at: folder.url, configuration: .testing())
         var retitled = try #require(try await store.get(Todo.self, id: ids["2025-03-02"]!))
         retitled.title = "retitled"
         try await store.write { [retitled] tx in try tx.upsert(retitled) }
