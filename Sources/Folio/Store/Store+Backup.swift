@@ -29,15 +29,23 @@ extension Store {
         try await acquireWriterLock()
         defer { releaseWriterLock() }
         try await checkpointHoldingWriterLock()
+        try copyForBackup(to: destination, withJournal: false, progress: progress)
+    }
 
+    /// Copies every file outside `.folio/` (and the journal, `withJournal`) into `destination`,
+    /// which must be empty, each durably, then syncs the folders the copy made.
+    func copyForBackup(to destination: URL, withJournal: Bool, progress: ProgressHandler?) throws(FolioError) {
         let target = FileSystem(root: destination.standardizedFileURL.path)
         try target.makeDirectoryDurably(StoreLayout.tempFolder)
         guard try target.list("").allSatisfy({ $0.name == StoreLayout.machinery }) else {
             throw FolioError(.io, "backup destination is not empty", path: destination.path)
         }
-        var folders: Set<String> = [""]
-        let counter = try copyProgress(progress)
+        let counter = try copyProgress(progress, journal: withJournal)
+        var folders: Set<String> = withJournal ? ["", StoreLayout.machinery] : [""]
         try copyTree("", to: target, folders: &folders, progress: counter)
+        if withJournal, let (journal, _) = try fileSystem.read(StoreLayout.journal) {
+            try AtomicFile(fileSystem: target).replace(StoreLayout.journal, with: journal)
+        }
         counter?.finish()
         for folder in folders.sorted() { try target.syncDirectory(folder) }
     }
