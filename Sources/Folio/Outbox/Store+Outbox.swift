@@ -94,26 +94,13 @@ extension Store {
     ///   - serverVersion: The entity's version the server answered with (its ETag), or nil if it
     ///     gave none.
     public func acknowledgeCommand(_ sequence: UInt64, serverVersion: String?) async throws {
-        let found = try await acknowledge(sequence, version: serverVersion, serverEntity: nil, collection: nil, durability: nil)
-        guard found else { throw Self.noSuch("pending", sequence) }
+        let found = try await acknowledge([Acknowledgement(sequence: sequence, version: serverVersion)], durability: nil)
+        guard found.first == true else { throw Self.noSuch("pending", sequence) }
     }
 
-    /// Acknowledges a pending command in one transaction: it leaves the queue (to `outbox/sent/`)
-    /// and its entity takes `version` (`""` if none), and the server's JSON when given, checked
-    /// against `collection`, and no later local change of the entity is pending. Shared by
-    /// ``acknowledgeCommand(_:serverVersion:)`` and the sync engine.
-    /// - Returns: False if the command was not pending (nothing changed).
-    func acknowledge(
-        _ sequence: UInt64, version: String?, serverEntity: JSONValue?, collection: SyncedCollection?,
-        durability: Durability?, advancingVersion: Bool = true
-    ) async throws -> Bool {
-        let acknowledgement = Acknowledgement(
-            sequence: sequence, version: version, serverEntity: serverEntity,
-            collection: collection, advancingVersion: advancingVersion)
-        return try await acknowledge([acknowledgement], durability: durability).first ?? false
-    }
-
-    /// One command the server applied, as the sync engine acknowledges it.
+    /// One command the server applied, as the sync engine acknowledges it: it leaves the queue
+    /// (to `outbox/sent/`) and its entity takes `version` (`""` if none), and the server's JSON
+    /// when given, checked against `collection`, and no later local change of the entity is pending.
     struct Acknowledgement: Sendable {
         var sequence: UInt64
         var version: String?

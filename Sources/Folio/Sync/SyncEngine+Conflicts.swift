@@ -52,7 +52,7 @@ extension SyncEngine {
             return .next
         case .delete where server == nil:
             // Both sides deleted it.
-            try await acknowledge(command, version: nil, entity: nil)
+            try await acknowledge(command, version: nil)
             report.sent += 1
             emit(.conflict(command.sequence, resolution: decision.label))
             return .next
@@ -60,7 +60,7 @@ extension SyncEngine {
             // The server already holds exactly what would be sent (an earlier resend whose answer
             // was lost): applied.
             try await acknowledge(
-                command, version: serverVersion, entity: nil,
+                command, version: serverVersion,
                 advancingVersion: try await advancesVersion(command, sent: Data(JSONWriter.compact(entity))))
             report.sent += 1
             report.remaining = max(0, report.remaining - 1)
@@ -85,10 +85,7 @@ extension SyncEngine {
                 idempotencyKey: command.id + "@" + (serverVersion ?? "deleted"))
             emit(.conflict(command.sequence, resolution: decision.label))
             status.inFlight = command.sequence
-            let outcome: PushOutcome
-            do { outcome = try await transport.push(resend) } catch {
-                outcome = .retryLater(reason: "the transport failed: \(error)", status: nil, after: nil)
-            }
+            let outcome = await push(resend)
             status.inFlight = nil
             try checkNotStopped()
             return try await handle(outcome, of: resend, round: round + 1, report: &report, changedPartitions: &changedPartitions)

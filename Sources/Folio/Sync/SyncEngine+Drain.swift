@@ -15,12 +15,12 @@ extension SyncEngine {
     /// commands sent one request each, every request leaving after the previous answer), and the
     /// commands the server applied are acknowledged together, in one transaction, when the window
     /// ends or before anything that depends on them (see `AppliedPushes`).
-    func drainPass(honouringBackoff: Bool) async throws -> DrainReport {
+    func drainPass() async throws -> DrainReport {
         var report = DrainReport()
         // Per collection, the partitions this pass changed (server state stored, conflicts
         // merged): the derived collections that refresh from them are recomputed there.
         var changedPartitions: [String: Set<String>] = [:]
-        var honour = honouringBackoff
+        var honourBackoff = true
         let networkCameBack = ignoreBackoffOnce
         ignoreBackoffOnce = false
         let batchSize = (transport as? any BatchTransport)?.maxBatchSize ?? 1
@@ -45,7 +45,7 @@ extension SyncEngine {
             }
             // Only the pass's first head can be waiting out a backoff: a command is tried only
             // once every earlier one is settled, and a failure ends the pass.
-            if honour {
+            if honourBackoff {
                 let attempts = try await store.attempts(for: first.sequence)
                 // The network coming back ends a wait caused by the network, not one the server asked for.
                 if let next = attempts.nextAttempt, next > Date(), !(networkCameBack && !attempts.serverAnsweredLast) {
@@ -56,7 +56,7 @@ extension SyncEngine {
                         + (attempts.lastError.map { " (after \(attempts.count) failed attempt\(attempts.count == 1 ? "" : "s"); the last: \($0))" } ?? "")
                     break
                 }
-                honour = false
+                honourBackoff = false
             }
             var applied = AppliedPushes()
             let step: Step
@@ -106,30 +106,37 @@ extension SyncEngine {
         }
     }
 
-    /// Sends requests one by one, or as one batch.
-    func push(_ requests: [PushRequest], batch: Bool) async -> [PushOutcome] {
+    /// Sends requests as one batch (a single one alone).
+    func push(batch requests: [PushRequest]) async -> [PushOutcome] {
+        guard requests.count > 1, let batching = transport as? any BatchTransport else { return [await push(requests[0])] }
         do {
-            if batch, requests.count > 1, let batching = transport as? any BatchTransport {
-                return Array(try await batching.push(batch: requests).prefix(requests.count))
-            }
-            return [try await transport.push(requests[0])]
+            return Array(try await batching.push(batch: requests).prefix(requests.count))
         } catch {
             return [.retryLater(reason: "the transport failed: \(error)", status: nil, after: nil)]
         }
     }
 
+    /// Sends one request.
+    func push(_ request: PushRequest) async -> PushOutcome {
+        do {
+            return try await transport.push(request)
+        } catch {
+            return .retryLater(reason: "the transport failed: \(error)", status: nil, after: nil)
+        }
+    }
+
     /// The request for a command as the queue holds it.
     func request(for command: OutboxCommand) async throws -> PushRequest {
+        PushRequest(command: command, body: command.body, precondition: try await precondition(for: command), idempotencyKey: command.id)
+    }
+
+    private func precondition(for command: OutboxCommand) async throws -> PushRequest.Precondition {
         guard let collection = command.collection, let id = command.entityID,
             command.operation == .upsert || command.operation == .delete
-        else {
-            return PushRequest(command: command, body: command.body, precondition: .none, idempotencyKey: command.id)
-        }
-        if command.operation == .upsert && command.base == nil {
-            // The change created the entity here (new, or again after a delete): a create, whatever
-            // version an earlier incarnation had.
-            return PushRequest(command: command, body: command.body, precondition: .absent, idempotencyKey: command.id)
-        }
+        else { return .none }
+        // The change created the entity here (new, or again after a delete): a create, whatever
+        // version an earlier incarnation had.
+        if command.operation == .upsert && command.base == nil { return .absent }
         // What the server has now, as far as this store durably knows: the version an
         // acknowledgement or a pull stored (with the entity, or left behind by a local delete).
         var version: String?
@@ -138,14 +145,11 @@ extension SyncEngine {
                 collection: collection, granularity: granularity, id: id,
                 deletedFrom: command.operation == .delete ? command.partition : nil)
         }
-        version = version ?? command.baseVersion
-        let precondition: PushRequest.Precondition
-        switch version {
-        case nil: precondition = .absent
-        case ""?: precondition = .none
-        case let version?: precondition = .version(version)
+        switch version ?? command.baseVersion {
+        case nil: return .absent
+        case ""?: return .none
+        case let version?: return .version(version)
         }
-        return PushRequest(command: command, body: command.body, precondition: precondition, idempotencyKey: command.id)
     }
 
     func granularity(of collection: String, partition: String?) async -> PartitionGranularity? {
@@ -161,21 +165,9 @@ extension SyncEngine {
         let command = request.command
         switch outcome {
         case .applied(let version, let entity):
-            // A merged resend put on the server what none of this entity's later commands was made
-            // on: they keep the version before it, so they meet the merge and are merged in turn
-            // (a later command sent over it as it is would undo the other side's fields).
-            try await acknowledge(
-                command, version: version, entity: entity,
-                advancingVersion: try await advancesVersion(command, sent: request.body))
-            report.sent += 1
-            report.remaining = max(0, report.remaining - 1)
-            if let collection = command.collection, let partition = command.partition {
-                changedPartitions[collection, default: []].insert(partition)
-            }
-            markReachable()
-            status.lastSuccess = Date()
-            status.lastError = nil
-            emit(.sent(command.sequence, version: version))
+            var applied = AppliedPushes()
+            applied.append(try await appliedPush(request, version: version, entity: entity))
+            try await record(&applied, report: &report, changedPartitions: &changedPartitions)
             return .next
         case .conflict(let version, let entity):
             markReachable()
@@ -247,6 +239,17 @@ extension SyncEngine {
         emit(.deadLettered(command.sequence, reason: reason.reason))
     }
 
+    /// The server applied `request`: to be acknowledged with its window.
+    ///
+    /// A merged resend put on the server what none of this entity's later commands was made on:
+    /// they keep the version before it, so they meet the merge and are merged in turn (a later
+    /// command sent over it as it is would undo the other side's fields).
+    func appliedPush(_ request: PushRequest, version: String?, entity: Data?) async throws -> AppliedPushes.Item {
+        AppliedPushes.Item(
+            request: request, version: version, entity: entity,
+            advancingVersion: try await advancesVersion(request.command, sent: request.body))
+    }
+
     /// Whether acknowledging `command`, sent with `body`, gives its entity the server's new
     /// version: not when `body` is a merge and later commands of the entity wait (they were made
     /// without the server's side of the merge, so they must meet it and be merged in turn).
@@ -257,14 +260,13 @@ extension SyncEngine {
         return !(try await store.hasLaterPendingCommand(after: command.sequence, collection: name, id: id))
     }
 
-    /// The server applied the command: it leaves the queue, and the entity takes the server's
-    /// version (and the server's JSON, when the server sent it and no later local change of the
-    /// entity is pending), in one transaction.
-    func acknowledge(_ command: OutboxCommand, version: String?, entity: Data?, advancingVersion: Bool = true) async throws {
+    /// The server has what the command sent, though it did not say so in an answer to it: the
+    /// command leaves the queue, and the entity takes the server's version, in one transaction.
+    func acknowledge(_ command: OutboxCommand, version: String?, advancingVersion: Bool = true) async throws {
+        let acknowledgement = Store.Acknowledgement(
+            sequence: command.sequence, version: version,
+            collection: command.collection.flatMap { configuration.collections[$0] }, advancingVersion: advancingVersion)
         // Relaxed: everything here can be had from the server again (see `Store.syncWrite`).
-        _ = try await store.acknowledge(
-            command.sequence, version: version, serverEntity: Self.json(entity),
-            collection: command.collection.flatMap { configuration.collections[$0] },
-            durability: .relaxed, advancingVersion: advancingVersion)
+        _ = try await store.acknowledge([acknowledgement], durability: .relaxed)
     }
 }

@@ -63,16 +63,13 @@ extension SyncEngine {
         emit(.sending(commands[0].sequence))
         // While the server works on this window, the next one's files are read (the store is idle).
         async let readAhead: Void = store.readAhead(limit: commands.count * 2)
-        var outcomes = await push(requests, batch: true)
+        var outcomes = await push(batch: requests)
         await readAhead
         status.inFlight = nil
         if outcomes.isEmpty { outcomes = [.retryLater(reason: "the server handled no command of the batch", status: nil, after: nil)] }
         for (request, outcome) in zip(requests, outcomes) {
             if case .applied(let version, let entity) = outcome {
-                applied.append(
-                    .init(
-                        request: request, version: version, entity: entity,
-                        advancingVersion: try await advancesVersion(request.command, sent: request.body)))
+                applied.append(try await appliedPush(request, version: version, entity: entity))
                 continue
             }
             try await record(&applied, report: &report, changedPartitions: &changedPartitions)
@@ -102,15 +99,10 @@ extension SyncEngine {
             let request = try await request(for: command)
             status.inFlight = command.sequence
             emit(.sending(command.sequence))
-            let outcome =
-                await push([request], batch: false).first
-                ?? .retryLater(reason: "the transport gave no outcome", status: nil, after: nil)
+            let outcome = await push(request)
             status.inFlight = nil
             if case .applied(let version, let entity) = outcome {
-                applied.append(
-                    .init(
-                        request: request, version: version, entity: entity,
-                        advancingVersion: try await advancesVersion(command, sent: request.body)))
+                applied.append(try await appliedPush(request, version: version, entity: entity))
                 continue
             }
             try await record(&applied, report: &report, changedPartitions: &changedPartitions)
