@@ -71,19 +71,13 @@ extension Store {
     /// - Parameter sequence: The failed command's number.
     /// - Throws: ``FolioError`` with ``FolioError/Code/invalidQuery`` if no failed command has it.
     public func retryFailedCommand(_ sequence: UInt64) async throws {
-        try await changeOutbox { location throws(FolioError) in
-            guard case .failed = try location(sequence) else { throw Self.noSuch("failed", sequence) }
-            return [.retry(sequence: sequence)]
-        }
+        try await change(sequence, from: .failed, to: .retry(sequence: sequence))
     }
 
     /// Deletes a failed command for good: its change is never sent.
     /// - Parameter sequence: The failed command's number.
     public func dropFailedCommand(_ sequence: UInt64) async throws {
-        try await changeOutbox { location throws(FolioError) in
-            guard case .failed = try location(sequence) else { throw Self.noSuch("failed", sequence) }
-            return [.remove(sequence: sequence, archive: false)]
-        }
+        try await change(sequence, from: .failed, to: .remove(sequence: sequence, archive: false))
     }
 
     /// Records that the server applied a command: it leaves the queue (kept in `outbox/sent/`,
@@ -218,10 +212,7 @@ extension Store {
     ///   - sequence: The pending command's number.
     ///   - reason: Why it failed.
     public func failCommand(_ sequence: UInt64, reason: FailureReason) async throws {
-        try await changeOutbox(origin: .sync) { location throws(FolioError) in
-            guard case .pending = try location(sequence) else { throw Self.noSuch("pending", sequence) }
-            return [.fail(sequence: sequence, reason: reason.json(at: .now))]
-        }
+        try await change(sequence, from: .pending, to: .fail(sequence: sequence, reason: reason.json(at: .now)), origin: .sync)
     }
 
     /// Tells the store, durably and before the first byte of any of them leaves, that these
@@ -247,14 +238,21 @@ extension Store {
         return Array(commands.prefix(sendable))
     }
 
-    private func changeOutbox(
-        origin: ChangeSet.Origin = .thisProcess,
-        _ changes: ((UInt64) throws(FolioError) -> OutboxState.Location) throws(FolioError) -> [JournalRecord.OutboxChange]
+    /// Where a command must be for ``change(_:from:to:origin:)``.
+    private enum Place: String {
+        case pending, failed
+    }
+
+    /// Changes one command in a transaction of its own, if it is in `place`.
+    private func change(
+        _ sequence: UInt64, from place: Place, to change: JournalRecord.OutboxChange, origin: ChangeSet.Origin = .thisProcess
     ) async throws {
         try await commitWrite { engine in
-            let record = JournalRecord(
-                transaction: engine.nextTransaction, changes: [],
-                outbox: try changes { sequence throws(FolioError) in try engine.outboxLocation(of: sequence) })
+            switch (try engine.outboxLocation(of: sequence), place) {
+            case (.pending, .pending), (.failed, .failed): break
+            default: throw Self.noSuch(place.rawValue, sequence)
+            }
+            let record = JournalRecord(transaction: engine.nextTransaction, changes: [], outbox: [change])
             return ((), try engine.append(record, origin: origin))
         }
     }
