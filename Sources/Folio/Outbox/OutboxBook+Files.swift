@@ -106,14 +106,12 @@ extension OutboxBook {
                 try ensure(reason, why)
                 try ensure(failed, command)
                 afterCopies.append((queued, true))
-            case .sent(let command):
-                if command != .null && kept.contains(sequence) { try ensure(sent, command) }
+            case .sent(let command) where command != .null && kept.contains(sequence):
+                try ensure(sent, command)
+                fallthrough
+            case .sent, .gone:
                 try remove(queued, leftQueue: true)
                 // Retried from failed/ and acknowledged before a checkpoint wrote it back.
-                try remove(failed)
-                try remove(reason)
-            case .gone:
-                try remove(queued, leftQueue: true)
                 try remove(failed)
                 try remove(reason)
             }
