@@ -14,9 +14,8 @@ extension Store {
     func queueHead(limit: Int) async throws -> QueueHead {
         try await read { engine throws(FolioError) in
             let head = try engine.queueHead(limit: limit)
-            var commands: [OutboxCommand] = []
-            for (sequence, json) in head.commands {
-                commands.append(try OutboxCommand(json: json, path: OutboxBook.folder + "/" + CommandFileName.name(sequence)))
+            let commands = try head.commands.map { command throws(FolioError) in
+                try OutboxCommand(json: command.command, path: OutboxBook.folder + "/" + CommandFileName.name(command.sequence))
             }
             return QueueHead(commands: commands, pendingCount: head.pendingCount, quarantined: head.quarantined)
         }

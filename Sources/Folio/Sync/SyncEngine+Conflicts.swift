@@ -39,7 +39,7 @@ extension SyncEngine {
         }
         switch decision.resolution {
         case .useServer where collection != nil || server == nil:
-            try await takeServer(command, collection: collection, version: serverVersion, entity: server)
+            try await takeServer(command, name: name, id: id, collection: collection, version: serverVersion, entity: server)
             report.remaining = max(0, report.remaining - 1)
             emit(.conflict(command.sequence, resolution: "server"))
             return .next
@@ -152,12 +152,12 @@ extension SyncEngine {
 
     /// Server wins: the server's entity (or deletion) replaces the local one; this command and
     /// the later pending commands of the entity leave the queue; one transaction.
-    private func takeServer(_ command: OutboxCommand, collection: SyncedCollection?, version: String?, entity: JSONValue?) async throws {
-        var found: PartitionGranularity?
-        if let name = command.collection { found = await self.granularity(of: name, partition: command.partition) }
-        let granularity = found
+    private func takeServer(
+        _ command: OutboxCommand, name: String, id: String, collection: SyncedCollection?, version: String?, entity: JSONValue?
+    ) async throws {
+        let granularity = await granularity(of: name, partition: command.partition)
         try await store.syncWrite { tx, outbox in
-            guard let name = command.collection, let id = command.entityID, let granularity else { return }
+            guard let granularity else { return }
             try collection?.register(tx)
             for (sequence, later) in try outbox.pending(collection: name, id: id) where sequence >= command.sequence {
                 let operation = later["operation"]?.stringValue

@@ -73,7 +73,6 @@ extension SyncEngine {
         }
         let count = try await store(response.items, of: collection, wholePartition: key)
         status.lastSuccess = Date()
-        markReachable()
         emit(.pulled(collection: collection.collection, partition: key, count: count))
         return count
     }
