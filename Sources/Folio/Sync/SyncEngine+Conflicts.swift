@@ -4,21 +4,20 @@ internal import Foundation
 /// "Conflict policies".
 extension SyncEngine {
     func settleConflict(
-        _ request: PushRequest, serverVersion: String?, serverEntity: Data?, round: Int,
-        report: inout DrainReport, changedPartitions: inout [String: Set<String>]
+        _ request: PushRequest, serverVersion: String?, serverEntity: Data?, round: Int, pass: inout Pass
     ) async throws -> Step {
         let command = request.command
         guard let name = command.collection, let id = command.entityID,
             command.operation == .upsert || command.operation == .delete
         else {
             // A custom command has no version to conflict on: the server refuses it.
-            try await deadLetter(command, reason: FailureReason("the server reported a conflict for a custom command"), report: &report)
+            try await deadLetter(command, reason: FailureReason("the server reported a conflict for a custom command"), report: &pass.report)
             return .next
         }
         guard round <= configuration.maxConflictRounds else {
             return try await handle(
                 .retryLater(reason: "the server reported \(round - 1) conflicts in a row", status: 409, after: nil),
-                of: request, round: round, report: &report, changedPartitions: &changedPartitions)
+                of: request, round: round, pass: &pass)
         }
         let collection = configuration.collections[name]
         let base = Self.json(command.base)
@@ -33,27 +32,27 @@ extension SyncEngine {
             // This change made nothing the server must keep; a later change of the entity meets
             // the deletion in turn, and recreates it if it changed something.
             try await store.dropCommand(command.sequence)
-            report.remaining = max(0, report.remaining - 1)
+            pass.report.remaining = max(0, pass.report.remaining - 1)
             emit(.conflict(command.sequence, resolution: decision.label))
             return .next
         }
         switch decision.resolution {
         case .useServer where collection != nil || server == nil:
             try await takeServer(command, name: name, id: id, collection: collection, version: serverVersion, entity: server)
-            report.remaining = max(0, report.remaining - 1)
+            pass.report.remaining = max(0, pass.report.remaining - 1)
             emit(.conflict(command.sequence, resolution: "server"))
             return .next
         case .useServer, .keepBoth:
             var reason = FailureReason(decision.note ?? "the server has another version of \(name)/\(id); the app decides", status: 409)
             reason.extra["serverVersion"] = serverVersion.map(JSONValue.string) ?? .null
             reason.extra["serverEntity"] = server ?? .null
-            try await deadLetter(command, reason: reason, report: &report)
+            try await deadLetter(command, reason: reason, report: &pass.report)
             emit(.conflict(command.sequence, resolution: "kept both"))
             return .next
         case .delete where server == nil:
             // Both sides deleted it.
             try await acknowledge(command, version: nil)
-            report.sent += 1
+            pass.report.sent += 1
             emit(.conflict(command.sequence, resolution: decision.label))
             return .next
         case .send(let entity) where entity == server:
@@ -62,8 +61,8 @@ extension SyncEngine {
             try await acknowledge(
                 command, version: serverVersion,
                 advancingVersion: try await advancesVersion(command, sent: Data(JSONWriter.compact(entity))))
-            report.sent += 1
-            report.remaining = max(0, report.remaining - 1)
+            pass.report.sent += 1
+            pass.report.remaining = max(0, pass.report.remaining - 1)
             emit(.conflict(command.sequence, resolution: decision.label))
             emit(.sent(command.sequence, version: serverVersion))
             return .next
@@ -88,7 +87,7 @@ extension SyncEngine {
             let outcome = await push(resend)
             status.inFlight = nil
             try checkNotStopped()
-            return try await handle(outcome, of: resend, round: round + 1, report: &report, changedPartitions: &changedPartitions)
+            return try await handle(outcome, of: resend, round: round + 1, pass: &pass)
         }
     }
 

@@ -8,6 +8,16 @@ extension SyncEngine {
         case wait(until: Date)
     }
 
+    /// Where a drain pass stands: what it did, and what it must still record.
+    struct Pass {
+        var report = DrainReport()
+        /// Per collection, the partitions this pass changed (server state stored, conflicts
+        /// merged): the derived collections that refresh from them are recomputed there.
+        var changedPartitions: [String: Set<String>] = [:]
+        /// The commands the server applied and the pass has not recorded yet (see `record`).
+        var applied = AppliedPushes()
+    }
+
     /// Sends commands in order until the queue is empty, blocked by a quarantined file, or a
     /// failure means waiting. Runs alone (see `exclusive`).
     ///
@@ -16,10 +26,7 @@ extension SyncEngine {
     /// commands the server applied are acknowledged together, in one transaction, when the window
     /// ends or before anything that depends on them (see `AppliedPushes`).
     func drainPass() async throws -> DrainReport {
-        var report = DrainReport()
-        // Per collection, the partitions this pass changed (server state stored, conflicts
-        // merged): the derived collections that refresh from them are recomputed there.
-        var changedPartitions: [String: Set<String>] = [:]
+        var pass = Pass()
         var honourBackoff = true
         let networkCameBack = ignoreBackoffOnce
         ignoreBackoffOnce = false
@@ -29,12 +36,12 @@ extension SyncEngine {
             try checkNotStopped()
             let head = try await store.queueHead(limit: batchSize > 1 ? batchSize : Self.oneByOneWindow)
             status.pendingCount = head.pendingCount
-            report.remaining = head.pendingCount
+            pass.report.remaining = head.pendingCount
             if let blocked = head.quarantined.first {
                 let reason = "the queue waits for an unreadable command file: \(blocked)"
                 if status.blockedReason != reason { emit(.blocked(reason: reason)) }
                 status.blockedReason = reason
-                report.stoppedBecause = reason
+                pass.report.stoppedBecause = reason
                 break
             }
             status.blockedReason = nil
@@ -50,39 +57,35 @@ extension SyncEngine {
                 // The network coming back ends a wait caused by the network, not one the server asked for.
                 if let next = attempts.nextAttempt, next > Date(), !(networkCameBack && !attempts.serverAnsweredLast) {
                     status.nextAttempt = next
-                    report.nextAttempt = next
-                    report.stoppedBecause =
+                    pass.report.nextAttempt = next
+                    pass.report.stoppedBecause =
                         "command \(first.sequence) waits until \(next.formatted(.iso8601)) to be sent again"
                         + (attempts.lastError.map { " (after \(attempts.count) failed attempt\(attempts.count == 1 ? "" : "s"); the last: \($0))" } ?? "")
                     break
                 }
                 honourBackoff = false
             }
-            var applied = AppliedPushes()
             let step: Step
             do {
-                step =
-                    batchSize > 1
-                    ? try await sendBatch(head.commands, applied: &applied, report: &report, changedPartitions: &changedPartitions)
-                    : try await sendOneByOne(head.commands, applied: &applied, report: &report, changedPartitions: &changedPartitions)
+                step = batchSize > 1 ? try await sendBatch(head.commands, &pass) : try await sendOneByOne(head.commands, &pass)
             } catch {
                 // What the server applied is recorded even when the pass ends on an error or a
                 // stop; if this fails too, those commands are sent again under the same keys.
-                if !applied.isEmpty {
-                    do { try await record(&applied, report: &report, changedPartitions: &changedPartitions) } catch let recording {
-                        await store.logSync(.warning, "could not record \(applied.count) acknowledgements (sent again later): \(recording)")
+                if !pass.applied.isEmpty {
+                    do { try await record(&pass) } catch let recording {
+                        await store.logSync(.warning, "could not record \(pass.applied.count) acknowledgements (sent again later): \(recording)")
                     }
                 }
                 throw error
             }
             if case .wait(let until) = step {
-                report.nextAttempt = until
-                report.stoppedBecause = status.lastError
+                pass.report.nextAttempt = until
+                pass.report.stoppedBecause = status.lastError
                 break
             }
         }
         for (derived, source) in configuration.refreshes {
-            guard let partitions = changedPartitions[source], let collection = configuration.collections[derived] else { continue }
+            guard let partitions = pass.changedPartitions[source], let collection = configuration.collections[derived] else { continue }
             let keys = Set(partitions.compactMap { Self.partition(of: $0, in: collection.granularity) })
             for key in keys.sorted() {
                 try checkNotStopped()
@@ -94,7 +97,7 @@ extension SyncEngine {
                 }
             }
         }
-        return report
+        return pass.report
     }
 
     /// The partition of a derived collection that contains a source partition.
@@ -158,28 +161,23 @@ extension SyncEngine {
     }
 
     /// Records one outcome; says whether the pass goes on.
-    func handle(
-        _ outcome: PushOutcome, of request: PushRequest, round: Int, report: inout DrainReport,
-        changedPartitions: inout [String: Set<String>]
-    ) async throws -> Step {
+    func handle(_ outcome: PushOutcome, of request: PushRequest, round: Int, pass: inout Pass) async throws -> Step {
         let command = request.command
         switch outcome {
         case .applied(let version, let entity):
-            var applied = AppliedPushes()
-            applied.append(try await appliedPush(request, version: version, entity: entity))
-            try await record(&applied, report: &report, changedPartitions: &changedPartitions)
+            // Nothing else waits to be recorded: whatever came before was recorded first.
+            pass.applied.append(try await appliedPush(request, version: version, entity: entity))
+            try await record(&pass)
             return .next
         case .conflict(let version, let entity):
             markReachable()
-            report.conflicts += 1
-            return try await settleConflict(
-                request, serverVersion: version, serverEntity: entity, round: round,
-                report: &report, changedPartitions: &changedPartitions)
+            pass.report.conflicts += 1
+            return try await settleConflict(request, serverVersion: version, serverEntity: entity, round: round, pass: &pass)
         case .retryLater(let reason, let httpStatus, let after):
             markReachable()
             return try await recordFailure(
                 command, reason: reason, httpStatus: httpStatus, serverAnswered: true,
-                retryAfter: after, report: &report)
+                retryAfter: after, report: &pass.report)
         case .unreachable(let reason):
             if status.isOnline {
                 status.isOnline = false
@@ -187,15 +185,15 @@ extension SyncEngine {
             }
             return try await recordFailure(
                 command, reason: reason, httpStatus: nil, serverAnswered: false,
-                retryAfter: nil, report: &report)
+                retryAfter: nil, report: &pass.report)
         case .unauthorized(let reason):
             markReachable()
             return try await recordFailure(
                 command, reason: reason, httpStatus: 401, serverAnswered: false,
-                retryAfter: nil, report: &report)
+                retryAfter: nil, report: &pass.report)
         case .rejected(let reason):
             markReachable()
-            try await deadLetter(command, reason: reason, report: &report)
+            try await deadLetter(command, reason: reason, report: &pass.report)
             return .next
         }
     }
