@@ -129,13 +129,7 @@ extension Store {
                 removed.insert(sequence)
                 transaction.outboxChanges.append(.remove(sequence: sequence, archive: true))
                 guard acknowledgement.advancingVersion else { continue }
-                if let warning = try Self.stageAcknowledged(
-                    command, sequence: sequence, version: acknowledgement.version,
-                    serverEntity: acknowledgement.serverEntity,
-                    serverBytes: acknowledgement.serverEntityBytes,
-                    collection: acknowledgement.collection, in: transaction,
-                    outbox: engine, acknowledgedWith: removed)
-                {
+                if let warning = try acknowledgement.stage(command, in: transaction, outbox: engine, acknowledgedWith: removed) {
                     warnings.append(warning)
                 }
             }
@@ -144,66 +138,6 @@ extension Store {
         }
         for warning in warnings { engine.report(.warning, warning) }
         return found
-    }
-
-    private static func stageAcknowledged(
-        _ command: JSONValue, sequence: UInt64, version: String?, serverEntity: JSONValue?,
-        serverBytes: Data?, collection: SyncedCollection?, in tx: Transaction, outbox engine: StoreEngine,
-        acknowledgedWith removed: Set<UInt64>
-    ) throws -> String? {
-        let operation = command["operation"]?.stringValue
-        guard operation == "upsert" || operation == "delete", let name = command["collection"]?.stringValue,
-            let id = command["entityID"]?.stringValue,
-            let granularity = collection?.granularity ?? tx.registeredGranularity(of: name)
-                ?? PartitionGranularity.of(partition: command["partition"]?.stringValue)
-        else { return nil }
-        try collection?.register(tx)
-        if operation == "delete" {
-            // The server no longer has it: its tombstone version goes.
-            if let partition = command["partition"]?.stringValue {
-                tx.stageServerVersion(nil, at: try PartitionAddress(collection: name, granularity: granularity, partitionText: partition), id: id)
-            }
-            return nil
-        }
-        guard let address = try tx.address(of: id, collection: name, granularity: granularity) else {
-            // Deleted here since: the server has this version until the delete reaches it, and
-            // the delete must say so (If-Match), whichever process sends it.
-            let delete = try engine.pendingCommands(collection: name, id: id).last {
-                $0.command["operation"]?.stringValue == "delete" && !removed.contains($0.sequence)
-            }
-            if let partition = delete?.command["partition"]?.stringValue {
-                let tombstone = try PartitionAddress(collection: name, granularity: granularity, partitionText: partition)
-                tx.stageServerVersion(version ?? "", at: tombstone, id: id)
-            }
-            return nil
-        }
-        let later = try engine.pendingCommands(collection: name, id: id).contains { $0.sequence > sequence }
-        var warning: String?
-        if !later, let serverEntity, let collection {
-            // The usual answer to a push: the server holds exactly the JSON this store holds. The
-            // entity then stays as it is, where it is (JSON this store wrote sits in the partition
-            // its fields name), and only the version is new: no decoding of the server's copy.
-            // Compared as bytes: strings that are only canonically equivalent are different JSON.
-            if let local = try tx.json(at: address, id: id) {
-                let stored = JSONWriter.compact(local)
-                if serverBytes.map({ $0.count == stored.count && $0.elementsEqual(stored) }) ?? (stored == JSONWriter.compact(serverEntity)) {
-                    try tx.stageVersion(version ?? "", at: address, id: id)
-                    return nil
-                }
-            }
-            do {
-                let key = try collection.admit(serverEntity, id, tx.coder)
-                try tx.stageServerValue(
-                    serverEntity, at: PartitionAddress(collection: name, granularity: granularity, key: key),
-                    collection: name, granularity: granularity, id: id, version: version ?? "")
-                return nil
-            } catch {
-                warning = "kept the local \(name)/\(id): the server's answer to command \(sequence) is unusable: \(error)"
-            }
-        }
-        // Known to the server now, even when it gives no version: "" marks that.
-        try tx.stageVersion(version ?? "", at: address, id: id)
-        return warning
     }
 
     /// Moves a command that can never succeed to `outbox/failed/`, with the reason. For sync
@@ -271,5 +205,68 @@ extension PartitionGranularity {
         if PartitionKey.day(parsing: partition) != nil { return .day }
         if PartitionKey.month(parsing: partition) != nil { return .month }
         return nil
+    }
+}
+
+extension Store.Acknowledgement {
+    /// Stages what the acknowledgement of `command` changes of its entity: its server version,
+    /// and the server's JSON when it differs (see ``Store/acknowledge(_:durability:)``).
+    /// - Returns: A warning for the log, when the server's JSON was unusable.
+    fileprivate func stage(
+        _ command: JSONValue, in tx: Transaction, outbox engine: StoreEngine, acknowledgedWith removed: Set<UInt64>
+    ) throws -> String? {
+        let operation = command["operation"]?.stringValue
+        guard operation == "upsert" || operation == "delete", let name = command["collection"]?.stringValue,
+            let id = command["entityID"]?.stringValue,
+            let granularity = collection?.granularity ?? tx.registeredGranularity(of: name)
+                ?? PartitionGranularity.of(partition: command["partition"]?.stringValue)
+        else { return nil }
+        try collection?.register(tx)
+        if operation == "delete" {
+            // The server no longer has it: its tombstone version goes.
+            if let partition = command["partition"]?.stringValue {
+                tx.stageServerVersion(nil, at: try PartitionAddress(collection: name, granularity: granularity, partitionText: partition), id: id)
+            }
+            return nil
+        }
+        guard let address = try tx.address(of: id, collection: name, granularity: granularity) else {
+            // Deleted here since: the server has this version until the delete reaches it, and
+            // the delete must say so (If-Match), whichever process sends it.
+            let delete = try engine.pendingCommands(collection: name, id: id).last {
+                $0.command["operation"]?.stringValue == "delete" && !removed.contains($0.sequence)
+            }
+            if let partition = delete?.command["partition"]?.stringValue {
+                let tombstone = try PartitionAddress(collection: name, granularity: granularity, partitionText: partition)
+                tx.stageServerVersion(version ?? "", at: tombstone, id: id)
+            }
+            return nil
+        }
+        let later = try engine.pendingCommands(collection: name, id: id).contains { $0.sequence > sequence }
+        var warning: String?
+        if !later, let serverEntity, let collection {
+            // The usual answer to a push: the server holds exactly the JSON this store holds. The
+            // entity then stays as it is, where it is (JSON this store wrote sits in the partition
+            // its fields name), and only the version is new: no decoding of the server's copy.
+            // Compared as bytes: strings that are only canonically equivalent are different JSON.
+            if let local = try tx.json(at: address, id: id) {
+                let stored = JSONWriter.compact(local)
+                if serverEntityBytes.map({ $0.count == stored.count && $0.elementsEqual(stored) }) ?? (stored == JSONWriter.compact(serverEntity)) {
+                    try tx.stageVersion(version ?? "", at: address, id: id)
+                    return nil
+                }
+            }
+            do {
+                let key = try collection.admit(serverEntity, id, tx.coder)
+                try tx.stageServerValue(
+                    serverEntity, at: PartitionAddress(collection: name, granularity: granularity, key: key),
+                    collection: name, granularity: granularity, id: id, version: version ?? "")
+                return nil
+            } catch {
+                warning = "kept the local \(name)/\(id): the server's answer to command \(sequence) is unusable: \(error)"
+            }
+        }
+        // Known to the server now, even when it gives no version: "" marks that.
+        try tx.stageVersion(version ?? "", at: address, id: id)
+        return warning
     }
 }

@@ -124,19 +124,16 @@ extension SyncEngine {
     /// The command a resolution sends: the same, or turned into a delete (a custom resolver may
     /// decide to delete).
     private static func resending(_ command: OutboxCommand, asDelete: Bool, partition: String?) -> OutboxCommand {
+        let deletes = asDelete && command.operation == .upsert
         let moves = partition != command.partition
-        guard (asDelete && command.operation == .upsert) || moves else { return command }
-        var json = command.json
-        if case .object(var members) = json {
-            if asDelete && command.operation == .upsert {
-                members["operation"] = .string("delete")
-                members["entity"] = nil
-            }
-            if moves { members["partition"] = partition.map(JSONValue.string) }
-            json = .object(members)
+        guard deletes || moves, case .object(var members) = command.json else { return command }
+        if deletes {
+            members["operation"] = .string("delete")
+            members["entity"] = nil
         }
+        if moves { members["partition"] = partition.map(JSONValue.string) }
         // Built from a command that was read and checked: it reads back, or the original goes.
-        do { return try OutboxCommand(json: json, path: "") } catch { return command }
+        do { return try OutboxCommand(json: .object(members), path: "") } catch { return command }
     }
 
     static func json(_ data: Data?) -> JSONValue? {
@@ -238,11 +235,8 @@ extension SyncEngine {
                         try tx.stageVersion(version, at: address, id: id)
                     } else if let version, failed.command.operation == .delete, let partition = failed.command.partition {
                         // The delete goes again over the server's version: keep it as the tombstone's.
-                        tx.stageServerVersion(
-                            version,
-                            at: try PartitionAddress(
-                                collection: name, granularity: granularity,
-                                partitionText: partition), id: id)
+                        let tombstone = try PartitionAddress(collection: name, granularity: granularity, partitionText: partition)
+                        tx.stageServerVersion(version, at: tombstone, id: id)
                     }
                 }
             }

@@ -217,10 +217,8 @@ extension SyncEngine {
             try await deadLetter(command, reason: FailureReason(why, status: httpStatus), report: &report)
             return .next
         }
-        let backoff = Backoff(
-            initial: configuration.initialBackoff, maximum: configuration.maxBackoff,
-            maxRetryAfter: configuration.maxRetryAfter)
-        let delay = backoff.delay(attempt: previous.count + 1, retryAfter: retryAfter, using: &generator)
+        let delay = Backoff(initial: configuration.initialBackoff, maximum: configuration.maxBackoff, maxRetryAfter: configuration.maxRetryAfter)
+            .delay(attempt: previous.count + 1, retryAfter: retryAfter, using: &generator)
         let next = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18)
         try await store.recordFailedAttempt(command.sequence, error: reason, nextAttempt: next, serverAnswered: serverAnswered)
         status.lastError = "command \(command.sequence): \(reason)"
