@@ -80,12 +80,10 @@ extension OutboxBook {
         var found: [(sequence: UInt64, location: OutboxState.Location)] = []
         for sequence in Set(indexed + (recordedChanges().enqueued[key] ?? [])).sorted() {
             let location = try location(of: sequence)
-            switch location {
-            case .pending(let command), .failed(let command, _):
-                guard command["collection"]?.stringValue == collection, command["entityID"]?.stringValue == id else { continue }
-                found.append((sequence, location))
-            case .sent, .gone: continue
-            }
+            guard let command = location.unacknowledgedCommand, command["collection"]?.stringValue == collection,
+                command["entityID"]?.stringValue == id
+            else { continue }
+            found.append((sequence, location))
         }
         // A file that could not be read had the whole outbox read: it decides.
         if let state = queue.commands { return fromState(state) }

@@ -7,6 +7,14 @@ final class OutboxState {
         case failed(JSONValue, reason: JSONValue)
         case sent(JSONValue)
         case gone
+
+        /// The command, while the server has not acknowledged it (pending or failed).
+        var unacknowledgedCommand: JSONValue? {
+            switch self {
+            case .pending(let command), .failed(let command, _): command
+            case .sent, .gone: nil
+            }
+        }
     }
 
     /// Every command known, by sequence number. Change it through ``set(_:_:)``, which keeps the

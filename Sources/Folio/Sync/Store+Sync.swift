@@ -137,9 +137,6 @@ struct EntityCommands {
     /// The entity's first command the server has not acknowledged, pending or failed (the one
     /// whose base the entity's local state was built on); nil when all are acknowledged.
     func firstUnacknowledged(collection: String, id: String) throws(FolioError) -> JSONValue? {
-        switch try engine.unacknowledged(collection: collection, id: id).first?.location {
-        case .pending(let command)?, .failed(let command, _)?: return command
-        case .sent?, .gone?, nil: return nil
-        }
+        try engine.unacknowledged(collection: collection, id: id).first?.location.unacknowledgedCommand
     }
 }

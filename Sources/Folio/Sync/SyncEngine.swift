@@ -167,10 +167,7 @@ public actor SyncEngine {
             var wait: Duration? = configuration.pollInterval
             do {
                 let report = try await exclusive { try await self.drainPass() }
-                if let next = report.nextAttempt {
-                    let delay = next.timeIntervalSinceNow
-                    wait = .milliseconds(max(0, Int64(delay * 1000)))
-                }
+                if let next = report.nextAttempt { wait = .milliseconds(max(0, Int64(next.timeIntervalSinceNow * 1000))) }
             } catch is CancellationError {
                 return
             } catch {

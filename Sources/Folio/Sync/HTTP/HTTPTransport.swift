@@ -89,14 +89,12 @@ public final class HTTPTransport: BatchTransport {
             // The batch itself failed: as if its first request had.
             return [Self.outcome(of: answer, for: requests[0].command)]
         }
-        let responses: [JSONValue]
-        do {
-            guard case .array(let list)? = try Self.parse(data, what: "the batch response")["responses"] else {
-                throw FolioError(.badResponse, "the batch response has no \"responses\" array")
-            }
-            responses = list
-        } catch {
-            return [.retryLater(reason: Self.describe(error), status: status, after: nil)]
+        let parsed: JSONValue
+        do { parsed = try Self.parse(data, what: "the batch response") } catch {
+            return [.retryLater(reason: error.message, status: status, after: nil)]
+        }
+        guard case .array(let responses)? = parsed["responses"] else {
+            return [.retryLater(reason: "the batch response has no \"responses\" array", status: status, after: nil)]
         }
         var outcomes: [PushOutcome] = []
         for (index, response) in responses.prefix(requests.count).enumerated() {
