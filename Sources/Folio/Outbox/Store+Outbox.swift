@@ -256,10 +256,7 @@ extension Store.Acknowledgement {
                 }
             }
             do {
-                let key = try collection.admit(serverEntity, id, tx.coder)
-                try tx.stageServerValue(
-                    serverEntity, at: PartitionAddress(collection: name, granularity: granularity, key: key),
-                    collection: name, granularity: granularity, id: id, version: version ?? "")
+                try tx.stageServerEntity(serverEntity, id: id, of: collection, version: version ?? "")
                 return nil
             } catch {
                 warning = "kept the local \(name)/\(id): the server's answer to command \(sequence) is unusable: \(error)"

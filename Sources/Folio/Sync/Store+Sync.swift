@@ -140,3 +140,12 @@ struct EntityCommands {
         try engine.unacknowledged(collection: collection, id: id).first?.location.unacknowledgedCommand
     }
 }
+
+extension Transaction {
+    /// Stages the server's `entity` where it goes (``SyncedCollection/address(of:id:coder:)``),
+    /// with `version`.
+    func stageServerEntity(_ entity: JSONValue, id: String, of collection: SyncedCollection, version: String?) throws(FolioError) {
+        let address = try collection.address(of: entity, id: id, coder: coder)
+        try stageServerValue(entity, at: address, collection: collection.collection, granularity: collection.granularity, id: id, version: version)
+    }
+}

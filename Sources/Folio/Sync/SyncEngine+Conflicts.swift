@@ -162,10 +162,7 @@ extension SyncEngine {
                 }
             }
             var target: PartitionAddress?
-            if let entity, let collection {
-                let key = try collection.admit(entity, id, tx.coder)
-                target = PartitionAddress(collection: name, granularity: granularity, key: key)
-            }
+            if let entity, let collection { target = try collection.address(of: entity, id: id, coder: tx.coder) }
             try tx.stageServerValue(entity, at: target, collection: name, granularity: granularity, id: id, version: version ?? "")
         }
     }
@@ -177,10 +174,7 @@ extension SyncEngine {
         try await store.syncWrite { tx, outbox in
             try collection.register(tx)
             if try outbox.pending(collection: name, id: id).contains(where: { $0.sequence > command.sequence }) { return }
-            let key = try collection.admit(entity, id, tx.coder)
-            try tx.stageServerValue(
-                entity, at: PartitionAddress(collection: name, granularity: collection.granularity, key: key),
-                collection: name, granularity: collection.granularity, id: id, version: nil)
+            try tx.stageServerEntity(entity, id: id, of: collection, version: nil)
         }
     }
 }
@@ -226,7 +220,7 @@ extension SyncEngine {
                         guard let collection else {
                             throw FolioError(.invalidQuery, "register \(name) with the sync configuration to take the server's entity")
                         }
-                        target = PartitionAddress(collection: name, granularity: granularity, key: try collection.admit(server, id, tx.coder))
+                        target = try collection.address(of: server, id: id, coder: tx.coder)
                     }
                     try tx.stageServerValue(server, at: target, collection: name, granularity: granularity, id: id, version: version ?? "")
                 case .local:
