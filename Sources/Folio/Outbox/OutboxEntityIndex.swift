@@ -149,9 +149,7 @@ final class OutboxEntityIndex {
     static func write(_ lines: [Line], generation: UInt64, to fileSystem: FileSystem) throws(FolioError) {
         var bytes = Array(magic.utf8) + digits(generation, 20) + Array(" ".utf8) + digits(UInt64(lines.count), 20) + [0x0A]
         bytes.reserveCapacity(headerLength + lines.count * lineLength)
-        for line in lines.sorted() {
-            bytes += encode(line)
-        }
+        bytes += lines.sorted().flatMap(encode)
         try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, synced: false)
     }
 
@@ -159,11 +157,7 @@ final class OutboxEntityIndex {
     /// first: a crash between leaves it naming `old`, ignored).
     static func append(_ changes: [(added: Bool, line: Line)], in fileSystem: FileSystem, from old: UInt64, to new: UInt64) throws(FolioError) {
         guard let end = try fileSystem.identity(path)?.size else { return }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(changes.count * changeLength)
-        for change in changes {
-            bytes += [change.added ? 0x2B : 0x2D, 0x20] + encode(change.line)
-        }
+        let bytes: [UInt8] = changes.flatMap { [$0.added ? 0x2B : 0x2D, 0x20] + encode($0.line) }
         let fd = try fileSystem.openForUpdate(path)
         defer { _ = Platform.close(fd) }
         try fileSystem.write(fd, bytes, at: end, path: path)

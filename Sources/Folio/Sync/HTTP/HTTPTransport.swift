@@ -176,7 +176,7 @@ public final class HTTPTransport: BatchTransport {
             do {
                 entity = try entityBody(rawBody, parsed: parsedBody, what: "the server's \(status) answer", about: command)
             } catch {
-                return .retryLater(reason: describe(error), status: status, after: nil)
+                return .retryLater(reason: error.message, status: status, after: nil)
             }
             return responseClass == .success
                 ? .applied(version: version, entity: entity) : .conflict(version: entity == nil ? nil : version, entity: entity)
@@ -226,9 +226,5 @@ public final class HTTPTransport: BatchTransport {
                 "\(what) is not valid JSON (line \(error.line), column \(error.column): \(error.message)): "
                     + HTTPHeaders.excerpt(body, limit: 200))
         }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        (error as? FolioError)?.message ?? String(describing: error)
     }
 }
