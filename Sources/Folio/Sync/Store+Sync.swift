@@ -67,7 +67,8 @@ extension Store {
         }
     }
 
-    func logSync(_ level: LogMessage.Level, _ text: String) {
+    /// Logs `text` through the store's log handler (for the sync engine and the folder watcher).
+    func report(_ level: LogMessage.Level, _ text: String) {
         engine.report(level, text)
     }
 

@@ -73,7 +73,7 @@ extension SyncEngine {
                 // stop; if this fails too, those commands are sent again under the same keys.
                 if !pass.applied.isEmpty {
                     do { try await record(&pass) } catch let recording {
-                        await store.logSync(.warning, "could not record \(pass.applied.count) acknowledgements (sent again later): \(recording)")
+                        await store.report(.warning, "could not record \(pass.applied.count) acknowledgements (sent again later): \(recording)")
                     }
                 }
                 throw error
@@ -93,7 +93,7 @@ extension SyncEngine {
                     _ = try await pullPartition(collection, key: key)
                 } catch {
                     status.lastError = "refreshing \(derived) \(key): \(error)"
-                    await store.logSync(.warning, "could not refresh \(derived) \(key) after a push: \(error)")
+                    await store.report(.warning, "could not refresh \(derived) \(key) after a push: \(error)")
                 }
             }
         }

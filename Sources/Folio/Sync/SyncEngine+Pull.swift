@@ -151,7 +151,7 @@ extension SyncEngine {
             }
             return (count, warnings)
         }
-        for warning in warnings { await store.logSync(.warning, warning) }
+        for warning in warnings { await store.report(.warning, warning) }
         return count
     }
 }

@@ -172,7 +172,7 @@ public actor SyncEngine {
                 return
             } catch {
                 status.lastError = "\(error)"
-                await store.logSync(.error, "sync pass failed: \(error)")
+                await store.report(.error, "sync pass failed: \(error)")
                 wait = configuration.initialBackoff
             }
             if Task.isCancelled { return }
