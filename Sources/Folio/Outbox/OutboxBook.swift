@@ -117,11 +117,9 @@ final class OutboxBook {
                 }
             }
         }
-        for entry in try fileSystem.list(Self.sentFolder) {
-            if let sequence = CommandFileName.sequence(fromFileName: entry.name) {
-                state.highestSequence = max(state.highestSequence, sequence)
-                if state.commands[sequence] == nil { state.set(sequence, .sent(.null)) }
-            }
+        for sequence in try fileSystem.list(Self.sentFolder).compactMap({ CommandFileName.sequence(fromFileName: $0.name) }) {
+            state.highestSequence = max(state.highestSequence, sequence)
+            if state.commands[sequence] == nil { state.set(sequence, .sent(.null)) }
         }
         for entry in try fileSystem.list(Self.quarantineFolder) where !entry.isDirectory {
             if let sequence = CommandFileName.sequence(fromFileName: entry.name) {

@@ -60,8 +60,7 @@ extension HTTPTransport {
             let version: String?
             switch item["version"] {
             case nil, .null?: version = nil
-            case .string(let text)?: version = text
-            case .number(let text)?: version = text
+            case .string(let text)?, .number(let text)?: version = text
             default: throw bad("\(field).version is not a string")
             }
             if item["deleted"] == .bool(true) {
