@@ -262,7 +262,6 @@ final class OutboxEntityIndex {
 
     /// `value` in `width` digits of `radix`, zeros first.
     private static func digits(_ value: UInt64, _ width: Int, radix: Int = 10) -> [UInt8] {
-        let text = String(value, radix: radix)
-        return Array(String(repeating: "0", count: max(0, width - text.count)).utf8) + Array(text.utf8)
+        Array(String(value, radix: radix).leftPadded(to: width).utf8)
     }
 }
