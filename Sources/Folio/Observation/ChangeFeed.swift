@@ -205,9 +205,8 @@ final class ChangeFeed {
 
     /// Ends every change stream (the store is closing).
     func finishStreams() {
-        let ending = subscribers
+        for continuation in subscribers.values { continuation.finish() }
         subscribers = [:]
-        for continuation in ending.values { continuation.finish() }
     }
 
     // MARK: Watching the folder

@@ -45,12 +45,8 @@ extension OutboxState {
         }
         var result: [String: EntitySyncStatus] = [:]
         for id in ids {
-            if let failed = failedByID[id] {
-                result[id] = failed
-            } else {
-                let count = pending(collection: collection, id: id).count
-                result[id] = count == 0 ? .synced : .pending(commands: count)
-            }
+            let count = pending(collection: collection, id: id).count
+            result[id] = failedByID[id] ?? (count == 0 ? .synced : .pending(commands: count))
         }
         return result
     }

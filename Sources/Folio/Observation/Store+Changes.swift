@@ -47,10 +47,6 @@ extension Store {
         if feed.unsubscribe(token) { stopTrackingChanges() }
     }
 
-    private func reportWatcherProblem(_ text: String) {
-        engine.report(.warning, text)
-    }
-
     private func startTrackingChanges() {
         guard !feed.isTracking else { return }
         engine.startTrackingChanges()
@@ -58,7 +54,7 @@ extension Store {
         feed.watch(root: fileSystem.root, interval: interval) { [weak self] paths in
             Task { await self?.noticeOutsideChanges(paths) }
         } onProblem: { [weak self] problem in
-            Task { await self?.reportWatcherProblem("\(problem); outside changes there are noticed only by polling, every \(interval)") }
+            Task { await self?.report(.warning, "\(problem); outside changes there are noticed only by polling, every \(interval)") }
         } poll: { [weak self] in
             await self?.noticeOutsideChanges(nil)
         }

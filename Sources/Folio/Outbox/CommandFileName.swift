@@ -8,8 +8,7 @@ enum CommandFileName {
 
     /// `00000000000000000042`: the sequence in 20 digits.
     static func stem(_ sequence: UInt64) -> String {
-        let text = String(sequence)
-        return String(repeating: "0", count: max(0, digits - text.count)) + text
+        String(sequence).leftPadded(to: digits)
     }
 
     /// `00000000000000000042.json`.

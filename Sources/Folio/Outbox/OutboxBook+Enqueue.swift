@@ -68,12 +68,10 @@ extension OutboxBook {
             sequence += 1
         }
         for command in custom {
-            result.append(
-                .enqueue(
-                    sequence: sequence,
-                    command: OutboxCommand.make(
-                        sequence: sequence, writer: writer, operation: .custom(command.name), collection: command.collection,
-                        entityID: command.entityID, partition: nil, baseVersion: nil, body: command.payload, timestamp: now)))
+            let json = OutboxCommand.make(
+                sequence: sequence, writer: writer, operation: .custom(command.name), collection: command.collection,
+                entityID: command.entityID, partition: nil, baseVersion: nil, body: command.payload, timestamp: now)
+            result.append(.enqueue(sequence: sequence, command: json))
             sequence += 1
         }
         return result

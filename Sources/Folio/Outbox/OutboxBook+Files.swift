@@ -106,14 +106,12 @@ extension OutboxBook {
                 try ensure(reason, why)
                 try ensure(failed, command)
                 afterCopies.append((queued, true))
-            case .sent(let command):
-                if command != .null && kept.contains(sequence) { try ensure(sent, command) }
+            case .sent(let command) where command != .null && kept.contains(sequence):
+                try ensure(sent, command)
+                fallthrough
+            case .sent, .gone:
                 try remove(queued, leftQueue: true)
                 // Retried from failed/ and acknowledged before a checkpoint wrote it back.
-                try remove(failed)
-                try remove(reason)
-            case .gone:
-                try remove(queued, leftQueue: true)
                 try remove(failed)
                 try remove(reason)
             }
@@ -222,11 +220,8 @@ extension OutboxBook {
         do throws(FolioError) {
             var lines: [OutboxEntityIndex.Line] = []
             func add(_ sequence: UInt64, _ location: OutboxState.Location) {
-                switch location {
-                case .pending(let command), .failed(let command, _):
-                    if let key = OutboxEntityIndex.key(of: command) { lines.append(.init(key: key, sequence: sequence)) }
-                case .sent, .gone: return
-                }
+                guard let key = location.unacknowledgedCommand.flatMap(OutboxEntityIndex.key(of:)) else { return }
+                lines.append(.init(key: key, sequence: sequence))
             }
             if let existing = try OutboxEntityIndex.open(in: fileSystem, generation: old) {
                 if changed.isEmpty { return try OutboxEntityIndex.restamp(in: fileSystem, from: old, to: new) }

@@ -80,12 +80,10 @@ extension OutboxBook {
         var found: [(sequence: UInt64, location: OutboxState.Location)] = []
         for sequence in Set(indexed + (recordedChanges().enqueued[key] ?? [])).sorted() {
             let location = try location(of: sequence)
-            switch location {
-            case .pending(let command), .failed(let command, _):
-                guard command["collection"]?.stringValue == collection, command["entityID"]?.stringValue == id else { continue }
-                found.append((sequence, location))
-            case .sent, .gone: continue
-            }
+            guard let command = location.unacknowledgedCommand, command["collection"]?.stringValue == collection,
+                command["entityID"]?.stringValue == id
+            else { continue }
+            found.append((sequence, location))
         }
         // A file that could not be read had the whole outbox read: it decides.
         if let state = queue.commands { return fromState(state) }
@@ -153,7 +151,7 @@ extension OutboxBook {
         // The records' changes on top of the listing: commands they took out, commands they put in.
         var removed = Set<UInt64>(), added: [UInt64] = []
         for (sequence, changes) in recordedChanges().changes {
-            let wasListed = Self.contains(listed, sequence)
+            let wasListed = listed.sortedContains(sequence)
             var location: OutboxState.Location
             if wasListed || OutboxState.beginsWithEnqueue(changes) {
                 location = OutboxState.location(from: wasListed ? .pending(.null) : nil, after: changes)
@@ -188,16 +186,6 @@ extension OutboxBook {
         return (commands, listed.count - removed.count + added.count, [])
     }
 
-    /// Whether a sorted array holds a number (binary search).
-    private static func contains(_ sorted: [UInt64], _ sequence: UInt64) -> Bool {
-        var (low, high) = (0, sorted.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < sequence { low = middle + 1 } else { high = middle }
-        }
-        return low < sorted.count && sorted[low] == sequence
-    }
-
     /// The command's JSON wherever it is or was: its location, or its file when the records
     /// removed it (for telling whose sync status changed). Nil for a number never used.
     func command(_ sequence: UInt64) throws(FolioError) -> JSONValue? {
@@ -218,8 +206,7 @@ extension OutboxBook {
         do throws(FolioError) {
             if let json = try readCommandIfPresent(Self.folder + "/" + name, sequence: sequence) { return .pending(json) }
             if let json = try readCommandIfPresent(Self.failedFolder + "/" + name, sequence: sequence) {
-                let reason = try readJSON(Self.failedFolder + "/" + CommandFileName.reasonName(sequence))
-                return .failed(json, reason: reason ?? .object(["reason": .string("unknown (no reason file)")]))
+                return .failed(json, reason: try readReason(sequence))
             }
             return .gone
         } catch  where error.code == .corruptFile {

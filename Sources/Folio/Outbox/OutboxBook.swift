@@ -98,29 +98,28 @@ final class OutboxBook {
                 }
                 let path = folder + "/" + entry.name
                 state.highestSequence = max(state.highestSequence, sequence)
-                do {
-                    let command = try readCommand(path, sequence: sequence)
-                    if isFailed {
-                        let reasonPath = folder + "/" + CommandFileName.reasonName(sequence)
-                        let reason = try readJSON(reasonPath) ?? .object(["reason": .string("unknown (no reason file)")])
-                        state.set(sequence, .failed(command, reason: reason))
-                    } else {
-                        state.set(sequence, .pending(command))
+                do throws(FolioError) {
+                    // The whole outbox, read once and kept by the queue: not worth keeping file by file.
+                    guard let command = try readCommandIfPresent(path, sequence: sequence, remember: false) else {
+                        throw FolioError(.corruptFile, "command file vanished", path: path)
                     }
+                    state.set(sequence, isFailed ? .failed(command, reason: try readReason(sequence)) : .pending(command))
                 } catch {
                     // A file a checkpoint is writing, or one a crash cut short: the journal holds
-                    // its command, and the checkpoint writes it again.
-                    if try journalHolds(sequence) { continue }
+                    // its command, and the checkpoint writes it again. Records committed since this
+                    // process last read the journal count too (another process may be
+                    // checkpointing them now); if the journal started a new generation meanwhile,
+                    // the files were complete before it did, and the next read, which starts from
+                    // that generation, loads them again.
+                    if try journal.mayHold(command: sequence) { continue }
                     state.quarantined[path] = error
                     report(.error, "\(error.message); the command is quarantined and the queue stops before it until it is fixed or dropped", path: path)
                 }
             }
         }
-        for entry in try fileSystem.list(Self.sentFolder) {
-            if let sequence = CommandFileName.sequence(fromFileName: entry.name) {
-                state.highestSequence = max(state.highestSequence, sequence)
-                if state.commands[sequence] == nil { state.set(sequence, .sent(.null)) }
-            }
+        for sequence in try fileSystem.list(Self.sentFolder).compactMap({ CommandFileName.sequence(fromFileName: $0.name) }) {
+            state.highestSequence = max(state.highestSequence, sequence)
+            if state.commands[sequence] == nil { state.set(sequence, .sent(.null)) }
         }
         for entry in try fileSystem.list(Self.quarantineFolder) where !entry.isDirectory {
             if let sequence = CommandFileName.sequence(fromFileName: entry.name) {
@@ -136,16 +135,6 @@ final class OutboxBook {
         return state
     }
 
-    /// Whether a record of the journal's current generation changes this command: then its
-    /// files may be ones a checkpoint is writing in place, or a crash cut short, and the records
-    /// (applied on top of the files) say what they hold. Looks at records committed since this
-    /// process last read the journal too (another process may be checkpointing them now); if
-    /// the journal started a new generation meanwhile, the files were complete before it did,
-    /// and the next read, which starts from that generation, loads them again.
-    private func journalHolds(_ sequence: UInt64) throws(FolioError) -> Bool {
-        try journal.mayHold(command: sequence)
-    }
-
     func readJSON(_ path: String) throws(FolioError) -> JSONValue? {
         guard let (bytes, _) = try fileSystem.read(path) else { return nil }
         do {
@@ -155,12 +144,10 @@ final class OutboxBook {
         }
     }
 
-    private func readCommand(_ path: String, sequence: UInt64) throws(FolioError) -> JSONValue {
-        // The whole outbox, read once and kept by the queue: not worth keeping file by file.
-        guard let json = try readCommandIfPresent(path, sequence: sequence, remember: false) else {
-            throw FolioError(.corruptFile, "command file vanished", path: path)
-        }
-        return json
+    /// A failed command's reason, from its file in `outbox/failed/` (a stand-in when there is none).
+    func readReason(_ sequence: UInt64) throws(FolioError) -> JSONValue {
+        let path = Self.failedFolder + "/" + CommandFileName.reasonName(sequence)
+        return try readJSON(path) ?? .object(["reason": .string("unknown (no reason file)")])
     }
 
     /// The command in a command file, checked against its name; nil when there is no file.

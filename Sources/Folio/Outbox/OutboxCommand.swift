@@ -85,9 +85,8 @@ public struct OutboxCommand: Sendable, Equatable, Identifiable {
         }
         let collection = json["collection"]?.stringValue
         let entityID = json["entityID"]?.stringValue
-        if operation != .upsert && operation != .delete {
-            // Custom commands may or may not concern an entity.
-        } else {
+        // Custom commands may or may not concern an entity.
+        if operation == .upsert || operation == .delete {
             guard let collection, let entityID else { throw bad("\"collection\" and \"entityID\" are required") }
             do {
                 try Names.validateCollection(collection)

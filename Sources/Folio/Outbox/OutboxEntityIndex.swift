@@ -144,20 +144,12 @@ final class OutboxEntityIndex {
         return Array(lines.values)
     }
 
-    /// Whether there is an index for this generation.
-    static func isCurrent(in fileSystem: FileSystem, generation: UInt64) throws(FolioError) -> Bool {
-        guard let file = try FileSystem.OpenFile(fileSystem, path) else { return false }
-        return try header(of: file, generation: generation) != nil
-    }
-
     /// Writes the index of a generation (replacing the file whole; not synced: a file lost or cut
     /// short by a power cut is ignored by the next reader).
     static func write(_ lines: [Line], generation: UInt64, to fileSystem: FileSystem) throws(FolioError) {
         var bytes = Array(magic.utf8) + digits(generation, 20) + Array(" ".utf8) + digits(UInt64(lines.count), 20) + [0x0A]
         bytes.reserveCapacity(headerLength + lines.count * lineLength)
-        for line in lines.sorted() {
-            bytes += encode(line)
-        }
+        bytes += lines.sorted().flatMap(encode)
         try AtomicFile(fileSystem: fileSystem).replace(path, with: bytes, synced: false)
     }
 
@@ -165,11 +157,7 @@ final class OutboxEntityIndex {
     /// first: a crash between leaves it naming `old`, ignored).
     static func append(_ changes: [(added: Bool, line: Line)], in fileSystem: FileSystem, from old: UInt64, to new: UInt64) throws(FolioError) {
         guard let end = try fileSystem.identity(path)?.size else { return }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(changes.count * changeLength)
-        for change in changes {
-            bytes += [change.added ? 0x2B : 0x2D, 0x20] + encode(change.line)
-        }
+        let bytes: [UInt8] = changes.flatMap { [$0.added ? 0x2B : 0x2D, 0x20] + encode($0.line) }
         let fd = try fileSystem.openForUpdate(path)
         defer { _ = Platform.close(fd) }
         try fileSystem.write(fd, bytes, at: end, path: path)
@@ -233,8 +221,8 @@ final class OutboxEntityIndex {
     /// A line's bytes: key, number, and a check of both (so a changed digit is damage, not
     /// another command).
     private static func encode(_ line: Line) -> [UInt8] {
-        let text = hex(line.key) + [0x20] + digits(line.sequence, 20)
-        return text + [0x20] + Array(hex(check(text[...])).suffix(4)) + [0x0A]
+        let text = digits(line.key, 16, radix: 16) + [0x20] + digits(line.sequence, 20)
+        return text + [0x20] + digits(check(text[...]), 4, radix: 16) + [0x0A]
     }
 
     /// The low 16 bits of the FNV-1a hash of a line's key and number.
@@ -247,46 +235,33 @@ final class OutboxEntityIndex {
     private static func parse(_ bytes: ArraySlice<UInt8>) -> Line? {
         let start = bytes.startIndex
         guard bytes.count == lineLength, bytes[start + 16] == 0x20, bytes[start + 37] == 0x20, bytes.last == 0x0A else { return nil }
-        var key: UInt64 = 0, stated: UInt64 = 0
-        for byte in bytes.prefix(16) {
-            guard let value = hexValue(byte) else { return nil }
-            key = key << 4 | UInt64(value)
-        }
-        for byte in bytes.dropFirst(38).prefix(4) {
-            guard let value = hexValue(byte) else { return nil }
-            stated = stated << 4 | UInt64(value)
-        }
-        guard let sequence = number(bytes.dropFirst(17).prefix(20)), stated == check(bytes.prefix(37)) else { return nil }
+        guard let key = number(bytes.prefix(16), radix: 16), let sequence = number(bytes.dropFirst(17).prefix(20)),
+            let stated = number(bytes.dropFirst(38).prefix(4), radix: 16), stated == check(bytes.prefix(37))
+        else { return nil }
         return Line(key: key, sequence: sequence)
     }
 
-    private static func number(_ bytes: ArraySlice<UInt8>) -> UInt64? {
+    /// The number written in `bytes`, in lowercase digits of `radix` (10 or 16); nil for any other
+    /// byte, or a number over 64 bits.
+    private static func number(_ bytes: ArraySlice<UInt8>, radix: UInt64 = 10) -> UInt64? {
         var value: UInt64 = 0
         for byte in bytes {
-            guard (0x30...0x39).contains(byte) else { return nil }
-            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 0x30))
+            let digit: UInt64
+            switch byte {
+            case 0x30...0x39: digit = UInt64(byte - 0x30)
+            case 0x61...0x66 where radix == 16: digit = UInt64(byte - 0x61 + 10)
+            default: return nil
+            }
+            let (times, overflow) = value.multipliedReportingOverflow(by: radix)
+            let (sum, carry) = times.addingReportingOverflow(digit)
             guard !overflow, !carry else { return nil }
             value = sum
         }
         return value
     }
 
-    private static func digits(_ value: UInt64, _ width: Int) -> [UInt8] {
-        let text = String(value)
-        return Array(String(repeating: "0", count: max(0, width - text.count)).utf8) + Array(text.utf8)
-    }
-
-    private static func hex(_ value: UInt64) -> [UInt8] {
-        let text = String(value, radix: 16)
-        return Array(String(repeating: "0", count: 16 - text.count).utf8) + Array(text.utf8)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x61...0x66: byte - 0x61 + 10
-        default: nil
-        }
+    /// `value` in `width` digits of `radix`, zeros first.
+    private static func digits(_ value: UInt64, _ width: Int, radix: Int = 10) -> [UInt8] {
+        Array(String(value, radix: radix).leftPadded(to: width).utf8)
     }
 }

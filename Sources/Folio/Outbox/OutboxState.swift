@@ -7,6 +7,14 @@ final class OutboxState {
         case failed(JSONValue, reason: JSONValue)
         case sent(JSONValue)
         case gone
+
+        /// The command, while the server has not acknowledged it (pending or failed).
+        var unacknowledgedCommand: JSONValue? {
+            switch self {
+            case .pending(let command), .failed(let command, _): command
+            case .sent, .gone: nil
+            }
+        }
     }
 
     /// Every command known, by sequence number. Change it through ``set(_:_:)``, which keeps the
@@ -55,23 +63,14 @@ final class OutboxState {
         return collection + "\u{0}" + id
     }
 
-    private static func position(of sequence: UInt64, in sorted: [UInt64]) -> Int {
-        var low = 0, high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < sequence { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
-
     private static func insert(_ sequence: UInt64, into sorted: inout [UInt64]) {
         if let last = sorted.last, last < sequence { sorted.append(sequence); return }
-        let index = position(of: sequence, in: sorted)
+        let index = sorted.sortedPosition(of: sequence)
         if index == sorted.count || sorted[index] != sequence { sorted.insert(sequence, at: index) }
     }
 
     private static func remove(_ sequence: UInt64, from sorted: inout [UInt64]) {
-        let index = position(of: sequence, in: sorted)
+        let index = sorted.sortedPosition(of: sequence)
         if index < sorted.count && sorted[index] == sequence { sorted.remove(at: index) }
     }
 
@@ -111,16 +110,15 @@ final class OutboxState {
         if case .enqueue? = changes.first { true } else { false }
     }
 
-    var pending: [(sequence: UInt64, command: JSONValue)] {
-        pendingSequences.compactMap { sequence in
-            if case .pending(let command)? = commands[sequence] { return (sequence, command) }
-            return nil
-        }
-    }
+    var pending: [(sequence: UInt64, command: JSONValue)] { pending(pendingSequences) }
 
     /// The pending commands of one entity, in order.
     func pending(collection: String, id: String) -> [(sequence: UInt64, command: JSONValue)] {
-        (pendingByEntity[collection + "\u{0}" + id] ?? []).compactMap { sequence in
+        pending(pendingByEntity[collection + "\u{0}" + id] ?? [])
+    }
+
+    private func pending(_ sequences: [UInt64]) -> [(sequence: UInt64, command: JSONValue)] {
+        sequences.compactMap { sequence in
             if case .pending(let command)? = commands[sequence] { return (sequence, command) }
             return nil
         }
@@ -143,5 +141,23 @@ final class OutboxState {
             if case .sent = location { return sequence }
             return nil
         }.sorted()
+    }
+}
+
+extension [UInt64] {
+    /// Where `sequence` is, or goes, in this sorted array (a binary search).
+    func sortedPosition(of sequence: UInt64) -> Int {
+        var (low, high) = (0, count)
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle] < sequence { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Whether this sorted array holds `sequence`.
+    func sortedContains(_ sequence: UInt64) -> Bool {
+        let index = sortedPosition(of: sequence)
+        return index < count && self[index] == sequence
     }
 }

@@ -76,12 +76,11 @@ extension Store {
     /// The attempts made so far to send a command (``CommandAttempts/none`` if none).
     /// - Parameter sequence: The command's number.
     public func attempts(for sequence: UInt64) async throws -> CommandAttempts {
-        let isPending = try await read { engine throws(FolioError) in
-            if case .pending = try engine.outboxLocation(of: sequence) { return true }
-            return false
-        }
         // Bookkeeping of a command no longer in the queue is stale until the next failure prunes it.
-        return isPending ? try readAttempts()[sequence] ?? .none : .none
+        guard case .pending = try await read({ engine throws(FolioError) in try engine.outboxLocation(of: sequence) }) else {
+            return .none
+        }
+        return try readAttempts()[sequence] ?? .none
     }
 
     private func readAttempts() throws(FolioError) -> [UInt64: CommandAttempts] {

@@ -71,19 +71,13 @@ extension Store {
     /// - Parameter sequence: The failed command's number.
     /// - Throws: ``FolioError`` with ``FolioError/Code/invalidQuery`` if no failed command has it.
     public func retryFailedCommand(_ sequence: UInt64) async throws {
-        try await changeOutbox { location throws(FolioError) in
-            guard case .failed = try location(sequence) else { throw Self.noSuch("failed", sequence) }
-            return [.retry(sequence: sequence)]
-        }
+        try await change(sequence, from: .failed, to: .retry(sequence: sequence))
     }
 
     /// Deletes a failed command for good: its change is never sent.
     /// - Parameter sequence: The failed command's number.
     public func dropFailedCommand(_ sequence: UInt64) async throws {
-        try await changeOutbox { location throws(FolioError) in
-            guard case .failed = try location(sequence) else { throw Self.noSuch("failed", sequence) }
-            return [.remove(sequence: sequence, archive: false)]
-        }
+        try await change(sequence, from: .failed, to: .remove(sequence: sequence, archive: false))
     }
 
     /// Records that the server applied a command: it leaves the queue (kept in `outbox/sent/`,
@@ -94,26 +88,13 @@ extension Store {
     ///   - serverVersion: The entity's version the server answered with (its ETag), or nil if it
     ///     gave none.
     public func acknowledgeCommand(_ sequence: UInt64, serverVersion: String?) async throws {
-        let found = try await acknowledge(sequence, version: serverVersion, serverEntity: nil, collection: nil, durability: nil)
-        guard found else { throw Self.noSuch("pending", sequence) }
+        let found = try await acknowledge([Acknowledgement(sequence: sequence, version: serverVersion)], durability: nil)
+        guard found.first == true else { throw Self.noSuch("pending", sequence) }
     }
 
-    /// Acknowledges a pending command in one transaction: it leaves the queue (to `outbox/sent/`)
-    /// and its entity takes `version` (`""` if none), and the server's JSON when given, checked
-    /// against `collection`, and no later local change of the entity is pending. Shared by
-    /// ``acknowledgeCommand(_:serverVersion:)`` and the sync engine.
-    /// - Returns: False if the command was not pending (nothing changed).
-    func acknowledge(
-        _ sequence: UInt64, version: String?, serverEntity: JSONValue?, collection: SyncedCollection?,
-        durability: Durability?, advancingVersion: Bool = true
-    ) async throws -> Bool {
-        let acknowledgement = Acknowledgement(
-            sequence: sequence, version: version, serverEntity: serverEntity,
-            collection: collection, advancingVersion: advancingVersion)
-        return try await acknowledge([acknowledgement], durability: durability).first ?? false
-    }
-
-    /// One command the server applied, as the sync engine acknowledges it.
+    /// One command the server applied, as the sync engine acknowledges it: it leaves the queue
+    /// (to `outbox/sent/`) and its entity takes `version` (`""` if none), and the server's JSON
+    /// when given, checked against `collection`, and no later local change of the entity is pending.
     struct Acknowledgement: Sendable {
         var sequence: UInt64
         var version: String?
@@ -148,13 +129,7 @@ extension Store {
                 removed.insert(sequence)
                 transaction.outboxChanges.append(.remove(sequence: sequence, archive: true))
                 guard acknowledgement.advancingVersion else { continue }
-                if let warning = try Self.stageAcknowledged(
-                    command, sequence: sequence, version: acknowledgement.version,
-                    serverEntity: acknowledgement.serverEntity,
-                    serverBytes: acknowledgement.serverEntityBytes,
-                    collection: acknowledgement.collection, in: transaction,
-                    outbox: engine, acknowledgedWith: removed)
-                {
+                if let warning = try acknowledgement.stage(command, in: transaction, outbox: engine, acknowledgedWith: removed) {
                     warnings.append(warning)
                 }
             }
@@ -165,10 +140,80 @@ extension Store {
         return found
     }
 
-    private static func stageAcknowledged(
-        _ command: JSONValue, sequence: UInt64, version: String?, serverEntity: JSONValue?,
-        serverBytes: Data?, collection: SyncedCollection?, in tx: Transaction, outbox engine: StoreEngine,
-        acknowledgedWith removed: Set<UInt64>
+    /// Moves a command that can never succeed to `outbox/failed/`, with the reason. For sync
+    /// engines; the built-in one calls it.
+    /// - Parameters:
+    ///   - sequence: The pending command's number.
+    ///   - reason: Why it failed.
+    public func failCommand(_ sequence: UInt64, reason: FailureReason) async throws {
+        try await change(sequence, from: .pending, to: .fail(sequence: sequence, reason: reason.json(at: .now)), origin: .sync)
+    }
+
+    /// Tells the store, durably and before the first byte of any of them leaves, that these
+    /// commands may reach the server (`.folio/sent.json`): from then on no process coalesces
+    /// them away, and a migration does not rewrite them. A command another transaction removed
+    /// since the queue was read (coalesced into a later one, dropped, acknowledged) is not
+    /// marked, and neither is anything after it.
+    ///
+    /// For sync engines of your own: call it with the commands ``pendingCommands()`` gave, just
+    /// before sending them, and send only those it returns. The built-in engine calls it for
+    /// every window of the queue it sends.
+    /// - Parameter commands: The commands about to be sent, in the queue's order.
+    /// - Returns: The leading commands that are still pending, marked: send only these, and read
+    ///   the queue again for the rest.
+    /// - Throws: ``FolioError`` if the mark cannot be written durably (then send nothing).
+    public func prepareToSend(_ commands: [OutboxCommand]) async throws -> [OutboxCommand] {
+        guard !commands.isEmpty else { return [] }
+        try await prepare()
+        try await acquireWriterLock()
+        defer { releaseWriterLock() }
+        try engine.refreshJournal()
+        let sendable = try engine.markMaySend(commands.map(\.sequence))
+        return Array(commands.prefix(sendable))
+    }
+
+    /// Where a command must be for ``change(_:from:to:origin:)``.
+    private enum Place: String {
+        case pending, failed
+    }
+
+    /// Changes one command in a transaction of its own, if it is in `place`.
+    private func change(
+        _ sequence: UInt64, from place: Place, to change: JournalRecord.OutboxChange, origin: ChangeSet.Origin = .thisProcess
+    ) async throws {
+        try await commitWrite { engine in
+            switch (try engine.outboxLocation(of: sequence), place) {
+            case (.pending, .pending), (.failed, .failed): break
+            default: throw Self.noSuch(place.rawValue, sequence)
+            }
+            let record = JournalRecord(transaction: engine.nextTransaction, changes: [], outbox: [change])
+            return ((), try engine.append(record, origin: origin))
+        }
+    }
+
+    private static func noSuch(_ kind: String, _ sequence: UInt64) -> FolioError {
+        FolioError(.invalidQuery, "there is no \(kind) command \(sequence)")
+    }
+}
+
+extension PartitionGranularity {
+    /// The granularity a partition key's form implies (for collections this process has not
+    /// registered).
+    static func of(partition: String?) -> PartitionGranularity? {
+        guard let partition else { return nil }
+        if partition.isEmpty { return PartitionGranularity.none }
+        if PartitionKey.day(parsing: partition) != nil { return .day }
+        if PartitionKey.month(parsing: partition) != nil { return .month }
+        return nil
+    }
+}
+
+extension Store.Acknowledgement {
+    /// Stages what the acknowledgement of `command` changes of its entity: its server version,
+    /// and the server's JSON when it differs (see ``Store/acknowledge(_:durability:)``).
+    /// - Returns: A warning for the log, when the server's JSON was unusable.
+    fileprivate func stage(
+        _ command: JSONValue, in tx: Transaction, outbox engine: StoreEngine, acknowledgedWith removed: Set<UInt64>
     ) throws -> String? {
         let operation = command["operation"]?.stringValue
         guard operation == "upsert" || operation == "delete", let name = command["collection"]?.stringValue,
@@ -205,16 +250,13 @@ extension Store {
             // Compared as bytes: strings that are only canonically equivalent are different JSON.
             if let local = try tx.json(at: address, id: id) {
                 let stored = JSONWriter.compact(local)
-                if serverBytes.map({ $0.count == stored.count && $0.elementsEqual(stored) }) ?? (stored == JSONWriter.compact(serverEntity)) {
+                if serverEntityBytes.map({ $0.count == stored.count && $0.elementsEqual(stored) }) ?? (stored == JSONWriter.compact(serverEntity)) {
                     try tx.stageVersion(version ?? "", at: address, id: id)
                     return nil
                 }
             }
             do {
-                let key = try collection.admit(serverEntity, id, tx.coder)
-                try tx.stageServerValue(
-                    serverEntity, at: PartitionAddress(collection: name, granularity: granularity, key: key),
-                    collection: name, granularity: granularity, id: id, version: version ?? "")
+                try tx.stageServerEntity(serverEntity, id: id, of: collection, version: version ?? "")
                 return nil
             } catch {
                 warning = "kept the local \(name)/\(id): the server's answer to command \(sequence) is unusable: \(error)"
@@ -223,68 +265,5 @@ extension Store {
         // Known to the server now, even when it gives no version: "" marks that.
         try tx.stageVersion(version ?? "", at: address, id: id)
         return warning
-    }
-
-    /// Moves a command that can never succeed to `outbox/failed/`, with the reason. For sync
-    /// engines; the built-in one calls it.
-    /// - Parameters:
-    ///   - sequence: The pending command's number.
-    ///   - reason: Why it failed.
-    public func failCommand(_ sequence: UInt64, reason: FailureReason) async throws {
-        try await changeOutbox(origin: .sync) { location throws(FolioError) in
-            guard case .pending = try location(sequence) else { throw Self.noSuch("pending", sequence) }
-            return [.fail(sequence: sequence, reason: reason.json(at: .now))]
-        }
-    }
-
-    /// Tells the store, durably and before the first byte of any of them leaves, that these
-    /// commands may reach the server (`.folio/sent.json`): from then on no process coalesces
-    /// them away, and a migration does not rewrite them. A command another transaction removed
-    /// since the queue was read (coalesced into a later one, dropped, acknowledged) is not
-    /// marked, and neither is anything after it.
-    ///
-    /// For sync engines of your own: call it with the commands ``pendingCommands()`` gave, just
-    /// before sending them, and send only those it returns. The built-in engine calls it for
-    /// every window of the queue it sends.
-    /// - Parameter commands: The commands about to be sent, in the queue's order.
-    /// - Returns: The leading commands that are still pending, marked: send only these, and read
-    ///   the queue again for the rest.
-    /// - Throws: ``FolioError`` if the mark cannot be written durably (then send nothing).
-    public func prepareToSend(_ commands: [OutboxCommand]) async throws -> [OutboxCommand] {
-        guard !commands.isEmpty else { return [] }
-        try await prepare()
-        try await acquireWriterLock()
-        defer { releaseWriterLock() }
-        try engine.refreshJournal()
-        let sendable = try engine.markMaySend(commands.map(\.sequence))
-        return Array(commands.prefix(sendable))
-    }
-
-    private func changeOutbox(
-        origin: ChangeSet.Origin = .thisProcess,
-        _ changes: ((UInt64) throws(FolioError) -> OutboxState.Location) throws(FolioError) -> [JournalRecord.OutboxChange]
-    ) async throws {
-        try await commitWrite { engine in
-            let record = JournalRecord(
-                transaction: engine.nextTransaction, changes: [],
-                outbox: try changes { sequence throws(FolioError) in try engine.outboxLocation(of: sequence) })
-            return ((), try engine.append(record, origin: origin))
-        }
-    }
-
-    private static func noSuch(_ kind: String, _ sequence: UInt64) -> FolioError {
-        FolioError(.invalidQuery, "there is no \(kind) command \(sequence)")
-    }
-}
-
-extension PartitionGranularity {
-    /// The granularity a partition key's form implies (for collections this process has not
-    /// registered).
-    static func of(partition: String?) -> PartitionGranularity? {
-        guard let partition else { return nil }
-        if partition.isEmpty { return PartitionGranularity.none }
-        if PartitionKey.day(parsing: partition) != nil { return .day }
-        if PartitionKey.month(parsing: partition) != nil { return .month }
-        return nil
     }
 }

@@ -14,9 +14,8 @@ extension Store {
     func queueHead(limit: Int) async throws -> QueueHead {
         try await read { engine throws(FolioError) in
             let head = try engine.queueHead(limit: limit)
-            var commands: [OutboxCommand] = []
-            for (sequence, json) in head.commands {
-                commands.append(try OutboxCommand(json: json, path: OutboxBook.folder + "/" + CommandFileName.name(sequence)))
+            let commands = try head.commands.map { command throws(FolioError) in
+                try OutboxCommand(json: command.command, path: OutboxBook.folder + "/" + CommandFileName.name(command.sequence))
             }
             return QueueHead(commands: commands, pendingCount: head.pendingCount, quarantined: head.quarantined)
         }
@@ -68,7 +67,8 @@ extension Store {
         }
     }
 
-    func logSync(_ level: LogMessage.Level, _ text: String) {
+    /// Logs `text` through the store's log handler (for the sync engine and the folder watcher).
+    func report(_ level: LogMessage.Level, _ text: String) {
         engine.report(level, text)
     }
 
@@ -138,9 +138,15 @@ struct EntityCommands {
     /// The entity's first command the server has not acknowledged, pending or failed (the one
     /// whose base the entity's local state was built on); nil when all are acknowledged.
     func firstUnacknowledged(collection: String, id: String) throws(FolioError) -> JSONValue? {
-        switch try engine.unacknowledged(collection: collection, id: id).first?.location {
-        case .pending(let command)?, .failed(let command, _)?: return command
-        case .sent?, .gone?, nil: return nil
-        }
+        try engine.unacknowledged(collection: collection, id: id).first?.location.unacknowledgedCommand
+    }
+}
+
+extension Transaction {
+    /// Stages the server's `entity` where it goes (``SyncedCollection/address(of:id:coder:)``),
+    /// with `version`.
+    func stageServerEntity(_ entity: JSONValue, id: String, of collection: SyncedCollection, version: String?) throws(FolioError) {
+        let address = try collection.address(of: entity, id: id, coder: coder)
+        try stageServerValue(entity, at: address, collection: collection.collection, granularity: collection.granularity, id: id, version: version)
     }
 }

@@ -4,21 +4,20 @@ internal import Foundation
 /// "Conflict policies".
 extension SyncEngine {
     func settleConflict(
-        _ request: PushRequest, serverVersion: String?, serverEntity: Data?, round: Int,
-        report: inout DrainReport, changedPartitions: inout [String: Set<String>]
+        _ request: PushRequest, serverVersion: String?, serverEntity: Data?, round: Int, pass: inout Pass
     ) async throws -> Step {
         let command = request.command
         guard let name = command.collection, let id = command.entityID,
             command.operation == .upsert || command.operation == .delete
         else {
             // A custom command has no version to conflict on: the server refuses it.
-            try await deadLetter(command, reason: FailureReason("the server reported a conflict for a custom command"), report: &report)
+            try await deadLetter(command, reason: FailureReason("the server reported a conflict for a custom command"), report: &pass.report)
             return .next
         }
         guard round <= configuration.maxConflictRounds else {
             return try await handle(
                 .retryLater(reason: "the server reported \(round - 1) conflicts in a row", status: 409, after: nil),
-                of: request, round: round, report: &report, changedPartitions: &changedPartitions)
+                of: request, round: round, pass: &pass)
         }
         let collection = configuration.collections[name]
         let base = Self.json(command.base)
@@ -33,37 +32,37 @@ extension SyncEngine {
             // This change made nothing the server must keep; a later change of the entity meets
             // the deletion in turn, and recreates it if it changed something.
             try await store.dropCommand(command.sequence)
-            report.remaining = max(0, report.remaining - 1)
+            pass.report.remaining = max(0, pass.report.remaining - 1)
             emit(.conflict(command.sequence, resolution: decision.label))
             return .next
         }
         switch decision.resolution {
         case .useServer where collection != nil || server == nil:
-            try await takeServer(command, collection: collection, version: serverVersion, entity: server)
-            report.remaining = max(0, report.remaining - 1)
+            try await takeServer(command, name: name, id: id, collection: collection, version: serverVersion, entity: server)
+            pass.report.remaining = max(0, pass.report.remaining - 1)
             emit(.conflict(command.sequence, resolution: "server"))
             return .next
         case .useServer, .keepBoth:
             var reason = FailureReason(decision.note ?? "the server has another version of \(name)/\(id); the app decides", status: 409)
             reason.extra["serverVersion"] = serverVersion.map(JSONValue.string) ?? .null
             reason.extra["serverEntity"] = server ?? .null
-            try await deadLetter(command, reason: reason, report: &report)
+            try await deadLetter(command, reason: reason, report: &pass.report)
             emit(.conflict(command.sequence, resolution: "kept both"))
             return .next
         case .delete where server == nil:
             // Both sides deleted it.
-            try await acknowledge(command, version: nil, entity: nil)
-            report.sent += 1
+            try await acknowledge(command, version: nil)
+            pass.report.sent += 1
             emit(.conflict(command.sequence, resolution: decision.label))
             return .next
         case .send(let entity) where entity == server:
             // The server already holds exactly what would be sent (an earlier resend whose answer
             // was lost): applied.
             try await acknowledge(
-                command, version: serverVersion, entity: nil,
+                command, version: serverVersion,
                 advancingVersion: try await advancesVersion(command, sent: Data(JSONWriter.compact(entity))))
-            report.sent += 1
-            report.remaining = max(0, report.remaining - 1)
+            pass.report.sent += 1
+            pass.report.remaining = max(0, pass.report.remaining - 1)
             emit(.conflict(command.sequence, resolution: decision.label))
             emit(.sent(command.sequence, version: serverVersion))
             return .next
@@ -85,13 +84,10 @@ extension SyncEngine {
                 idempotencyKey: command.id + "@" + (serverVersion ?? "deleted"))
             emit(.conflict(command.sequence, resolution: decision.label))
             status.inFlight = command.sequence
-            let outcome: PushOutcome
-            do { outcome = try await transport.push(resend) } catch {
-                outcome = .retryLater(reason: "the transport failed: \(error)", status: nil, after: nil)
-            }
+            let outcome = await push(resend)
             status.inFlight = nil
             try checkNotStopped()
-            return try await handle(outcome, of: resend, round: round + 1, report: &report, changedPartitions: &changedPartitions)
+            return try await handle(outcome, of: resend, round: round + 1, pass: &pass)
         }
     }
 
@@ -128,19 +124,16 @@ extension SyncEngine {
     /// The command a resolution sends: the same, or turned into a delete (a custom resolver may
     /// decide to delete).
     private static func resending(_ command: OutboxCommand, asDelete: Bool, partition: String?) -> OutboxCommand {
+        let deletes = asDelete && command.operation == .upsert
         let moves = partition != command.partition
-        guard (asDelete && command.operation == .upsert) || moves else { return command }
-        var json = command.json
-        if case .object(var members) = json {
-            if asDelete && command.operation == .upsert {
-                members["operation"] = .string("delete")
-                members["entity"] = nil
-            }
-            if moves { members["partition"] = partition.map(JSONValue.string) }
-            json = .object(members)
+        guard deletes || moves, case .object(var members) = command.json else { return command }
+        if deletes {
+            members["operation"] = .string("delete")
+            members["entity"] = nil
         }
+        if moves { members["partition"] = partition.map(JSONValue.string) }
         // Built from a command that was read and checked: it reads back, or the original goes.
-        do { return try OutboxCommand(json: json, path: "") } catch { return command }
+        do { return try OutboxCommand(json: .object(members), path: "") } catch { return command }
     }
 
     static func json(_ data: Data?) -> JSONValue? {
@@ -155,12 +148,12 @@ extension SyncEngine {
 
     /// Server wins: the server's entity (or deletion) replaces the local one; this command and
     /// the later pending commands of the entity leave the queue; one transaction.
-    private func takeServer(_ command: OutboxCommand, collection: SyncedCollection?, version: String?, entity: JSONValue?) async throws {
-        var found: PartitionGranularity?
-        if let name = command.collection { found = await self.granularity(of: name, partition: command.partition) }
-        let granularity = found
+    private func takeServer(
+        _ command: OutboxCommand, name: String, id: String, collection: SyncedCollection?, version: String?, entity: JSONValue?
+    ) async throws {
+        let granularity = await granularity(of: name, partition: command.partition)
         try await store.syncWrite { tx, outbox in
-            guard let name = command.collection, let id = command.entityID, let granularity else { return }
+            guard let granularity else { return }
             try collection?.register(tx)
             for (sequence, later) in try outbox.pending(collection: name, id: id) where sequence >= command.sequence {
                 let operation = later["operation"]?.stringValue
@@ -169,10 +162,7 @@ extension SyncEngine {
                 }
             }
             var target: PartitionAddress?
-            if let entity, let collection {
-                let key = try collection.admit(entity, id, tx.coder)
-                target = PartitionAddress(collection: name, granularity: granularity, key: key)
-            }
+            if let entity, let collection { target = try collection.address(of: entity, id: id, coder: tx.coder) }
             try tx.stageServerValue(entity, at: target, collection: name, granularity: granularity, id: id, version: version ?? "")
         }
     }
@@ -184,10 +174,7 @@ extension SyncEngine {
         try await store.syncWrite { tx, outbox in
             try collection.register(tx)
             if try outbox.pending(collection: name, id: id).contains(where: { $0.sequence > command.sequence }) { return }
-            let key = try collection.admit(entity, id, tx.coder)
-            try tx.stageServerValue(
-                entity, at: PartitionAddress(collection: name, granularity: collection.granularity, key: key),
-                collection: name, granularity: collection.granularity, id: id, version: nil)
+            try tx.stageServerEntity(entity, id: id, of: collection, version: nil)
         }
     }
 }
@@ -233,7 +220,7 @@ extension SyncEngine {
                         guard let collection else {
                             throw FolioError(.invalidQuery, "register \(name) with the sync configuration to take the server's entity")
                         }
-                        target = PartitionAddress(collection: name, granularity: granularity, key: try collection.admit(server, id, tx.coder))
+                        target = try collection.address(of: server, id: id, coder: tx.coder)
                     }
                     try tx.stageServerValue(server, at: target, collection: name, granularity: granularity, id: id, version: version ?? "")
                 case .local:
@@ -242,11 +229,8 @@ extension SyncEngine {
                         try tx.stageVersion(version, at: address, id: id)
                     } else if let version, failed.command.operation == .delete, let partition = failed.command.partition {
                         // The delete goes again over the server's version: keep it as the tombstone's.
-                        tx.stageServerVersion(
-                            version,
-                            at: try PartitionAddress(
-                                collection: name, granularity: granularity,
-                                partitionText: partition), id: id)
+                        let tombstone = try PartitionAddress(collection: name, granularity: granularity, partitionText: partition)
+                        tx.stageServerVersion(version, at: tombstone, id: id)
                     }
                 }
             }

@@ -8,6 +8,16 @@ extension SyncEngine {
         case wait(until: Date)
     }
 
+    /// Where a drain pass stands: what it did, and what it must still record.
+    struct Pass {
+        var report = DrainReport()
+        /// Per collection, the partitions this pass changed (server state stored, conflicts
+        /// merged): the derived collections that refresh from them are recomputed there.
+        var changedPartitions: [String: Set<String>] = [:]
+        /// The commands the server applied and the pass has not recorded yet (see `record`).
+        var applied = AppliedPushes()
+    }
+
     /// Sends commands in order until the queue is empty, blocked by a quarantined file, or a
     /// failure means waiting. Runs alone (see `exclusive`).
     ///
@@ -15,12 +25,9 @@ extension SyncEngine {
     /// commands sent one request each, every request leaving after the previous answer), and the
     /// commands the server applied are acknowledged together, in one transaction, when the window
     /// ends or before anything that depends on them (see `AppliedPushes`).
-    func drainPass(honouringBackoff: Bool) async throws -> DrainReport {
-        var report = DrainReport()
-        // Per collection, the partitions this pass changed (server state stored, conflicts
-        // merged): the derived collections that refresh from them are recomputed there.
-        var changedPartitions: [String: Set<String>] = [:]
-        var honour = honouringBackoff
+    func drainPass() async throws -> DrainReport {
+        var pass = Pass()
+        var honourBackoff = true
         let networkCameBack = ignoreBackoffOnce
         ignoreBackoffOnce = false
         let batchSize = (transport as? any BatchTransport)?.maxBatchSize ?? 1
@@ -29,12 +36,12 @@ extension SyncEngine {
             try checkNotStopped()
             let head = try await store.queueHead(limit: batchSize > 1 ? batchSize : Self.oneByOneWindow)
             status.pendingCount = head.pendingCount
-            report.remaining = head.pendingCount
+            pass.report.remaining = head.pendingCount
             if let blocked = head.quarantined.first {
                 let reason = "the queue waits for an unreadable command file: \(blocked)"
                 if status.blockedReason != reason { emit(.blocked(reason: reason)) }
                 status.blockedReason = reason
-                report.stoppedBecause = reason
+                pass.report.stoppedBecause = reason
                 break
             }
             status.blockedReason = nil
@@ -45,44 +52,40 @@ extension SyncEngine {
             }
             // Only the pass's first head can be waiting out a backoff: a command is tried only
             // once every earlier one is settled, and a failure ends the pass.
-            if honour {
+            if honourBackoff {
                 let attempts = try await store.attempts(for: first.sequence)
                 // The network coming back ends a wait caused by the network, not one the server asked for.
                 if let next = attempts.nextAttempt, next > Date(), !(networkCameBack && !attempts.serverAnsweredLast) {
                     status.nextAttempt = next
-                    report.nextAttempt = next
-                    report.stoppedBecause =
+                    pass.report.nextAttempt = next
+                    pass.report.stoppedBecause =
                         "command \(first.sequence) waits until \(next.formatted(.iso8601)) to be sent again"
                         + (attempts.lastError.map { " (after \(attempts.count) failed attempt\(attempts.count == 1 ? "" : "s"); the last: \($0))" } ?? "")
                     break
                 }
-                honour = false
+                honourBackoff = false
             }
-            var applied = AppliedPushes()
             let step: Step
             do {
-                step =
-                    batchSize > 1
-                    ? try await sendBatch(head.commands, applied: &applied, report: &report, changedPartitions: &changedPartitions)
-                    : try await sendOneByOne(head.commands, applied: &applied, report: &report, changedPartitions: &changedPartitions)
+                step = batchSize > 1 ? try await sendBatch(head.commands, &pass) : try await sendOneByOne(head.commands, &pass)
             } catch {
                 // What the server applied is recorded even when the pass ends on an error or a
                 // stop; if this fails too, those commands are sent again under the same keys.
-                if !applied.isEmpty {
-                    do { try await record(&applied, report: &report, changedPartitions: &changedPartitions) } catch let recording {
-                        await store.logSync(.warning, "could not record \(applied.count) acknowledgements (sent again later): \(recording)")
+                if !pass.applied.isEmpty {
+                    do { try await record(&pass) } catch let recording {
+                        await store.report(.warning, "could not record \(pass.applied.count) acknowledgements (sent again later): \(recording)")
                     }
                 }
                 throw error
             }
             if case .wait(let until) = step {
-                report.nextAttempt = until
-                report.stoppedBecause = status.lastError
+                pass.report.nextAttempt = until
+                pass.report.stoppedBecause = status.lastError
                 break
             }
         }
         for (derived, source) in configuration.refreshes {
-            guard let partitions = changedPartitions[source], let collection = configuration.collections[derived] else { continue }
+            guard let partitions = pass.changedPartitions[source], let collection = configuration.collections[derived] else { continue }
             let keys = Set(partitions.compactMap { Self.partition(of: $0, in: collection.granularity) })
             for key in keys.sorted() {
                 try checkNotStopped()
@@ -90,11 +93,11 @@ extension SyncEngine {
                     _ = try await pullPartition(collection, key: key)
                 } catch {
                     status.lastError = "refreshing \(derived) \(key): \(error)"
-                    await store.logSync(.warning, "could not refresh \(derived) \(key) after a push: \(error)")
+                    await store.report(.warning, "could not refresh \(derived) \(key) after a push: \(error)")
                 }
             }
         }
-        return report
+        return pass.report
     }
 
     /// The partition of a derived collection that contains a source partition.
@@ -106,30 +109,37 @@ extension SyncEngine {
         }
     }
 
-    /// Sends requests one by one, or as one batch.
-    func push(_ requests: [PushRequest], batch: Bool) async -> [PushOutcome] {
+    /// Sends requests as one batch (a single one alone).
+    func push(batch requests: [PushRequest]) async -> [PushOutcome] {
+        guard requests.count > 1, let batching = transport as? any BatchTransport else { return [await push(requests[0])] }
         do {
-            if batch, requests.count > 1, let batching = transport as? any BatchTransport {
-                return Array(try await batching.push(batch: requests).prefix(requests.count))
-            }
-            return [try await transport.push(requests[0])]
+            return Array(try await batching.push(batch: requests).prefix(requests.count))
         } catch {
             return [.retryLater(reason: "the transport failed: \(error)", status: nil, after: nil)]
         }
     }
 
+    /// Sends one request.
+    func push(_ request: PushRequest) async -> PushOutcome {
+        do {
+            return try await transport.push(request)
+        } catch {
+            return .retryLater(reason: "the transport failed: \(error)", status: nil, after: nil)
+        }
+    }
+
     /// The request for a command as the queue holds it.
     func request(for command: OutboxCommand) async throws -> PushRequest {
+        PushRequest(command: command, body: command.body, precondition: try await precondition(for: command), idempotencyKey: command.id)
+    }
+
+    private func precondition(for command: OutboxCommand) async throws -> PushRequest.Precondition {
         guard let collection = command.collection, let id = command.entityID,
             command.operation == .upsert || command.operation == .delete
-        else {
-            return PushRequest(command: command, body: command.body, precondition: .none, idempotencyKey: command.id)
-        }
-        if command.operation == .upsert && command.base == nil {
-            // The change created the entity here (new, or again after a delete): a create, whatever
-            // version an earlier incarnation had.
-            return PushRequest(command: command, body: command.body, precondition: .absent, idempotencyKey: command.id)
-        }
+        else { return .none }
+        // The change created the entity here (new, or again after a delete): a create, whatever
+        // version an earlier incarnation had.
+        if command.operation == .upsert && command.base == nil { return .absent }
         // What the server has now, as far as this store durably knows: the version an
         // acknowledgement or a pull stored (with the entity, or left behind by a local delete).
         var version: String?
@@ -138,14 +148,11 @@ extension SyncEngine {
                 collection: collection, granularity: granularity, id: id,
                 deletedFrom: command.operation == .delete ? command.partition : nil)
         }
-        version = version ?? command.baseVersion
-        let precondition: PushRequest.Precondition
-        switch version {
-        case nil: precondition = .absent
-        case ""?: precondition = .none
-        case let version?: precondition = .version(version)
+        switch version ?? command.baseVersion {
+        case nil: return .absent
+        case ""?: return .none
+        case let version?: return .version(version)
         }
-        return PushRequest(command: command, body: command.body, precondition: precondition, idempotencyKey: command.id)
     }
 
     func granularity(of collection: String, partition: String?) async -> PartitionGranularity? {
@@ -154,40 +161,23 @@ extension SyncEngine {
     }
 
     /// Records one outcome; says whether the pass goes on.
-    func handle(
-        _ outcome: PushOutcome, of request: PushRequest, round: Int, report: inout DrainReport,
-        changedPartitions: inout [String: Set<String>]
-    ) async throws -> Step {
+    func handle(_ outcome: PushOutcome, of request: PushRequest, round: Int, pass: inout Pass) async throws -> Step {
         let command = request.command
         switch outcome {
         case .applied(let version, let entity):
-            // A merged resend put on the server what none of this entity's later commands was made
-            // on: they keep the version before it, so they meet the merge and are merged in turn
-            // (a later command sent over it as it is would undo the other side's fields).
-            try await acknowledge(
-                command, version: version, entity: entity,
-                advancingVersion: try await advancesVersion(command, sent: request.body))
-            report.sent += 1
-            report.remaining = max(0, report.remaining - 1)
-            if let collection = command.collection, let partition = command.partition {
-                changedPartitions[collection, default: []].insert(partition)
-            }
-            markReachable()
-            status.lastSuccess = Date()
-            status.lastError = nil
-            emit(.sent(command.sequence, version: version))
+            // Nothing else waits to be recorded: whatever came before was recorded first.
+            pass.applied.append(try await appliedPush(request, version: version, entity: entity))
+            try await record(&pass)
             return .next
         case .conflict(let version, let entity):
             markReachable()
-            report.conflicts += 1
-            return try await settleConflict(
-                request, serverVersion: version, serverEntity: entity, round: round,
-                report: &report, changedPartitions: &changedPartitions)
+            pass.report.conflicts += 1
+            return try await settleConflict(request, serverVersion: version, serverEntity: entity, round: round, pass: &pass)
         case .retryLater(let reason, let httpStatus, let after):
             markReachable()
             return try await recordFailure(
                 command, reason: reason, httpStatus: httpStatus, serverAnswered: true,
-                retryAfter: after, report: &report)
+                retryAfter: after, report: &pass.report)
         case .unreachable(let reason):
             if status.isOnline {
                 status.isOnline = false
@@ -195,15 +185,15 @@ extension SyncEngine {
             }
             return try await recordFailure(
                 command, reason: reason, httpStatus: nil, serverAnswered: false,
-                retryAfter: nil, report: &report)
+                retryAfter: nil, report: &pass.report)
         case .unauthorized(let reason):
             markReachable()
             return try await recordFailure(
                 command, reason: reason, httpStatus: 401, serverAnswered: false,
-                retryAfter: nil, report: &report)
+                retryAfter: nil, report: &pass.report)
         case .rejected(let reason):
             markReachable()
-            try await deadLetter(command, reason: reason, report: &report)
+            try await deadLetter(command, reason: reason, report: &pass.report)
             return .next
         }
     }
@@ -227,10 +217,8 @@ extension SyncEngine {
             try await deadLetter(command, reason: FailureReason(why, status: httpStatus), report: &report)
             return .next
         }
-        let backoff = Backoff(
-            initial: configuration.initialBackoff, maximum: configuration.maxBackoff,
-            maxRetryAfter: configuration.maxRetryAfter)
-        let delay = backoff.delay(attempt: previous.count + 1, retryAfter: retryAfter, using: &generator)
+        let delay = Backoff(initial: configuration.initialBackoff, maximum: configuration.maxBackoff, maxRetryAfter: configuration.maxRetryAfter)
+            .delay(attempt: previous.count + 1, retryAfter: retryAfter, using: &generator)
         let next = Date().addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18)
         try await store.recordFailedAttempt(command.sequence, error: reason, nextAttempt: next, serverAnswered: serverAnswered)
         status.lastError = "command \(command.sequence): \(reason)"
@@ -247,6 +235,17 @@ extension SyncEngine {
         emit(.deadLettered(command.sequence, reason: reason.reason))
     }
 
+    /// The server applied `request`: to be acknowledged with its window.
+    ///
+    /// A merged resend put on the server what none of this entity's later commands was made on:
+    /// they keep the version before it, so they meet the merge and are merged in turn (a later
+    /// command sent over it as it is would undo the other side's fields).
+    func appliedPush(_ request: PushRequest, version: String?, entity: Data?) async throws -> AppliedPushes.Item {
+        AppliedPushes.Item(
+            request: request, version: version, entity: entity,
+            advancingVersion: try await advancesVersion(request.command, sent: request.body))
+    }
+
     /// Whether acknowledging `command`, sent with `body`, gives its entity the server's new
     /// version: not when `body` is a merge and later commands of the entity wait (they were made
     /// without the server's side of the merge, so they must meet it and be merged in turn).
@@ -257,14 +256,13 @@ extension SyncEngine {
         return !(try await store.hasLaterPendingCommand(after: command.sequence, collection: name, id: id))
     }
 
-    /// The server applied the command: it leaves the queue, and the entity takes the server's
-    /// version (and the server's JSON, when the server sent it and no later local change of the
-    /// entity is pending), in one transaction.
-    func acknowledge(_ command: OutboxCommand, version: String?, entity: Data?, advancingVersion: Bool = true) async throws {
+    /// The server has what the command sent, though it did not say so in an answer to it: the
+    /// command leaves the queue, and the entity takes the server's version, in one transaction.
+    func acknowledge(_ command: OutboxCommand, version: String?, advancingVersion: Bool = true) async throws {
+        let acknowledgement = Store.Acknowledgement(
+            sequence: command.sequence, version: version,
+            collection: command.collection.flatMap { configuration.collections[$0] }, advancingVersion: advancingVersion)
         // Relaxed: everything here can be had from the server again (see `Store.syncWrite`).
-        _ = try await store.acknowledge(
-            command.sequence, version: version, serverEntity: Self.json(entity),
-            collection: command.collection.flatMap { configuration.collections[$0] },
-            durability: .relaxed, advancingVersion: advancingVersion)
+        _ = try await store.acknowledge([acknowledgement], durability: .relaxed)
     }
 }

@@ -73,7 +73,6 @@ extension SyncEngine {
         }
         let count = try await store(response.items, of: collection, wholePartition: key)
         status.lastSuccess = Date()
-        markReachable()
         emit(.pulled(collection: collection.collection, partition: key, count: count))
         return count
     }
@@ -124,10 +123,7 @@ extension SyncEngine {
                     let merged = ThreeWayMerge.merge(base: base, local: local, server: server)
                     guard merged != local else { continue }
                     do {
-                        let key = try collection.admit(merged, item.id, tx.coder)
-                        try tx.stageServerValue(
-                            merged, at: PartitionAddress(collection: name, granularity: granularity, key: key),
-                            collection: name, granularity: granularity, id: item.id, version: nil)
+                        try tx.stageServerEntity(merged, id: item.id, of: collection, version: nil)
                         count += 1
                     } catch {
                         warnings.append("kept the local \(name)/\(item.id) unmerged: the merge with the server's does not decode: \(error)")
@@ -155,7 +151,7 @@ extension SyncEngine {
             }
             return (count, warnings)
         }
-        for warning in warnings { await store.logSync(.warning, warning) }
+        for warning in warnings { await store.report(.warning, warning) }
         return count
     }
 }

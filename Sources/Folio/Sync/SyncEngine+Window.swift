@@ -48,10 +48,7 @@ extension SyncEngine {
 
     /// Sends the window as one batch request (PROTOCOL.md, "Batches"), then records the outcomes
     /// in order: the applied ones together, then the first that was not applied.
-    func sendBatch(
-        _ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
-        changedPartitions: inout [String: Set<String>]
-    ) async throws -> Step {
+    func sendBatch(_ commands: [OutboxCommand], _ pass: inout Pass) async throws -> Step {
         // From here the commands may reach the server: coalescing must leave them alone. Only
         // those still pending go (another transaction may have coalesced one away since the
         // queue was read); the queue is read again for the rest.
@@ -63,32 +60,26 @@ extension SyncEngine {
         emit(.sending(commands[0].sequence))
         // While the server works on this window, the next one's files are read (the store is idle).
         async let readAhead: Void = store.readAhead(limit: commands.count * 2)
-        var outcomes = await push(requests, batch: true)
+        var outcomes = await push(batch: requests)
         await readAhead
         status.inFlight = nil
         if outcomes.isEmpty { outcomes = [.retryLater(reason: "the server handled no command of the batch", status: nil, after: nil)] }
         for (request, outcome) in zip(requests, outcomes) {
             if case .applied(let version, let entity) = outcome {
-                applied.append(
-                    .init(
-                        request: request, version: version, entity: entity,
-                        advancingVersion: try await advancesVersion(request.command, sent: request.body)))
+                pass.applied.append(try await appliedPush(request, version: version, entity: entity))
                 continue
             }
-            try await record(&applied, report: &report, changedPartitions: &changedPartitions)
-            let step = try await handle(outcome, of: request, round: 1, report: &report, changedPartitions: &changedPartitions)
+            try await record(&pass)
+            let step = try await handle(outcome, of: request, round: 1, pass: &pass)
             guard case .next = step else { return step }
         }
-        try await record(&applied, report: &report, changedPartitions: &changedPartitions)
+        try await record(&pass)
         try checkNotStopped()
         return .next
     }
 
     /// Sends the window one request per command, each after the previous answer.
-    func sendOneByOne(
-        _ commands: [OutboxCommand], applied: inout AppliedPushes, report: inout DrainReport,
-        changedPartitions: inout [String: Set<String>]
-    ) async throws -> Step {
+    func sendOneByOne(_ commands: [OutboxCommand], _ pass: inout Pass) async throws -> Step {
         // From here the commands may reach the server: coalescing must leave them alone. One
         // durable mark covers the window (it may cover commands a failure leaves unsent: the safe
         // side, they are only kept from coalescing). Only those still pending go (another
@@ -98,28 +89,23 @@ extension SyncEngine {
         async let readAhead: Void = store.readAhead(limit: commands.count + Self.oneByOneWindow)
         for command in commands {
             try checkNotStopped()
-            if applied.isOverdue || applied.concerns(command) { try await record(&applied, report: &report, changedPartitions: &changedPartitions) }
+            if pass.applied.isOverdue || pass.applied.concerns(command) { try await record(&pass) }
             let request = try await request(for: command)
             status.inFlight = command.sequence
             emit(.sending(command.sequence))
-            let outcome =
-                await push([request], batch: false).first
-                ?? .retryLater(reason: "the transport gave no outcome", status: nil, after: nil)
+            let outcome = await push(request)
             status.inFlight = nil
             if case .applied(let version, let entity) = outcome {
-                applied.append(
-                    .init(
-                        request: request, version: version, entity: entity,
-                        advancingVersion: try await advancesVersion(command, sent: request.body)))
+                pass.applied.append(try await appliedPush(request, version: version, entity: entity))
                 continue
             }
-            try await record(&applied, report: &report, changedPartitions: &changedPartitions)
+            try await record(&pass)
             // A conflict settled or a dead letter may change what the rest of the window was read
             // from (the entity, its version): the queue is read again.
-            return try await handle(outcome, of: request, round: 1, report: &report, changedPartitions: &changedPartitions)
+            return try await handle(outcome, of: request, round: 1, pass: &pass)
         }
         await readAhead
-        try await record(&applied, report: &report, changedPartitions: &changedPartitions)
+        try await record(&pass)
         return .next
     }
 
@@ -137,9 +123,9 @@ extension SyncEngine {
     }
 
     /// Acknowledges the applied commands in one transaction, then reports each as sent.
-    func record(_ applied: inout AppliedPushes, report: inout DrainReport, changedPartitions: inout [String: Set<String>]) async throws {
-        guard !applied.isEmpty else { return }
-        let items = applied.items
+    func record(_ pass: inout Pass) async throws {
+        guard !pass.applied.isEmpty else { return }
+        let items = pass.applied.items
         let acknowledgements = items.map { item in
             Store.Acknowledgement(
                 sequence: item.request.command.sequence, version: item.version,
@@ -149,16 +135,16 @@ extension SyncEngine {
         }
         // Relaxed: everything here can be had from the server again (see `Store.syncWrite`).
         _ = try await store.acknowledge(acknowledgements, durability: .relaxed)
-        applied = AppliedPushes()
+        pass.applied = AppliedPushes()
         markReachable()
         status.lastSuccess = Date()
         status.lastError = nil
         for item in items {
             let command = item.request.command
-            report.sent += 1
-            report.remaining = max(0, report.remaining - 1)
+            pass.report.sent += 1
+            pass.report.remaining = max(0, pass.report.remaining - 1)
             if let collection = command.collection, let partition = command.partition {
-                changedPartitions[collection, default: []].insert(partition)
+                pass.changedPartitions[collection, default: []].insert(partition)
             }
             emit(.sent(command.sequence, version: item.version))
         }

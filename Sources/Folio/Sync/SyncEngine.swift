@@ -76,7 +76,9 @@ public actor SyncEngine {
         listenerToken = await store.addOutboxListener { [weak self] in
             Task { await self?.wake() }
         }
-        startNetworkMonitor()
+        networkMonitor = makeNetworkMonitor { [weak self] in
+            Task { await self?.networkBecameAvailable() }
+        }
         loop = Task { await self.run() }
     }
 
@@ -87,7 +89,8 @@ public actor SyncEngine {
         status.isRunning = false
         if let token = listenerToken { await store.removeOutboxListener(token) }
         listenerToken = nil
-        stopNetworkMonitor()
+        networkMonitor?.cancel()
+        networkMonitor = nil
         let running = loop
         loop = nil
         running?.cancel()
@@ -104,10 +107,7 @@ public actor SyncEngine {
     /// asked for, or one after a server error, still holds).
     public func networkBecameAvailable() {
         ignoreBackoffOnce = true
-        if !status.isOnline {
-            status.isOnline = true
-            emit(.online)
-        }
+        markReachable()
         wake()
     }
 
@@ -122,7 +122,7 @@ public actor SyncEngine {
     /// - Throws: ``FolioError`` if the store cannot be read or written.
     @discardableResult
     public func drainNow() async throws -> DrainReport {
-        try await exclusive { try await self.drainPass(honouringBackoff: true) }
+        try await exclusive { try await self.drainPass() }
     }
 
     /// The events from now on, until the stream is cancelled. Each call makes a new stream.
@@ -166,16 +166,13 @@ public actor SyncEngine {
         while !Task.isCancelled {
             var wait: Duration? = configuration.pollInterval
             do {
-                let report = try await exclusive { try await self.drainPass(honouringBackoff: true) }
-                if let next = report.nextAttempt {
-                    let delay = next.timeIntervalSinceNow
-                    wait = .milliseconds(max(0, Int64(delay * 1000)))
-                }
+                let report = try await exclusive { try await self.drainPass() }
+                if let next = report.nextAttempt { wait = .milliseconds(max(0, Int64(next.timeIntervalSinceNow * 1000))) }
             } catch is CancellationError {
                 return
             } catch {
                 status.lastError = "\(error)"
-                await store.logSync(.error, "sync pass failed: \(error)")
+                await store.report(.error, "sync pass failed: \(error)")
                 wait = configuration.initialBackoff
             }
             if Task.isCancelled { return }
@@ -211,19 +208,6 @@ public actor SyncEngine {
         }
         timer?.cancel()
         wakePending = false
-    }
-
-    // MARK: Network monitoring (Apple platforms)
-
-    private func startNetworkMonitor() {
-        networkMonitor = makeNetworkMonitor { [weak self] in
-            Task { await self?.networkBecameAvailable() }
-        }
-    }
-
-    private func stopNetworkMonitor() {
-        networkMonitor?.cancel()
-        networkMonitor = nil
     }
 }
 

@@ -10,6 +10,11 @@ struct SyncedCollection: Sendable {
     /// Checks that the JSON decodes as the type and has this id; returns its partition key.
     let admit: @Sendable (JSONValue, String, EntityCoder) throws(FolioError) -> PartitionKey
 
+    /// Where the server's `entity` goes: checked against the type, in the partition its fields name.
+    func address(of entity: JSONValue, id: String, coder: EntityCoder) throws(FolioError) -> PartitionAddress {
+        PartitionAddress(collection: collection, granularity: granularity, key: try admit(entity, id, coder))
+    }
+
     enum ErasedPolicy: Sendable {
         case serverWins, clientWins, threeWayMerge, keepBoth
         case custom(@Sendable (ErasedConflict, EntityCoder) throws -> ErasedResolution)

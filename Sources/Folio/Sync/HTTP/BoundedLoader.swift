@@ -46,23 +46,15 @@ final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     func load(_ request: URLRequest) async -> Result {
-        guard let task = makeTask(request) else { return .failed(URLError(.cancelled)) }
+        guard let task = lock.withLock({ session?.dataTask(with: request) }) else { return .failed(URLError(.cancelled)) }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result, Never>) in
-                lock.lock()
-                pending[task.taskIdentifier] = Pending(continuation: continuation)
-                lock.unlock()
+                lock.withLock { pending[task.taskIdentifier] = Pending(continuation: continuation) }
                 task.resume()
             }
         } onCancel: {
             task.cancel()
         }
-    }
-
-    private func makeTask(_ request: URLRequest) -> URLSessionDataTask? {
-        lock.lock()
-        defer { lock.unlock() }
-        return session?.dataTask(with: request)
     }
 
     // MARK: URLSessionDataDelegate
@@ -119,10 +111,7 @@ final class BoundedLoader: NSObject, URLSessionDataDelegate, @unchecked Sendable
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        lock.lock()
-        let entry = pending.removeValue(forKey: task.taskIdentifier)
-        lock.unlock()
-        guard let entry else { return }
+        guard let entry = lock.withLock({ pending.removeValue(forKey: task.taskIdentifier) }) else { return }
         let response = entry.response ?? task.response as? HTTPURLResponse
         if entry.tooLarge || (response?.expectedContentLength ?? -1) > Int64(limit) {
             entry.continuation.resume(returning: .tooLarge(response))

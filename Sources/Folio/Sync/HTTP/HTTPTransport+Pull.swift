@@ -11,15 +11,12 @@ extension HTTPTransport {
     ///   5xx), ``FolioError/Code/unauthorized`` (401), or ``FolioError/Code/badResponse`` (an
     ///   answer that is not the protocol's JSON, too large, redirected, or another status).
     public func pull(_ request: PullRequest) async throws -> PullResponse {
-        var query: [URLQueryItem] = []
-        if let partition = request.partition {
-            query.append(URLQueryItem(name: "partition", value: partition))
-        } else {
-            // The first page asks `since=` (empty): a request with neither parameter is an error.
-            query.append(URLQueryItem(name: "since", value: request.cursor ?? ""))
-        }
-        let path = HTTPHeaders.segment(request.collection)
-        let answer = await send(method: "GET", path: path, query: query, headers: ["Accept": "application/json"], body: nil)
+        // The first page asks `since=` (empty): a request with neither parameter is an error.
+        let query =
+            request.partition.map { URLQueryItem(name: "partition", value: $0) }
+            ?? URLQueryItem(name: "since", value: request.cursor ?? "")
+        let answer = await send(
+            method: "GET", path: HTTPHeaders.segment(request.collection), query: [query], headers: ["Accept": "application/json"], body: nil)
         let what = "GET \(request.collection)" + (request.partition.map { "?partition=\($0)" } ?? "?since=")
         switch answer {
         case .unreachable(let reason): throw FolioError(.network, reason)
@@ -63,8 +60,7 @@ extension HTTPTransport {
             let version: String?
             switch item["version"] {
             case nil, .null?: version = nil
-            case .string(let text)?: version = text
-            case .number(let text)?: version = text
+            case .string(let text)?, .number(let text)?: version = text
             default: throw bad("\(field).version is not a string")
             }
             if item["deleted"] == .bool(true) {

@@ -16,23 +16,6 @@ extension HTTPTransport {
     }
 
     func send(method: String, path: String, query: [URLQueryItem] = [], headers: [String: String], body: Data?) async -> Answer {
-        var answer = await sendOnce(method: method, path: path, query: query, headers: headers, body: body, refreshAuth: false)
-        if case .response(401, _, _) = answer {
-            guard auth != nil else {
-                return .unauthorized("the server answered 401 to \(method) \(path) and the app gave no credentials (HTTPTransport's auth provider)")
-            }
-            answer = await sendOnce(method: method, path: path, query: query, headers: headers, body: body, refreshAuth: true)
-            if case .response(401, _, _) = answer {
-                return .unauthorized("the server answered 401 to \(method) \(path), also with fresh credentials from the auth provider")
-            }
-        }
-        return answer
-    }
-
-    private func sendOnce(
-        method: String, path: String, query: [URLQueryItem], headers: [String: String], body: Data?,
-        refreshAuth: Bool
-    ) async -> Answer {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
             return .unreachable("the base URL \(baseURL) is not a valid URL")
         }
@@ -45,6 +28,22 @@ extension HTTPTransport {
         request.httpBody = body
         for (name, value) in options.headers { request.setValue(value, forHTTPHeaderField: name) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        var answer = await sendOnce(request, method: method, refreshAuth: false)
+        if case .response(401, _, _) = answer {
+            guard auth != nil else {
+                return .unauthorized("the server answered 401 to \(method) \(path) and the app gave no credentials (HTTPTransport's auth provider)")
+            }
+            answer = await sendOnce(request, method: method, refreshAuth: true)
+            if case .response(401, _, _) = answer {
+                return .unauthorized("the server answered 401 to \(method) \(path), also with fresh credentials from the auth provider")
+            }
+        }
+        return answer
+    }
+
+    /// Sends the request with the auth provider's credentials (fresh ones after a 401).
+    private func sendOnce(_ request: URLRequest, method: String, refreshAuth: Bool) async -> Answer {
+        var request = request
         if let auth {
             do {
                 if let value = try await auth.authorization(refresh: refreshAuth) {

@@ -89,14 +89,12 @@ public final class HTTPTransport: BatchTransport {
             // The batch itself failed: as if its first request had.
             return [Self.outcome(of: answer, for: requests[0].command)]
         }
-        let responses: [JSONValue]
-        do {
-            guard case .array(let list)? = try Self.parse(data, what: "the batch response")["responses"] else {
-                throw FolioError(.badResponse, "the batch response has no \"responses\" array")
-            }
-            responses = list
-        } catch {
-            return [.retryLater(reason: Self.describe(error), status: status, after: nil)]
+        let parsed: JSONValue
+        do { parsed = try Self.parse(data, what: "the batch response") } catch {
+            return [.retryLater(reason: error.message, status: status, after: nil)]
+        }
+        guard case .array(let responses)? = parsed["responses"] else {
+            return [.retryLater(reason: "the batch response has no \"responses\" array", status: status, after: nil)]
         }
         var outcomes: [PushOutcome] = []
         for (index, response) in responses.prefix(requests.count).enumerated() {
@@ -109,10 +107,9 @@ public final class HTTPTransport: BatchTransport {
                 if let text = value.stringValue { itemHeaders[name.lowercased()] = text }
             }
             // The body as parsed with the whole response: parsed once, written once (if at all).
-            let itemBody = response["body"] ?? .null
             let outcome = Self.outcome(
                 of: .response(Int(itemStatus), itemHeaders, Data()), for: requests[index].command,
-                parsedBody: itemBody)
+                parsedBody: response["body"] ?? .null)
             outcomes.append(outcome)
             guard case .applied = outcome else { break }
         }
@@ -161,34 +158,28 @@ public final class HTTPTransport: BatchTransport {
         case .response(let s, let h, let b): (status, headers, rawBody) = (s, h, b)
         }
         // Only the answers that quote their body need its bytes.
-        func body() -> Data { parsedBody.map { $0 == .null ? Data() : Data(JSONWriter.compact($0)) } ?? rawBody }
+        func rejected(_ reason: String) -> PushOutcome {
+            let body = parsedBody.map { $0 == .null ? Data() : Data(JSONWriter.compact($0)) } ?? rawBody
+            return .rejected(FailureReason(reason, status: status, details: ["body": HTTPHeaders.excerpt(body)]))
+        }
         let version = HTTPHeaders.version(fromETag: headers["etag"])
-        let isDelete = command.operation == .delete
-        if isDelete && (status == 404 || status == 410) { return .applied(version: nil, entity: nil) }
+        if command.operation == .delete && (status == 404 || status == 410) { return .applied(version: nil, entity: nil) }
         // A PUT over a version the server no longer has: deleted there (PROTOCOL.md).
         if command.operation == .upsert && (status == 404 || status == 410) { return .conflict(version: nil, entity: nil) }
-        if status == 413 {
-            return .rejected(
-                FailureReason(
-                    "the server refused the command as too large for it (413)", status: status,
-                    details: ["body": HTTPHeaders.excerpt(body())]))
-        }
-        switch HTTPResponseClass(status: status) {
-        case .success:
-            guard command.operation == .upsert else { return .applied(version: version, entity: nil) }
+        if status == 413 { return rejected("the server refused the command as too large for it (413)") }
+        let responseClass = HTTPResponseClass(status: status)
+        switch responseClass {
+        case .success where command.operation != .upsert:
+            return .applied(version: version, entity: nil)
+        case .success, .conflict:
+            let entity: Data?
             do {
-                let entity = try entityBody(rawBody, parsed: parsedBody, what: "the server's \(status) answer", about: command)
-                return .applied(version: version, entity: entity)
+                entity = try entityBody(rawBody, parsed: parsedBody, what: "the server's \(status) answer", about: command)
             } catch {
-                return .retryLater(reason: describe(error), status: status, after: nil)
+                return .retryLater(reason: error.message, status: status, after: nil)
             }
-        case .conflict:
-            do {
-                let entity = try entityBody(rawBody, parsed: parsedBody, what: "the server's \(status) answer", about: command)
-                return .conflict(version: entity == nil ? nil : version, entity: entity)
-            } catch {
-                return .retryLater(reason: describe(error), status: status, after: nil)
-            }
+            return responseClass == .success
+                ? .applied(version: version, entity: entity) : .conflict(version: entity == nil ? nil : version, entity: entity)
         case .transient:
             return .retryLater(reason: "the server answered \(status)", status: status, after: HTTPHeaders.retryAfter(headers["retry-after"]))
         case .unauthorized:
@@ -196,17 +187,14 @@ public final class HTTPTransport: BatchTransport {
         case .redirect:
             return .retryLater(reason: "the server answered \(status) (a redirect) with no usable Location", status: status, after: nil)
         case .permanent:
-            return .rejected(
-                FailureReason(
-                    "the server refused the command with status \(status)", status: status,
-                    details: ["body": HTTPHeaders.excerpt(body())]))
+            return rejected("the server refused the command with status \(status)")
         }
     }
 
     /// An entity in a body: nil for an empty body or `null`, else a JSON object, compacted. An
     /// entity whose `id` is not the command's is an answer about something else: unusable.
     /// - Parameter parsed: The body already parsed, if it was (`.null` for none).
-    static func entityBody(_ body: Data, parsed: JSONValue? = nil, what: String, about command: OutboxCommand) throws(FolioError) -> Data? {
+    static func entityBody(_ body: Data, parsed: JSONValue?, what: String, about command: OutboxCommand) throws(FolioError) -> Data? {
         let value: JSONValue
         if let parsed {
             value = parsed
@@ -238,9 +226,5 @@ public final class HTTPTransport: BatchTransport {
                 "\(what) is not valid JSON (line \(error.line), column \(error.column): \(error.message)): "
                     + HTTPHeaders.excerpt(body, limit: 200))
         }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        (error as? FolioError)?.message ?? String(describing: error)
     }
 }
