@@ -110,16 +110,55 @@ enum DrainContender {
 
     /// The bodies Folio queues for the run's items, read back from a scratch store's outbox.
     private static func folioBodies(count: Int, prefix: String, workload: Workload, scratch: URL) async throws -> [(Todo, Data)] {
+        try await folioCommands(count: count, prefix: prefix, workload: workload, scratch: scratch).enumerated().map { index, command in
+            guard let body = command.body else { throw BenchError("\(prefix): command \(index) has no body") }
+            return (item(index, prefix: prefix, workload: workload), body)
+        }
+    }
+
+    /// The commands Folio queues for the run's items, read back from a scratch store's outbox.
+    private static func folioCommands(count: Int, prefix: String, workload: Workload, scratch: URL) async throws -> [OutboxCommand] {
         let folder = scratch.appendingPathComponent(prefix + "-bodies", isDirectory: true)
         let store = try await Store.open(at: folder, configuration: Store.Configuration(durability: .relaxed))
         try await fill(store, count: count, prefix: prefix, workload: workload)
         let commands = try await store.pendingCommands()
         try await store.close()
         guard commands.count == count else { throw BenchError("\(prefix): \(commands.count) bodies, expected \(count)") }
-        return try commands.enumerated().map { index, command in
-            guard let body = command.body else { throw BenchError("\(prefix): command \(index) has no body") }
-            return (item(index, prefix: prefix, workload: workload), body)
+        return commands
+    }
+
+    /// `count` of Folio's commands pushed through its `HTTPTransport` alone, one request each
+    /// (`batchSize` 1) or in batches, each awaited before the next: a client that keeps
+    /// PROTOCOL.md (the bounded loader's delegate, its redirect rule, every answer parsed and
+    /// checked) without the store, the sync engine or the outbox. The requests are built before
+    /// the clock from a scratch store's queued commands, as the sync engine builds a new entity's
+    /// (`If-None-Match: *`). Between raw URLSession and Folio's drain: what keeping the protocol
+    /// costs, and what the store adds to it.
+    static func transport(server: TestServer, count: Int, prefix: String, batchSize: Int, workload: Workload, scratch: URL) async throws
+        -> Duration
+    {
+        let requests = try await folioCommands(count: count, prefix: prefix, workload: workload, scratch: scratch).map { command in
+            PushRequest(command: command, body: command.body, precondition: .absent, idempotencyKey: command.id)
         }
+        var options = HTTPTransport.Options()
+        options.batchSize = batchSize
+        options.requestTimeout = requestTimeout
+        let transport = HTTPTransport(baseURL: server.baseURL, options: options)
+        let start = ContinuousClock.now
+        for first in stride(from: 0, to: requests.count, by: batchSize) {
+            let window = Array(requests[first..<min(first + batchSize, requests.count)])
+            let outcomes = window.count == 1 ? [try await transport.push(window[0])] : try await transport.push(batch: window)
+            for (index, outcome) in outcomes.enumerated() {
+                guard case .applied = outcome else { throw BenchError("\(prefix): request \(first + index) got \(outcome), expected applied") }
+            }
+            guard outcomes.count == window.count else { throw BenchError("\(prefix): \(outcomes.count) outcomes for \(window.count) requests") }
+        }
+        let elapsed = ContinuousClock.now - start
+        let applied = server.appliedLog.filter { $0.id.hasPrefix(prefix + "-") }
+        guard applied.count == count, Set(applied.map(\.id)).count == count else {
+            throw BenchError("\(prefix): the server applied \(applied.count) commands (\(Set(applied.map(\.id)).count) distinct), expected \(count)")
+        }
+        return elapsed
     }
 
     private static func fill(_ store: Store, count: Int, prefix: String, workload: Workload) async throws {

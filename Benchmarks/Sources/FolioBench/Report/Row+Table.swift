@@ -4,7 +4,7 @@ extension Row {
         case durableTotal, durableCommit, relaxedTotal, relaxedCommit, concurrentTotal, concurrentCommit
         case bulkTotal, bulkCommit, bulkOutboxTotal, bulkOutboxCommit, bulkOutboxFloor
         case warmRead, coldRead, coldCopyRead, coldTenYears
-        case drainUnbatched, drainBatched, drainBatchedRaw
+        case drainUnbatched, drainBatched, drainBatchedRaw, drainTransportRaw, drainUnbatchedTransport, drainBatchedTransport
         case diskAppend, diskOverwrite, diskReplace, folioFraction, grdbFraction
         case checkpointSyncs, commitSwitches, commitSwitchesGRDB, commitCPU
         case migrateTenYears
@@ -61,6 +61,11 @@ extension Row {
         rate(.drainUnbatched, "6 drain, one request per command", "Folio one-by-one", "raw URLSession", 0.9, unit: "cmd/s")
         rate(.drainBatched, "6 drain, batched (100) vs one-by-one", "Folio batched", "Folio one-by-one", nil, unit: "cmd/s")
         rate(.drainBatchedRaw, "6 drain, batched (100) vs raw one-by-one", "Folio batched", "raw URLSession", 5, unit: "cmd/s")
+        rate(.drainTransportRaw, "6 HTTPTransport alone, one by one, vs raw", "HTTPTransport one-by-one", "raw URLSession", nil, unit: "cmd/s")
+        rate(
+            .drainUnbatchedTransport, "6 drain one by one vs HTTPTransport alone", "Folio one-by-one", "HTTPTransport one-by-one", nil,
+            unit: "cmd/s")
+        rate(.drainBatchedTransport, "6 drain batched (100) vs HTTPTransport alone", "Folio batched", "HTTPTransport batched", nil, unit: "cmd/s")
         rate(.diskAppend, "7 disk: append 256 B + fdatasync", "this disk", nil, nil, unit: "op/s")
         rate(.diskOverwrite, "7 disk: overwrite 256 B + fdatasync", "this disk", nil, nil, unit: "op/s")
         rate(.diskReplace, "7 disk: temp+fsync+rename+fsync(dir)", "this disk", nil, nil, unit: "op/s")

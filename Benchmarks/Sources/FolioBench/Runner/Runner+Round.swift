@@ -173,7 +173,8 @@ extension Runner {
             })
     }
 
-    /// 6. Drain to the test server: raw requests, Folio one by one, Folio batched.
+    /// 6. Drain to the test server: raw requests, Folio one by one, Folio batched, and Folio's
+    /// HTTPTransport alone one by one and batched.
     private func runDrain(_ round: Int, flip: Bool, in folder: URL) async throws {
         let commands = options.commands
         let drain = folder.appendingPathComponent("drain", isDirectory: true)
@@ -182,6 +183,7 @@ extension Runner {
                 let elapsed = try await DrainContender.raw(server: self.server, count: commands, prefix: "r\(round)a", workload: self.workload, scratch: drain)
                 self.recordPeer(.drainUnbatched, Double(commands) / elapsed.seconds)
                 self.recordPeer(.drainBatchedRaw, Double(commands) / elapsed.seconds)
+                self.recordPeer(.drainTransportRaw, Double(commands) / elapsed.seconds)
             },
             {
                 let elapsed = try await DrainContender.folio(
@@ -189,6 +191,7 @@ extension Runner {
                     workload: self.workload, scratch: drain)
                 self.record(.drainUnbatched, Double(commands) / elapsed.seconds)
                 self.recordPeer(.drainBatched, Double(commands) / elapsed.seconds)
+                self.record(.drainUnbatchedTransport, Double(commands) / elapsed.seconds)
             },
             {
                 let elapsed = try await DrainContender.folio(
@@ -196,6 +199,19 @@ extension Runner {
                     batchSize: DrainContender.batchSize, workload: self.workload, scratch: drain)
                 self.record(.drainBatched, Double(commands) / elapsed.seconds)
                 self.record(.drainBatchedRaw, Double(commands) / elapsed.seconds)
+                self.record(.drainBatchedTransport, Double(commands) / elapsed.seconds)
+            },
+            {
+                let elapsed = try await DrainContender.transport(
+                    server: self.server, count: commands, prefix: "r\(round)d", batchSize: 1, workload: self.workload, scratch: drain)
+                self.record(.drainTransportRaw, Double(commands) / elapsed.seconds)
+                self.recordPeer(.drainUnbatchedTransport, Double(commands) / elapsed.seconds)
+            },
+            {
+                let elapsed = try await DrainContender.transport(
+                    server: self.server, count: commands, prefix: "r\(round)e", batchSize: DrainContender.batchSize,
+                    workload: self.workload, scratch: drain)
+                self.recordPeer(.drainBatchedTransport, Double(commands) / elapsed.seconds)
             },
         ]
         if flip { runs.reverse() }
