@@ -153,11 +153,10 @@ struct CopyCheck {
             if entry.isDirectory {
                 if entry.name == StoreLayout.machinery { continue }
                 if entry.name == "outbox" {
-                    for file in try fileSystem.list("outbox") where !file.isDirectory && CommandFileName.sequence(ofPath: "outbox/" + file.name) != nil {
-                        found.append("outbox/" + file.name)
-                    }
-                    for file in try fileSystem.list("outbox/failed") where !file.isDirectory && CommandFileName.sequence(ofPath: "outbox/" + file.name) != nil {
-                        found.append("outbox/failed/" + file.name)
+                    for folder in ["outbox", "outbox/failed"] {
+                        for file in try fileSystem.list(folder) where !file.isDirectory && CommandFileName.sequence(ofPath: folder + "/" + file.name) != nil {
+                            found.append(folder + "/" + file.name)
+                        }
                     }
                     continue
                 }

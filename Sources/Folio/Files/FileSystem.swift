@@ -84,12 +84,19 @@ struct FileSystem: Sendable {
         if code != 0 { throw .system("write", path: path, errno: code) }
     }
 
-    /// Flushes a file to stable storage (`F_FULLFSYNC` on Apple platforms). A failure is final:
-    /// the caller must treat what it wrote since the last successful sync as unknown.
-    func sync(_ fd: Int32, path: String, dataOnly: Bool = false) throws(FolioError) {
+    /// Flushes a file to stable storage as `sync` says: fully by default (`F_FULLFSYNC` on Apple
+    /// platforms), nothing for `.none`. A failure is final: the caller must treat what it wrote
+    /// since the last successful sync as unknown.
+    func sync(_ fd: Int32, path: String, _ sync: NewFileSync = .all) throws(FolioError) {
+        guard sync != .none else { return }
         try step(.sync(path))
-        let code = dataOnly ? Platform.dataSync(fd) : Platform.fullSync(fd)
-        if code != 0 { throw .system(dataOnly ? "fdatasync" : "fsync", path: path, errno: code) }
+        let code: Int32
+        switch sync {
+        case .data: code = Platform.dataSync(fd)
+        case .toDrive: code = Platform.syncToDrive(fd)
+        case .none, .all: code = Platform.fullSync(fd)
+        }
+        if code != 0 { throw .system(sync == .data ? "fdatasync" : "fsync", path: path, errno: code) }
     }
 
     func truncate(_ fd: Int32, to length: Int64, path: String) throws(FolioError) {
