@@ -146,8 +146,7 @@ public final class MigrationDatabase {
         var partitions: [PartitionAddress: PartitionFile.Contents] = [:]
         var entities: [String: Stored] = [:]
         let listed = unread.removeValue(forKey: collection)
-        let addresses: [PartitionAddress]
-        if let listed { addresses = listed } else { addresses = try self.addresses(of: collection) }
+        let addresses = if let listed { listed } else { try self.addresses(of: collection) }
         for address in addresses {
             let partition = try engine.partition(address)
             if let problem = partition.unreadable { throw problem }
