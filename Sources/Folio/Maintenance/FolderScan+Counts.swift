@@ -22,7 +22,7 @@ extension FolderScan {
         var files: [(path: String, key: PartitionKey)] = []
         var hasDayFolders = false
         for entry in list(collection) {
-            let path = Self.join(collection, entry.name)
+            let path = collection + "/" + entry.name
             if entry.isDirectory {
                 guard DataFileName.isMonthFolder(entry.name) else { continue }
                 hasDayFolders = true

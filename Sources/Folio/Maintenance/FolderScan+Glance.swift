@@ -37,14 +37,10 @@ extension FolderScan {
         if try fileSystem.identity(Store.syncFile) != nil { checkSyncFile() }
         for folder in [OutboxBook.quarantineFolder, Self.quarantineFolder] { checkQuarantine(folder, what: nil) }
         listSentArchive()
-        return try glanceAtOutbox(headLimit: headLimit)
-    }
-
-    /// The queue's head and the failed commands, as the store itself reads them
-    /// (``OutboxBook/head(limit:)``): the names in `outbox/` with the journal's records on top,
-    /// only the head's files read.
-    private func glanceAtOutbox(headLimit: Int) throws(FolioError) -> OutboxGlance {
-        let book = OutboxBook(fileSystem: fileSystem, log: nil, journal: ScannedJournal(header: journalHeader, records: records))
+        // The queue's head and the failed commands, as the store itself reads them
+        // (`OutboxBook.head(limit:)`): the names in `outbox/` with the journal's records on top,
+        // only the head's files read.
+        let book = OutboxBook(fileSystem: fileSystem, log: nil, journal: ScannedJournal(header: journal.header, records: records))
         let head = try book.head(limit: headLimit)
         let failed = try book.failedCommands()
         // A full read (an unreadable file, a quarantined one) also knows the quarantined files.

@@ -23,10 +23,7 @@ extension FolderScan {
             )
             return
         }
-        journalHeader = header
-        journal.generation = header.generation
-        journal.nextSequence = header.nextSequence
-        journal.firstTransaction = header.firstTransaction
+        journal.header = header
         let result: Journal.ReadResult
         do {
             result = try Journal.parseRecords(

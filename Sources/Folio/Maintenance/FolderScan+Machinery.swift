@@ -6,28 +6,19 @@ extension FolderScan {
         for entry in list(StoreLayout.machinery) {
             let path = StoreLayout.machinery + "/" + entry.name
             switch (path, entry.isDirectory) {
-            case (StoreLayout.lockFile, false), (StoreLayout.journal, false):
+            case (StoreLayout.lockFile, false), (StoreLayout.journal, false),
+                (MachineryIgnore.path, false),   // keeps .folio/ out of git; a person may change it
+                (WrittenLog.path, false),   // checked by checkCopy (FolderScan+Copy.swift)
+                (OutboxEntityIndex.path, false),   // derived: which outbox commands are each entity's; used only for its generation
+                (KeptVersions.folder, true):   // derived: the versions a save from an older buffer is merged against
                 continue
             case (StoreLayout.lockFile, true), (StoreLayout.journal, true):
                 report(.error, .machinery, path, FileSystem.directoryInstead(of: path).message + "; the store will not open until it is a file")
-            case (Store.attemptsFile, false):
-                checkAttempts()
-            case (Store.syncFile, false):
-                checkSyncFile()
-            case (OutboxBook.sentMarkFile, false):
-                checkSentMark()
-            case (WriterID.path, false):
-                checkWriterID()
-            case (MachineryIgnore.path, false):
-                continue   // keeps .folio/ out of git; a person may change it
-            case (StoreLayout.machinery + "/index", true):
-                checkIndexes()
-            case (WrittenLog.path, false):
-                continue   // checked by checkCopy (FolderScan+Copy.swift)
-            case (OutboxEntityIndex.path, false):
-                continue   // derived: which outbox commands are each entity's; used only for its generation
-            case (KeptVersions.folder, true):
-                continue   // derived: the versions a save from an older buffer is merged against
+            case (Store.attemptsFile, false): checkAttempts()
+            case (Store.syncFile, false): checkSyncFile()
+            case (OutboxBook.sentMarkFile, false): checkSentMark()
+            case (WriterID.path, false): checkWriterID()
+            case (StoreLayout.machinery + "/index", true): checkIndexes()
             case (StoreLayout.tempFolder, true):
                 for file in list(StoreLayout.tempFolder) {
                     let tempPath = StoreLayout.tempFolder + "/" + file.name

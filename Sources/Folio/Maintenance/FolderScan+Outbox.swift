@@ -207,11 +207,4 @@ extension FolderScan {
             )
         }
     }
-
-    /// The committed outbox: the files with the journal's outbox changes applied.
-    func applyJournalToOutbox() {
-        for record in records {
-            for change in record.outbox { outbox.apply(change) }
-        }
-    }
 }

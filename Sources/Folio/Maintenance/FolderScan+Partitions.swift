@@ -6,7 +6,7 @@ extension FolderScan {
         var months: [PartitionKey] = []
         var dayFolders: [String] = []
         for entry in list(collection) {
-            let path = Self.join(collection, entry.name)
+            let path = collection + "/" + entry.name
             if entry.isDirectory {
                 if DataFileName.month(fileName: entry.name) != nil {
                     report(.error, .badShape, path, FileSystem.directoryInstead(of: path).message + "; the store cannot read this month")
@@ -39,7 +39,7 @@ extension FolderScan {
         let granularity: PartitionGranularity = dayFolders.isEmpty ? .month : .day
         if collections[collection] == nil { collections[collection] = Collection(granularity: granularity) }
         for key in months {
-            checkPartitionFile(Self.join(collection, key.text + ".json"), collection: collection, key: key)
+            checkPartitionFile(collection + "/" + key.text + ".json", collection: collection, key: key)
         }
         for month in dayFolders {
             checkDayFolder(collection, month: month)
@@ -121,8 +121,7 @@ extension FolderScan {
             ids.insert(id)
             let ownID: String?
             switch entity["id"] {
-            case .string(let text)?: ownID = text
-            case .number(let text)?: ownID = text
+            case .string(let text)?, .number(let text)?: ownID = text
             default: ownID = nil
             }
             for number in NumberCulprit.outOfRange(in: entity) {
@@ -153,13 +152,11 @@ extension FolderScan {
             for (key, ids) in collection.files {
                 for id in ids { places[id, default: []].insert(key) }
             }
-            for record in records {
-                for change in record.changes where change.address.collection == name {
-                    if change.entity != nil {
-                        places[change.id, default: []].insert(change.address.key)
-                    } else {
-                        places[change.id]?.remove(change.address.key)
-                    }
+            for change in records.flatMap(\.changes) where change.address.collection == name {
+                if change.entity != nil {
+                    places[change.id, default: []].insert(change.address.key)
+                } else {
+                    places[change.id]?.remove(change.address.key)
                 }
             }
             for (id, keys) in places.sorted(by: { $0.key < $1.key }) where keys.count > 1 {
@@ -180,14 +177,12 @@ extension FolderScan {
     func committedPartitions() -> [String: [PartitionKey: Int]] {
         var result: [String: [PartitionKey: Set<String>]] = [:]
         for (name, collection) in collections { result[name] = collection.files }
-        for record in records {
-            for change in record.changes {
-                let address = change.address
-                if change.entity != nil {
-                    result[address.collection, default: [:]][address.key, default: []].insert(change.id)
-                } else {
-                    result[address.collection]?[address.key]?.remove(change.id)
-                }
+        for change in records.flatMap(\.changes) {
+            let address = change.address
+            if change.entity != nil {
+                result[address.collection, default: [:]][address.key, default: []].insert(change.id)
+            } else {
+                result[address.collection]?[address.key]?.remove(change.id)
             }
         }
         return result.mapValues { partitions in partitions.mapValues(\.count).filter { $0.value > 0 } }

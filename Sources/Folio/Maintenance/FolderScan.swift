@@ -22,8 +22,6 @@ final class FolderScan {
     var isStore = false
     var collections: [String: Collection] = [:]
     var journal = JournalSummary()
-    /// The journal's header, when it has a valid one.
-    var journalHeader: Journal.Header?
     var records: [JournalRecord] = []
     var outbox = OutboxState()
     /// Where each command's file is (pending and failed commands).
@@ -90,12 +88,9 @@ final class FolderScan {
         try checkMachinery()
         try checkCopy()
         checkDuplicateIDs()
-        applyJournalToOutbox()
-        problems.sort { a, b in
-            if a.path != b.path { return a.path < b.path }
-            if (a.line ?? 0) != (b.line ?? 0) { return (a.line ?? 0) < (b.line ?? 0) }
-            return (a.column ?? 0) < (b.column ?? 0)
-        }
+        // The committed outbox: the files with the journal's outbox changes applied.
+        for change in records.flatMap(\.outbox) { outbox.apply(change) }
+        problems.sort { ($0.path, $0.line ?? 0, $0.column ?? 0) < ($1.path, $1.line ?? 0, $1.column ?? 0) }
     }
 
     /// The readers' shared lock, taken without creating anything; nil when there is no lock file
@@ -158,8 +153,6 @@ final class FolderScan {
             return []
         }
     }
-
-    static func join(_ folder: String, _ name: String) -> String { folder.isEmpty ? name : folder + "/" + name }
 
     // MARK: folio.json
 
@@ -277,10 +270,9 @@ final class FolderScan {
 struct JournalSummary {
     var exists = false
     var size: Int64 = 0
-    var generation: UInt64?
-    /// The header's first transaction: the checkpoint that last emptied the journal.
-    var firstTransaction: UInt64?
-    var nextSequence: UInt64?
+    /// The header, when it is a valid one; its first transaction is the checkpoint that last
+    /// emptied the journal.
+    var header: Journal.Header?
     var pendingTransactions = 0
     var tornBytes: Int64 = 0
     /// Damage that is not a torn tail (see ``JournalDamage``).

@@ -48,10 +48,8 @@ extension StoreStatus {
     /// ``FolderScan/glance(headLimit:)``).
     init(scan: FolderScan, outbox: FolderScan.OutboxGlance, verified: Bool) {
         var granularities: [String: PartitionGranularity] = scan.collections.mapValues(\.granularity)
-        for record in scan.records {
-            for change in record.changes where granularities[change.address.collection] == nil {
-                granularities[change.address.collection] = change.address.granularity
-            }
+        for change in scan.records.flatMap(\.changes) where granularities[change.address.collection] == nil {
+            granularities[change.address.collection] = change.address.granularity
         }
         let committed = scan.committedPartitions()
         let collections = granularities.keys.sorted().map { name -> StoreStatus.Collection in
@@ -98,7 +96,7 @@ extension StoreStatus {
             attempts: scan.attempts.filter { listed.contains($0.key) },
             journal: StoreStatus.Journal(
                 bytes: scan.journal.size, pendingTransactions: scan.journal.pendingTransactions,
-                tornBytes: scan.journal.tornBytes, generation: scan.journal.generation),
+                tornBytes: scan.journal.tornBytes, generation: scan.journal.header?.generation),
             lastSent: newestSent.map { StoreStatus.LastSent(sequence: $0.sequence, archivedAt: Date(timeIntervalSince1970: Double($0.modified) / 1e9)) },
             pullCursors: scan.cursors, problems: problems,
             verification: verified
