@@ -39,25 +39,18 @@ struct CopyCheck {
     {
         let written = log.history.values.contains { $0.contains { $0.hash != nil } }
         guard let b = firstTransaction else {
-            guard written else { return ([], [:]) }
-            return (
-                [
-                    Finding(
-                        path: StoreLayout.journal,
-                        message: "the copy's journal has no header, but its files were written by checkpoints: it was copied while being emptied")
-                ], [:]
-            )
+            let finding = Finding(
+                path: StoreLayout.journal,
+                message: "the copy's journal has no header, but its files were written by checkpoints: it was copied while being emptied")
+            return (written ? [finding] : [], [:])
         }
         if b < log.since || (b != log.since && !log.checkpoints.contains(b)) {
-            return (
-                [
-                    Finding(
-                        path: WrittenLog.path,
-                        message:
-                            "the copy's journal was emptied by checkpoint \(b), which its log of written files does not record: the log was copied before that checkpoint, so no file of the copy can be matched to the journal"
-                    )
-                ], [:]
+            let finding = Finding(
+                path: WrittenLog.path,
+                message:
+                    "the copy's journal was emptied by checkpoint \(b), which its log of written files does not record: the log was copied before that checkpoint, so no file of the copy can be matched to the journal"
             )
+            return ([finding], [:])
         }
         var findings: [Finding] = []
         var paths = Set(log.history.keys)

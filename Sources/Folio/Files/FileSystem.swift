@@ -27,12 +27,10 @@ struct FileSystem: Sendable {
         guard let file = try OpenFile(self, relative) else { return nil }
         var bytes = try file.read(0..<Int(file.identity.size))
         // The file may have grown since fstat (an edit in place): read on until the end.
-        if bytes.count == Int(file.identity.size) {
-            while true {
-                let more = try file.read(bytes.count..<(bytes.count + 65536))
-                if more.isEmpty { break }
-                bytes.append(contentsOf: more)
-            }
+        while bytes.count >= Int(file.identity.size) {
+            let more = try file.read(bytes.count..<(bytes.count + 65536))
+            if more.isEmpty { break }
+            bytes.append(contentsOf: more)
         }
         return (bytes, file.identity)
     }
