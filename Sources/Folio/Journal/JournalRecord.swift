@@ -136,8 +136,7 @@ struct JournalRecord: Sendable, Equatable {
         changes.reserveCapacity(items.count)
         for item in items {
             guard let collection = item["collection"]?.stringValue,
-                let granularityText = item["granularity"]?.stringValue,
-                let granularity = PartitionGranularity(rawValue: granularityText),
+                let granularity = item["granularity"]?.stringValue.flatMap(PartitionGranularity.init(rawValue:)),
                 let partition = item["partition"]?.stringValue,
                 let id = item["id"]?.stringValue
             else { throw bad("a change lacks collection, granularity, partition or id") }

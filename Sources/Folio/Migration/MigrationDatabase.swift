@@ -53,9 +53,8 @@ public final class MigrationDatabase {
     /// - Returns: Its entities (none if it does not exist).
     /// - Throws: ``FolioError`` if one of its files cannot be read.
     public func entities(in collection: String) throws -> [MigratingEntity] {
-        let stored = try load(collection)
-        return stored.keys.sorted { (stored[$0]!.partition, $0) < (stored[$1]!.partition, $1) }.map {
-            MigratingEntity(id: $0, collection: collection, partition: stored[$0]!.partition, fields: stored[$0]!.fields)
+        try load(collection).sorted { ($0.value.partition, $0.key) < ($1.value.partition, $1.key) }.map {
+            MigratingEntity(id: $0.key, collection: collection, partition: $0.value.partition, fields: $0.value.fields)
         }
     }
 
