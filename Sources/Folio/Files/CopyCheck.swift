@@ -53,9 +53,7 @@ struct CopyCheck {
             return ([finding], [:])
         }
         var findings: [Finding] = []
-        var paths = Set(log.history.keys)
-        for path in try Self.dataAndCommandFiles(fileSystem) { paths.insert(path) }
-        let ordered = paths.sorted()
+        let ordered = Set(log.history.keys).union(try Self.dataAndCommandFiles(fileSystem)).sorted()
         // Read and hashed on several threads: a copy's first open reads every file, often from
         // a cold cache.
         let fileSystem = self.fileSystem

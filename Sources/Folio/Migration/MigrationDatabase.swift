@@ -99,12 +99,18 @@ public final class MigrationDatabase {
             for (id, stored) in try load(collection) {
                 var entity = MigratingEntity(id: id, collection: collection, partition: stored.partition, fields: stored.fields)
                 do { try map(&entity, engine.coder) } catch { throw Self.failure(error, step: step, id: id) }
+                let changed = Stored(partition: entity.partition, fields: entity.fields, version: stored.version)
                 if entity.collection == collection {
-                    collections[collection]![id] = Stored(partition: entity.partition, fields: entity.fields, version: stored.version)
+                    collections[collection]![id] = changed
                 } else {
+                    // The entity moves to another collection.
                     try Names.validateCollection(entity.collection)
                     collections[collection]![id] = nil
-                    try move(Stored(partition: entity.partition, fields: entity.fields, version: stored.version), id: id, to: entity.collection)
+                    guard try load(entity.collection)[id] == nil else {
+                        throw FolioError(
+                            .migrationFailed, "moving \"\(id)\" to \(entity.collection): it already has an entity with that id", entityID: id)
+                    }
+                    collections[entity.collection]![id] = changed
                 }
             }
         case .renameCollection(let from, let to):
@@ -120,13 +126,6 @@ public final class MigrationDatabase {
         case .custom(let body, _):
             do { try body(self) } catch { throw Self.failure(error, step: step, id: nil) }
         }
-    }
-
-    private func move(_ stored: Stored, id: String, to collection: String) throws(FolioError) {
-        guard try load(collection)[id] == nil else {
-            throw FolioError(.migrationFailed, "moving \"\(id)\" to \(collection): it already has an entity with that id", entityID: id)
-        }
-        collections[collection]![id] = stored
     }
 
     static func failure(_ error: any Error, step: MigrationStep, id: String?) -> FolioError {
