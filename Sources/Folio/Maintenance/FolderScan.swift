@@ -268,12 +268,10 @@ final class FolderScan {
 
 /// What the journal holds, for `status`.
 struct JournalSummary {
-    var exists = false
     var size: Int64 = 0
     /// The header, when it is a valid one; its first transaction is the checkpoint that last
     /// emptied the journal.
     var header: Journal.Header?
-    var pendingTransactions = 0
     var tornBytes: Int64 = 0
     /// Damage that is not a torn tail (see ``JournalDamage``).
     var damage: JournalDamage?
