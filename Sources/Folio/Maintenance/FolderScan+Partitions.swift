@@ -79,10 +79,9 @@ extension FolderScan {
     /// a key without being a valid one (`2026-02-30`, `2026-13`), or a stray file.
     /// - Parameter realKey: What a valid key of the folder is.
     private func reportNotData(_ path: String, name: String, realKey: String) {
-        if let stem = DataFileName.stem(name).map(String.init),
-            case let shape = stem.map({ $0.isASCII && $0.isNumber ? "9" : String($0) }).joined(),
-            shape == "9999-99-99" || shape == "9999-99"
-        {
+        let stem = DataFileName.stem(name).map(String.init)
+        let shape = stem?.map { $0.isASCII && $0.isNumber ? "9" : String($0) }.joined()
+        if let stem, shape == "9999-99-99" || shape == "9999-99" {
             report(.error, .invalidName, path, "\"\(stem)\" is not a real \(realKey): Folio does not read this file")
         } else {
             let stray = StrayFileProblem.classify(name)
