@@ -29,17 +29,6 @@ extension AtomicFile {
         case changedOnDisk(saves: [[UInt8]])
     }
 
-    /// Writes `bytes` to `relative` if it still holds bytes whose hash is `expected`, or, with
-    /// `expected` nil, if it still does not exist. Does not sync the directory.
-    ///
-    /// The temp file is `swapFolder/<pid>-<n>-swap`: a folder that opening the store does not
-    /// empty, so that a crash during the swap back leaves the person's save there, never deleted
-    /// (the caller looks for such leftovers, ``isSwapLeftover(_:)``).
-    func replace(_ relative: String, with bytes: [UInt8], ifStill expected: ContentHash?, swapFolder: String) throws(FolioError) -> SwapOutcome {
-        let staged = try stage(relative, bytes, swapFolder: swapFolder, sync: .all)
-        return try swapIn(staged, ifStill: expected)
-    }
-
     /// A new version of a file written beside it, ready for ``swapIn(_:ifStill:)``.
     struct Staged {
         var relative: String
@@ -69,8 +58,12 @@ extension AtomicFile {
     }
 
     /// Puts a staged file in place if the target still holds bytes whose hash is `expected` (or,
-    /// with `expected` nil, still does not exist); see ``replace(_:with:ifStill:swapFolder:)``.
-    /// The temp file is gone when this returns, whatever the outcome.
+    /// with `expected` nil, still does not exist). Does not sync the directory. The temp file is
+    /// gone when this returns, whatever the outcome.
+    ///
+    /// For the swap the temp file is `swapFolder/<pid>-<n>-swap`: a folder that opening the store
+    /// does not empty, so that a crash during the swap back leaves the person's save there, never
+    /// deleted (the caller looks for such leftovers, ``isSwapLeftover(_:)``).
     func swapIn(_ staged: Staged, ifStill expected: ContentHash?) throws(FolioError) -> SwapOutcome {
         let (relative, bytes, written) = (staged.relative, staged.bytes, staged.identity)
         let temp = String(staged.temp.dropLast("staged".count)) + "swap"
@@ -85,31 +78,31 @@ extension AtomicFile {
             // Best effort: a temp file left behind is removed by the next open.
             if tempHoldsOurs { _ = Platform.unlink(fileSystem.absolute(temp)) }
         }
+        /// Our file is in place (and `temp` is not ours any more).
+        func replaced() throws(FolioError) -> SwapOutcome {
+            tempHoldsOurs = false
+            return .replaced(try settledIdentity(relative, written: written))
+        }
         guard let expected else {
             switch try fileSystem.renameNoReplace(temp, to: relative) {
-            case true?:
-                tempHoldsOurs = false
-                return .replaced(try settledIdentity(relative, written: written))
-            case false?:
-                return .changedOnDisk(saves: [])
+            case true?: return try replaced()
+            case false?: return .changedOnDisk(saves: [])
             case nil:
                 try fileSystem.rename(temp, to: relative)
-                tempHoldsOurs = false
-                return .replaced(try settledIdentity(relative, written: written))
+                return try replaced()
             }
         }
         guard try fileSystem.exchange(temp, relative) else {
             if try fileSystem.identity(relative) == nil { return .changedOnDisk(saves: []) }
             try fileSystem.rename(temp, to: relative)
-            tempHoldsOurs = false
-            return .replaced(try settledIdentity(relative, written: written))
+            return try replaced()
         }
         tempHoldsOurs = false
         // `temp` now holds what was at `relative`.
         let previous = try fileSystem.read(temp)
         if let previous, ContentHash(previous.bytes) == expected {
             try fileSystem.unlink(temp)
-            return .replaced(try settledIdentity(relative, written: written))
+            return try replaced()
         }
         let superseded = try putBack(temp, relative, ours: ContentHash(bytes))
         return .changedOnDisk(saves: (previous.map { [$0.bytes] } ?? []) + (superseded.map { [$0] } ?? []))
@@ -137,7 +130,7 @@ extension AtomicFile {
         return now.isSameFile(as: written) && now.size == written.size && now.modified == written.modified ? now : written
     }
 
-    /// Whether a file name is a temp file of ``replace(_:with:ifStill:swapFolder:)``.
+    /// Whether a file name is a temp file of ``swapIn(_:ifStill:)``.
     static func isSwapLeftover(_ name: String) -> Bool {
         name.hasSuffix("-swap")
     }

@@ -39,30 +39,21 @@ struct CopyCheck {
     {
         let written = log.history.values.contains { $0.contains { $0.hash != nil } }
         guard let b = firstTransaction else {
-            guard written else { return ([], [:]) }
-            return (
-                [
-                    Finding(
-                        path: StoreLayout.journal,
-                        message: "the copy's journal has no header, but its files were written by checkpoints: it was copied while being emptied")
-                ], [:]
-            )
+            let finding = Finding(
+                path: StoreLayout.journal,
+                message: "the copy's journal has no header, but its files were written by checkpoints: it was copied while being emptied")
+            return (written ? [finding] : [], [:])
         }
         if b < log.since || (b != log.since && !log.checkpoints.contains(b)) {
-            return (
-                [
-                    Finding(
-                        path: WrittenLog.path,
-                        message:
-                            "the copy's journal was emptied by checkpoint \(b), which its log of written files does not record: the log was copied before that checkpoint, so no file of the copy can be matched to the journal"
-                    )
-                ], [:]
+            let finding = Finding(
+                path: WrittenLog.path,
+                message:
+                    "the copy's journal was emptied by checkpoint \(b), which its log of written files does not record: the log was copied before that checkpoint, so no file of the copy can be matched to the journal"
             )
+            return ([finding], [:])
         }
         var findings: [Finding] = []
-        var paths = Set(log.history.keys)
-        for path in try Self.dataAndCommandFiles(fileSystem) { paths.insert(path) }
-        let ordered = paths.sorted()
+        let ordered = Set(log.history.keys).union(try Self.dataAndCommandFiles(fileSystem)).sorted()
         // Read and hashed on several threads: a copy's first open reads every file, often from
         // a cold cache.
         let fileSystem = self.fileSystem
@@ -153,11 +144,10 @@ struct CopyCheck {
             if entry.isDirectory {
                 if entry.name == StoreLayout.machinery { continue }
                 if entry.name == "outbox" {
-                    for file in try fileSystem.list("outbox") where !file.isDirectory && CommandFileName.sequence(ofPath: "outbox/" + file.name) != nil {
-                        found.append("outbox/" + file.name)
-                    }
-                    for file in try fileSystem.list("outbox/failed") where !file.isDirectory && CommandFileName.sequence(ofPath: "outbox/" + file.name) != nil {
-                        found.append("outbox/failed/" + file.name)
+                    for folder in ["outbox", "outbox/failed"] {
+                        for file in try fileSystem.list(folder) where !file.isDirectory && CommandFileName.sequence(ofPath: folder + "/" + file.name) != nil {
+                            found.append(folder + "/" + file.name)
+                        }
                     }
                     continue
                 }

@@ -73,13 +73,11 @@ final class DurabilityBarrier {
             if try fileSystem.syncFileSystem() { return }
             // Refused at run time: the whole machine's, then, which covers ours.
             Platform.syncEverything()
-        case .perFile:
-            for folder in folders.sorted() { try fileSystem.syncDirectory(folder) }
+        case .perFile, .driveCache:
+            for folder in folders.sorted() { try fileSystem.syncDirectory(folder, toDriveOnly: kind == .driveCache) }
             folders = []
-        case .driveCache:
-            for folder in folders.sorted() { try fileSystem.syncDirectory(folder, toDriveOnly: true) }
-            folders = []
-            try fileSystem.flushDriveCache()
+            // The drive's cache (`F_FULLFSYNC` on Apple platforms), through the store's folder.
+            if kind == .driveCache { try fileSystem.syncDirectory("") }
         }
     }
 }
@@ -97,10 +95,5 @@ extension FileSystem {
         if code == Platform.notSupported { return false }
         if code != 0 { throw .system("syncfs", path: ".", errno: code) }
         return true
-    }
-
-    /// Flushes the drive's cache (`F_FULLFSYNC` on Apple platforms) through the store's folder.
-    func flushDriveCache() throws(FolioError) {
-        try syncDirectory("")
     }
 }

@@ -1,6 +1,6 @@
 /// Writing a file that must not exist yet: the temp files of atomic replaces and kept versions.
 extension FileSystem {
-    /// How much of a new file is synced before it is closed.
+    /// How much of a file is synced (``sync(_:path:_:)``): a new one's before it is closed.
     enum NewFileSync {
         case none, data, all
         /// `fsync` without flushing the drive's cache (Apple platforms): durable only after a
@@ -34,18 +34,6 @@ extension FileSystem {
             throw .system("close", path: relative, errno: code)
         }
         return identity
-    }
-
-    /// Syncs an open file as `sync` says (nothing for `.none`).
-    func sync(_ fd: Int32, path: String, _ sync: NewFileSync) throws(FolioError) {
-        switch sync {
-        case .none: return
-        case .data, .all: try self.sync(fd, path: path, dataOnly: sync == .data)
-        case .toDrive:
-            try step(.sync(path))
-            let code = Platform.syncToDrive(fd)
-            if code != 0 { throw .system("fsync", path: path, errno: code) }
-        }
     }
 
     /// Writes a whole file in place: creates it, or empties and rewrites one that exists (what a

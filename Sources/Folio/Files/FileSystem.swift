@@ -27,12 +27,10 @@ struct FileSystem: Sendable {
         guard let file = try OpenFile(self, relative) else { return nil }
         var bytes = try file.read(0..<Int(file.identity.size))
         // The file may have grown since fstat (an edit in place): read on until the end.
-        if bytes.count == Int(file.identity.size) {
-            while true {
-                let more = try file.read(bytes.count..<(bytes.count + 65536))
-                if more.isEmpty { break }
-                bytes.append(contentsOf: more)
-            }
+        while bytes.count >= Int(file.identity.size) {
+            let more = try file.read(bytes.count..<(bytes.count + 65536))
+            if more.isEmpty { break }
+            bytes.append(contentsOf: more)
         }
         return (bytes, file.identity)
     }
@@ -84,12 +82,19 @@ struct FileSystem: Sendable {
         if code != 0 { throw .system("write", path: path, errno: code) }
     }
 
-    /// Flushes a file to stable storage (`F_FULLFSYNC` on Apple platforms). A failure is final:
-    /// the caller must treat what it wrote since the last successful sync as unknown.
-    func sync(_ fd: Int32, path: String, dataOnly: Bool = false) throws(FolioError) {
+    /// Flushes a file to stable storage as `sync` says: fully by default (`F_FULLFSYNC` on Apple
+    /// platforms), nothing for `.none`. A failure is final: the caller must treat what it wrote
+    /// since the last successful sync as unknown.
+    func sync(_ fd: Int32, path: String, _ sync: NewFileSync = .all) throws(FolioError) {
+        guard sync != .none else { return }
         try step(.sync(path))
-        let code = dataOnly ? Platform.dataSync(fd) : Platform.fullSync(fd)
-        if code != 0 { throw .system(dataOnly ? "fdatasync" : "fsync", path: path, errno: code) }
+        let code: Int32
+        switch sync {
+        case .data: code = Platform.dataSync(fd)
+        case .toDrive: code = Platform.syncToDrive(fd)
+        case .none, .all: code = Platform.fullSync(fd)
+        }
+        if code != 0 { throw .system(sync == .data ? "fdatasync" : "fsync", path: path, errno: code) }
     }
 
     func truncate(_ fd: Int32, to length: Int64, path: String) throws(FolioError) {

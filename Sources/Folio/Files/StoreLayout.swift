@@ -25,9 +25,4 @@ enum StoreLayout {
         case .day: return collection + "/" + key.month + "/" + key.text + ".json"
         }
     }
-
-    /// The folder that holds a collection's partition files (or "" for an unpartitioned one).
-    static func folder(collection: String, granularity: PartitionGranularity) -> String {
-        granularity == .none ? "" : collection
-    }
 }

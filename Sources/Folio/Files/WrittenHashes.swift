@@ -15,9 +15,7 @@ struct WrittenHashes: Sendable {
     /// The last entry of each file in the log's bytes; nil when they are not a log.
     init?(log bytes: [UInt8]) {
         guard let contents = WrittenLog.parse(bytes) else { return nil }
-        for (path, entries) in contents.history {
-            if let entry = entries.last { last[path] = entry }
-        }
+        last = contents.history.compactMapValues(\.last)
     }
 
     /// Whether `hash` is what a checkpoint last wrote to `path`.

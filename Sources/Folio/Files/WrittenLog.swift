@@ -184,7 +184,7 @@ struct WrittenLog {
                 closed = true
                 _ = Platform.close(fd)
             }
-            if sync { try fileSystem.sync(fd, path: WrittenLog.path, dataOnly: true) }
+            if sync { try fileSystem.sync(fd, path: WrittenLog.path, .data) }
         }
     }
 

@@ -120,10 +120,7 @@ final class Journal {
     /// that is not already in the data files).
     func readHeader() throws(FolioError) -> Header? {
         guard fd >= 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Self.headerSize)
-        let count = bytes.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: 0) }
-        if count < 0 { throw .system("read", path: StoreLayout.journal, errno: Platform.lastError) }
-        return Self.decodeHeader(Array(bytes[0..<count]))
+        return Self.decodeHeader(try read(at: 0, count: Self.headerSize))
     }
 
     /// The header at the start of `bytes`, or nil when they are too short or fail the checksum.
@@ -214,7 +211,8 @@ final class Journal {
         }
     }
 
-    private func read(at offset: Int64, count: Int) throws(FolioError) -> [UInt8] {
+    /// The bytes at `offset`: `count` of them, fewer where the file ends first.
+    func read(at offset: Int64, count: Int) throws(FolioError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let read = bytes.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: offset) }
         if read < 0 { throw .system("read", path: StoreLayout.journal, errno: Platform.lastError) }
@@ -239,15 +237,10 @@ final class Journal {
         while position < bytes.count {
             guard bytes.count - position >= recordHeaderSize else { reason = "incomplete record header"; break }
             let length = Int(bytes.loadLittleEndian(UInt32.self, at: position))
-            let checksum = bytes.loadLittleEndian(UInt32.self, at: position + 4)
             guard length <= maximumPayload, bytes.count - position - recordHeaderSize >= length else {
                 reason = "incomplete record"; break
             }
-            let bodyRange = (position + 8)..<(position + recordHeaderSize + length)
-            let valid = bytes.withUnsafeBytes { raw in
-                CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[bodyRange]), seed: seed) == checksum
-            }
-            guard valid else { reason = "checksum mismatch"; break }
+            guard checksumHolds(bytes, at: position, length: length, seed: seed) else { reason = "checksum mismatch"; break }
             let transaction = bytes.loadLittleEndian(UInt64.self, at: position + 8)
             guard transaction == expected else { reason = "transaction \(transaction) where \(expected) was expected"; break }
             let payload = Array(bytes[(position + recordHeaderSize)..<(position + recordHeaderSize + length)])
@@ -273,6 +266,15 @@ final class Journal {
             discardedBytes: Int64(discarded), discardedReason: reason, damage: damage)
     }
 
+    /// Whether the checksum of the record at `position` holds under `seed` (its `length` fits in
+    /// `bytes`).
+    static func checksumHolds(_ bytes: [UInt8], at position: Int, length: Int, seed: UInt32) -> Bool {
+        let body = (position + 8)..<(position + recordHeaderSize + length)
+        return bytes.withUnsafeBytes { raw in
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[body]), seed: seed) == bytes.loadLittleEndian(UInt32.self, at: position + 4)
+        }
+    }
+
     /// How many bytes of `bytes` come before its trailing zeros.
     static func lengthWithoutTrailingZeros(_ bytes: UnsafeRawBufferPointer) -> Int {
         var end = bytes.count
@@ -296,16 +298,11 @@ final class Journal {
             try fileSystem.write(fd, bytes, at: offset, path: StoreLayout.journal)
             return
         }
-        guard Self.freeSpace > 0 else {
-            // Plain appends: the file ends where its last record does.
-            knownSize = nil
-            try fileSystem.write(fd, bytes, at: offset, path: StoreLayout.journal)
-            knownSize = end
-            return
-        }
+        // With no free space (plain appends), the file ends where its last record does.
         let newSize =
-            Self.freeSpace % 4096 == 0
-            ? (end + Int64(Self.freeSpace) + 4095) / 4096 * 4096 : end + Int64(Self.freeSpace)
+            Self.freeSpace == 0
+            ? end
+            : Self.freeSpace % 4096 == 0 ? (end + Int64(Self.freeSpace) + 4095) / 4096 * 4096 : end + Int64(Self.freeSpace)
         var extended: [UInt8] = []
         extended.reserveCapacity(Int(newSize - offset))
         extended.append(contentsOf: bytes)
@@ -336,7 +333,7 @@ final class Journal {
 
     /// Makes everything written so far durable: this is the commit point of the records in it.
     func sync() throws(FolioError) {
-        try fileSystem.sync(fd, path: StoreLayout.journal, dataOnly: true)
+        try fileSystem.sync(fd, path: StoreLayout.journal, .data)
     }
 
     /// A handle that syncs the journal from another task (the group commit's background sync).
@@ -346,7 +343,7 @@ final class Journal {
         let fd: Int32
 
         func sync() throws(FolioError) {
-            try fileSystem.sync(fd, path: StoreLayout.journal, dataOnly: true)
+            try fileSystem.sync(fd, path: StoreLayout.journal, .data)
         }
     }
 

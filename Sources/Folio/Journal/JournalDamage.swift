@@ -47,12 +47,7 @@ extension Journal {
             guard transaction >= minimum, transaction - minimum < plausibleGap else { continue }
             let length = Int(bytes.loadLittleEndian(UInt32.self, at: position))
             guard length <= maximumPayload, bytes.count - position - recordHeaderSize >= length else { continue }
-            let checksum = bytes.loadLittleEndian(UInt32.self, at: position + 4)
-            let body = (position + 8)..<(position + recordHeaderSize + length)
-            let valid = bytes.withUnsafeBytes { raw in
-                CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[body]), seed: seed) == checksum
-            }
-            if valid { return position }
+            if checksumHolds(bytes, at: position, length: length, seed: seed) { return position }
         }
         return nil
     }
@@ -125,11 +120,9 @@ extension Journal {
 extension Journal {
     /// Throws when the header does not validate and records follow it (see ``headerDamage(in:)``).
     func checkHeader() throws(FolioError) {
-        guard try size > Int64(Self.headerSize) else { return }
-        var bytes = [UInt8](repeating: 0, count: Int(try size))
-        let count = bytes.withUnsafeMutableBytes { Platform.readAll(fd, into: $0, at: 0) }
-        if count < 0 { throw .system("read", path: StoreLayout.journal, errno: Platform.lastError) }
-        if let damage = Self.headerDamage(in: Array(bytes[0..<count])) { throw damage.error() }
+        let size = try size
+        guard size > Int64(Self.headerSize) else { return }
+        if let damage = Self.headerDamage(in: try read(at: 0, count: Int(size))) { throw damage.error() }
     }
 }
 

@@ -51,69 +51,53 @@ struct JournalRecord: Sendable, Equatable {
     func payload() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64 + 192 * changes.count)
-        func key(_ name: StaticString, first: Bool = false) {
+        // `"name":value`, after a comma unless it is the object's first member.
+        func member(_ name: StaticString, _ value: JSONValue, first: Bool = false) {
             if !first { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
             out.append(contentsOf: "\":".utf8)
+            JSONWriter.appendCompact(value, to: &out)
         }
-        func number(_ value: UInt64) { out.append(contentsOf: String(value).utf8) }
-        out.append(UInt8(ascii: "{"))
-        key("changes", first: true)
-        out.append(UInt8(ascii: "["))
+        func number(_ value: UInt64) -> JSONValue { .number(String(value)) }
+        out.append(contentsOf: "{\"changes\":[".utf8)
         for (index, change) in changes.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "{"))
-            key("collection", first: true)
-            JSONWriter.appendString(change.address.collection, to: &out)
+            member("collection", .string(change.address.collection), first: true)
             if let entity = change.entity {
-                key("entity")
-                JSONWriter.appendCompact(entity, to: &out)
+                member("entity", entity)
             } else {
-                key("deleted")
-                out.append(contentsOf: "true".utf8)
+                member("deleted", .bool(true))
             }
-            key("granularity")
-            JSONWriter.appendString(change.address.granularity.rawValue, to: &out)
-            key("id")
-            JSONWriter.appendString(change.id, to: &out)
-            key("partition")
-            JSONWriter.appendString(change.address.key.text, to: &out)
+            member("granularity", .string(change.address.granularity.rawValue))
+            member("id", .string(change.id))
+            member("partition", .string(change.address.key.text))
             if change.forgetsVersion {
-                key("version")
-                out.append(contentsOf: "null".utf8)
+                member("version", .null)
             } else if let version = change.version {
-                key("version")
-                JSONWriter.appendString(version, to: &out)
+                member("version", .string(version))
             }
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]"))
         if !outbox.isEmpty {
-            key("outbox")
-            out.append(UInt8(ascii: "["))
+            out.append(contentsOf: ",\"outbox\":[".utf8)
             for (index, change) in outbox.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(UInt8(ascii: "{"))
                 switch change {
                 case .enqueue(let sequence, let command):
-                    key("command", first: true)
-                    JSONWriter.appendCompact(command, to: &out)
-                    key("enqueue")
-                    number(sequence)
+                    member("command", command, first: true)
+                    member("enqueue", number(sequence))
                 case .remove(let sequence, let archive):
-                    key("archive", first: true)
-                    out.append(contentsOf: (archive ? "true" : "false").utf8)
-                    key("remove")
-                    number(sequence)
+                    member("archive", .bool(archive), first: true)
+                    member("remove", number(sequence))
                 case .fail(let sequence, let reason):
-                    key("fail", first: true)
-                    number(sequence)
-                    key("reason")
-                    JSONWriter.appendCompact(reason, to: &out)
+                    member("fail", number(sequence), first: true)
+                    member("reason", reason)
                 case .retry(let sequence):
-                    key("retry", first: true)
-                    number(sequence)
+                    member("retry", number(sequence), first: true)
                 }
                 out.append(UInt8(ascii: "}"))
             }
@@ -136,8 +120,7 @@ struct JournalRecord: Sendable, Equatable {
         changes.reserveCapacity(items.count)
         for item in items {
             guard let collection = item["collection"]?.stringValue,
-                let granularityText = item["granularity"]?.stringValue,
-                let granularity = PartitionGranularity(rawValue: granularityText),
+                let granularity = item["granularity"]?.stringValue.flatMap(PartitionGranularity.init(rawValue:)),
                 let partition = item["partition"]?.stringValue,
                 let id = item["id"]?.stringValue
             else { throw bad("a change lacks collection, granularity, partition or id") }

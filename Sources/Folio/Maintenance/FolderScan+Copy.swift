@@ -12,7 +12,7 @@ extension FolderScan {
         }
         let check = CopyCheck(fileSystem: fileSystem)
         guard try check.isCopy(log) else { return }
-        let first = journal.firstTransaction
+        let first = journal.header?.firstTransaction
         let end = (first ?? 0) + UInt64(records.count)
         let findings = try check.findings(log, firstTransaction: first, end: end).findings
         for finding in findings {

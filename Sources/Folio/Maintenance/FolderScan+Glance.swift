@@ -28,27 +28,19 @@ extension FolderScan {
     /// - Throws: ``FolioError`` when the folder itself, or a command file that is there, cannot be
     ///   read (permissions, I/O).
     func glance(headLimit: Int) async throws -> OutboxGlance? {
-        guard let root = try fileSystem.identity(""), root.isDirectory else {
-            throw FolioError(.io, "no such folder", path: fileSystem.root)
-        }
         guard try checkMarker() else { return nil }
-        isStore = true
         let lock = await takeSharedLock()
         defer { if let lock { _ = Platform.unlock(lock); _ = Platform.close(lock) } }
         try checkJournal()
         countPartitions()
         if try fileSystem.identity(Store.attemptsFile) != nil { checkAttempts() }
         if try fileSystem.identity(Store.syncFile) != nil { checkSyncFile() }
-        for folder in [OutboxBook.quarantineFolder, Self.quarantineFolder] { listQuarantined(folder) }
+        for folder in [OutboxBook.quarantineFolder, Self.quarantineFolder] { checkQuarantine(folder, what: nil) }
         listSentArchive()
-        return try glanceAtOutbox(headLimit: headLimit)
-    }
-
-    /// The queue's head and the failed commands, as the store itself reads them
-    /// (``OutboxBook/head(limit:)``): the names in `outbox/` with the journal's records on top,
-    /// only the head's files read.
-    private func glanceAtOutbox(headLimit: Int) throws(FolioError) -> OutboxGlance {
-        let book = OutboxBook(fileSystem: fileSystem, log: nil, journal: ScannedJournal(header: journalHeader, records: records))
+        // The queue's head and the failed commands, as the store itself reads them
+        // (`OutboxBook.head(limit:)`): the names in `outbox/` with the journal's records on top,
+        // only the head's files read.
+        let book = OutboxBook(fileSystem: fileSystem, log: nil, journal: ScannedJournal(header: journal.header, records: records))
         let head = try book.head(limit: headLimit)
         let failed = try book.failedCommands()
         // A full read (an unreadable file, a quarantined one) also knows the quarantined files.
@@ -56,13 +48,6 @@ extension FolderScan {
         return OutboxGlance(
             head: head.commands, pendingCount: head.pendingCount, failed: failed,
             unreadable: unreadable.sorted { ($0.path ?? "") < ($1.path ?? "") })
-    }
-
-    private func listQuarantined(_ folder: String) {
-        for entry in list(folder) {
-            let path = folder + "/" + entry.name
-            if entry.isDirectory { listQuarantined(path) } else { quarantinedFiles.append(path) }
-        }
     }
 
     /// The names in `outbox/sent/` and the time of the newest (its file is not read).

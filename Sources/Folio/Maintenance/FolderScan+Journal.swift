@@ -5,16 +5,18 @@ extension FolderScan {
         // No journal (a backup, a store copied without .folio/) holds nothing: nothing to say.
         guard try fileSystem.identity(path) != nil else { return }
         guard let bytes = readFile(path) else { return }
-        journal.exists = true
         journal.size = Int64(bytes.count)
         if bytes.isEmpty { return }
+        func damaged(_ damage: JournalDamage) {
+            journal.damage = damage
+            report(
+                .error, .journal, path,
+                "\(damage.description): the store will not open; `folio recover` applies the transactions that validate and keeps the journal in .folio/quarantine/"
+            )
+        }
         guard let header = Journal.decodeHeader(bytes) else {
             if let damage = Journal.headerDamage(in: bytes) {
-                journal.damage = damage
-                report(
-                    .error, .journal, path,
-                    "\(damage.description): the store will not open; `folio recover` applies the transactions that validate and keeps the journal in .folio/quarantine/"
-                )
+                damaged(damage)
                 return
             }
             report(
@@ -23,10 +25,7 @@ extension FolderScan {
             )
             return
         }
-        journalHeader = header
-        journal.generation = header.generation
-        journal.nextSequence = header.nextSequence
-        journal.firstTransaction = header.firstTransaction
+        journal.header = header
         let result: Journal.ReadResult
         do {
             result = try Journal.parseRecords(
@@ -40,15 +39,8 @@ extension FolderScan {
             unreadableFiles.append(path)
             return
         }
-        if let damage = result.damage {
-            journal.damage = damage
-            report(
-                .error, .journal, path,
-                "\(damage.description): the store will not open; `folio recover` applies the transactions that validate and keeps the journal in .folio/quarantine/"
-            )
-        }
+        if let damage = result.damage { damaged(damage) }
         records = result.records
-        journal.pendingTransactions = result.records.count
         journal.tornBytes = result.discardedBytes
         if !result.records.isEmpty {
             let numbers = "\(header.firstTransaction)–\(header.firstTransaction + UInt64(result.records.count) - 1)"

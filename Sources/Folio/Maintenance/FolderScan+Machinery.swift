@@ -6,28 +6,19 @@ extension FolderScan {
         for entry in list(StoreLayout.machinery) {
             let path = StoreLayout.machinery + "/" + entry.name
             switch (path, entry.isDirectory) {
-            case (StoreLayout.lockFile, false), (StoreLayout.journal, false):
+            case (StoreLayout.lockFile, false), (StoreLayout.journal, false),
+                (MachineryIgnore.path, false),   // keeps .folio/ out of git; a person may change it
+                (WrittenLog.path, false),   // checked by checkCopy (FolderScan+Copy.swift)
+                (OutboxEntityIndex.path, false),   // derived: which outbox commands are each entity's; used only for its generation
+                (KeptVersions.folder, true):   // derived: the versions a save from an older buffer is merged against
                 continue
             case (StoreLayout.lockFile, true), (StoreLayout.journal, true):
                 report(.error, .machinery, path, FileSystem.directoryInstead(of: path).message + "; the store will not open until it is a file")
-            case (Store.attemptsFile, false):
-                checkAttempts()
-            case (Store.syncFile, false):
-                checkSyncFile()
-            case (OutboxBook.sentMarkFile, false):
-                checkSentMark()
-            case (WriterID.path, false):
-                checkWriterID()
-            case (MachineryIgnore.path, false):
-                continue   // keeps .folio/ out of git; a person may change it
-            case (StoreLayout.machinery + "/index", true):
-                checkIndexes()
-            case (WrittenLog.path, false):
-                continue   // checked by checkCopy (FolderScan+Copy.swift)
-            case (OutboxEntityIndex.path, false):
-                continue   // derived: which outbox commands are each entity's; used only for its generation
-            case (KeptVersions.folder, true):
-                continue   // derived: the versions a save from an older buffer is merged against
+            case (Store.attemptsFile, false): checkAttempts()
+            case (Store.syncFile, false): checkSyncFile()
+            case (OutboxBook.sentMarkFile, false): checkSentMark()
+            case (WriterID.path, false): checkWriterID()
+            case (StoreLayout.machinery + "/index", true): checkIndexes()
             case (StoreLayout.tempFolder, true):
                 for file in list(StoreLayout.tempFolder) {
                     let tempPath = StoreLayout.tempFolder + "/" + file.name
@@ -133,51 +124,41 @@ extension FolderScan {
         }
     }
 
-    /// A field index (`<collection>.fields`): one whose every part does not check out is damaged.
-    private func checkFieldIndex(_ path: String, collection: String) {
-        do {
-            try Names.validateCollection(collection)
-        } catch {
-            report(.note, .strayFile, path, "not an index file (\(error.message)): Folio ignores it")
-            return
-        }
-        guard let bytes = readFile(path) else { return }
-        if let older = FieldIndexFile.olderFormat(bytes) {
-            report(
-                .note, .machinery, path, at: .init(line: 1, column: 1),
-                "a field index of an older format (\(older)): Folio writes it anew at the next query that needs it")
-            return
-        }
-        if !FieldIndexFile.isIntact(fileSystem, collection: collection) {
-            report(
-                .warning, .machinery, path, at: .init(line: 1, column: 1),
-                "a damaged field index (derived data): Folio ignores it and rebuilds it when needed; `folio recover` deletes it")
-            damagedDerivedFiles.append(path)
-        }
-    }
-
+    /// The derived indexes, a collection's id index (`index/<collection>`) and field index
+    /// (`index/<collection>.fields`): one whose every part does not check out is damaged.
     private func checkIndexes() {
         let folder = StoreLayout.machinery + "/index"
         for entry in list(folder) {
             let path = folder + "/" + entry.name
-            if entry.name.hasSuffix(FieldIndexFile.suffix) {
-                checkFieldIndex(path, collection: String(entry.name.dropLast(FieldIndexFile.suffix.count)))
-                continue
-            }
+            let isFieldIndex = entry.name.hasSuffix(FieldIndexFile.suffix)
+            let collection = isFieldIndex ? String(entry.name.dropLast(FieldIndexFile.suffix.count)) : entry.name
             do {
-                try Names.validateCollection(entry.name)
+                try Names.validateCollection(collection)
             } catch {
                 report(.note, .strayFile, path, "not an index file (\(error.message)): Folio ignores it")
                 continue
             }
             guard let bytes = readFile(path) else { continue }
-            let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
-            let entries = IndexFile.read(fileSystem, collection: entry.name)
-            let hasEntries = lines.dropFirst().contains { $0.first == UInt8(ascii: "P") }
-            if lines.first.map({ String(decoding: $0, as: UTF8.self) }) != IndexFile.header || (entries.isEmpty && hasEntries) {
+            let intact: Bool
+            if isFieldIndex {
+                if let older = FieldIndexFile.olderFormat(bytes) {
+                    report(
+                        .note, .machinery, path, at: .init(line: 1, column: 1),
+                        "a field index of an older format (\(older)): Folio writes it anew at the next query that needs it")
+                    continue
+                }
+                intact = FieldIndexFile.isIntact(fileSystem, collection: collection)
+            } else {
+                let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+                let entries = IndexFile.read(fileSystem, collection: collection)
+                let hasEntries = lines.dropFirst().contains { $0.first == UInt8(ascii: "P") }
+                intact = lines.first.map({ String(decoding: $0, as: UTF8.self) }) == IndexFile.header && !(entries.isEmpty && hasEntries)
+            }
+            if !intact {
                 report(
                     .warning, .machinery, path, at: .init(line: 1, column: 1),
-                    "a damaged index (derived data): Folio ignores it and rebuilds it when needed; `folio recover` deletes it")
+                    "a damaged \(isFieldIndex ? "field index" : "index") (derived data): Folio ignores it and rebuilds it when needed; `folio recover` deletes it"
+                )
                 damagedDerivedFiles.append(path)
             }
         }

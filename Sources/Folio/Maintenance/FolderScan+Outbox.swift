@@ -28,9 +28,8 @@ extension FolderScan {
                 commandFiles[sequence] = path
             }
         }
-        let touchedByJournal = journalSequences
         for (sequence, paths) in places.sorted(by: { $0.key < $1.key }) where paths.count > 1 {
-            let explained = touchedByJournal.contains(sequence)
+            let explained = journalSequences.contains(sequence)
             report(
                 explained ? .note : .error, .outboxNumbering, paths[0],
                 "command \(sequence) is also in \(paths.dropFirst().joined(separator: ", "))"
@@ -178,15 +177,16 @@ extension FolderScan {
         }
     }
 
-    /// Every file in a quarantine folder is something a person must look at.
-    func checkQuarantine(_ folder: String, what: String) {
+    /// Every file in a quarantine folder is something a person must look at: each is listed, and
+    /// reported with `what` unless it is nil (`status` only lists them).
+    func checkQuarantine(_ folder: String, what: String?) {
         for entry in list(folder) {
             let path = folder + "/" + entry.name
             if entry.isDirectory {
                 checkQuarantine(path, what: what)
             } else {
                 quarantinedFiles.append(path)
-                report(.warning, .quarantined, path, what)
+                if let what { report(.warning, .quarantined, path, what) }
             }
         }
     }
@@ -205,13 +205,6 @@ extension FolderScan {
                 .note, .outboxNumbering, commandFiles[next] ?? OutboxBook.folder,
                 "command(s) \(range) are missing before \(next): sent, coalesced or dropped (normal), unless a file was deleted by hand (then that change is lost)"
             )
-        }
-    }
-
-    /// The committed outbox: the files with the journal's outbox changes applied.
-    func applyJournalToOutbox() {
-        for record in records {
-            for change in record.outbox { outbox.apply(change) }
         }
     }
 }

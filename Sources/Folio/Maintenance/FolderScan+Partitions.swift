@@ -6,7 +6,7 @@ extension FolderScan {
         var months: [PartitionKey] = []
         var dayFolders: [String] = []
         for entry in list(collection) {
-            let path = Self.join(collection, entry.name)
+            let path = collection + "/" + entry.name
             if entry.isDirectory {
                 if DataFileName.month(fileName: entry.name) != nil {
                     report(.error, .badShape, path, FileSystem.directoryInstead(of: path).message + "; the store cannot read this month")
@@ -19,7 +19,6 @@ extension FolderScan {
                 }
                 continue
             }
-            let stem = DataFileName.stem(entry.name).map(String.init)
             if let key = DataFileName.month(fileName: entry.name) {
                 months.append(key)
             } else if let day = DataFileName.day(fileName: entry.name) {
@@ -27,13 +26,8 @@ extension FolderScan {
                     .error, .wrongPartition, path,
                     "a day file directly in the collection folder: day partitions live in \(collection)/\(day.month)/\(entry.name); Folio does not read it here"
                 )
-            } else if let stem, looksLikeDate(stem) {
-                report(
-                    .error, .invalidName, path,
-                    "\"\(stem)\" is not a real month (YYYY-MM, year 0001–9999): Folio does not read this file")
             } else {
-                let stray = StrayFileProblem.classify(entry.name)
-                report(stray.severity, stray.kind, path, stray.message)
+                reportNotData(path, name: entry.name, realKey: "month (YYYY-MM, year 0001–9999)")
             }
         }
         if !months.isEmpty && !dayFolders.isEmpty {
@@ -45,7 +39,7 @@ extension FolderScan {
         let granularity: PartitionGranularity = dayFolders.isEmpty ? .month : .day
         if collections[collection] == nil { collections[collection] = Collection(granularity: granularity) }
         for key in months {
-            checkPartitionFile(Self.join(collection, key.text + ".json"), collection: collection, key: key)
+            checkPartitionFile(collection + "/" + key.text + ".json", collection: collection, key: key)
         }
         for month in dayFolders {
             checkDayFolder(collection, month: month)
@@ -64,7 +58,6 @@ extension FolderScan {
                 }
                 continue
             }
-            let stem = DataFileName.stem(entry.name).map(String.init)
             if let key = DataFileName.day(fileName: entry.name) {
                 if key.month == month {
                     checkPartitionFile(path, collection: collection, key: key)
@@ -76,27 +69,30 @@ extension FolderScan {
                 }
             } else if DataFileName.month(fileName: entry.name) != nil {
                 report(.error, .wrongPartition, path, "a month file inside a month folder: Folio does not read it here")
-            } else if let stem, looksLikeDate(stem) {
-                report(
-                    .error, .invalidName, path,
-                    "\"\(stem)\" is not a real day (YYYY-MM-DD, a calendar date): Folio does not read this file")
             } else {
-                let stray = StrayFileProblem.classify(entry.name)
-                report(stray.severity, stray.kind, path, stray.message)
+                reportNotData(path, name: entry.name, realKey: "day (YYYY-MM-DD, a calendar date)")
             }
         }
     }
 
-    /// `2026-02-30`, `2026-13`: the shape of a key without being a valid one.
-    private func looksLikeDate(_ stem: String) -> Bool {
-        let shape = stem.map { $0.isASCII && $0.isNumber ? "9" : String($0) }.joined()
-        return shape == "9999-99-99" || shape == "9999-99"
+    /// A file in a collection's folders that is not a partition file: one named with the shape of
+    /// a key without being a valid one (`2026-02-30`, `2026-13`), or a stray file.
+    /// - Parameter realKey: What a valid key of the folder is.
+    private func reportNotData(_ path: String, name: String, realKey: String) {
+        let stem = DataFileName.stem(name).map(String.init)
+        let shape = stem?.map { $0.isASCII && $0.isNumber ? "9" : String($0) }.joined()
+        if let stem, shape == "9999-99-99" || shape == "9999-99" {
+            report(.error, .invalidName, path, "\"\(stem)\" is not a real \(realKey): Folio does not read this file")
+        } else {
+            let stray = StrayFileProblem.classify(name)
+            report(stray.severity, stray.kind, path, stray.message)
+        }
     }
 
     /// One partition file: valid JSON, the shape of FORMAT.md, valid ids, each entity an object
     /// whose own `id` (if it has one) matches the key it is stored under.
     func checkPartitionFile(_ path: String, collection: String, key: PartitionKey) {
-        guard let bytes = readListedFile(path, skipped: "it is not checked") else { return }
+        guard let bytes = readFile(path, skipped: "it is not checked") else { return }
         let what =
             "Folio does not read or overwrite this file until it is fixed (its entities are missing from the store meanwhile); `folio recover` moves it to .folio/quarantine/"
         guard let value = parseJSON(path, bytes, what: what) else {
@@ -124,8 +120,7 @@ extension FolderScan {
             ids.insert(id)
             let ownID: String?
             switch entity["id"] {
-            case .string(let text)?: ownID = text
-            case .number(let text)?: ownID = text
+            case .string(let text)?, .number(let text)?: ownID = text
             default: ownID = nil
             }
             for number in NumberCulprit.outOfRange(in: entity) {
@@ -156,13 +151,11 @@ extension FolderScan {
             for (key, ids) in collection.files {
                 for id in ids { places[id, default: []].insert(key) }
             }
-            for record in records {
-                for change in record.changes where change.address.collection == name {
-                    if change.entity != nil {
-                        places[change.id, default: []].insert(change.address.key)
-                    } else {
-                        places[change.id]?.remove(change.address.key)
-                    }
+            for change in records.flatMap(\.changes) where change.address.collection == name {
+                if change.entity != nil {
+                    places[change.id, default: []].insert(change.address.key)
+                } else {
+                    places[change.id]?.remove(change.address.key)
                 }
             }
             for (id, keys) in places.sorted(by: { $0.key < $1.key }) where keys.count > 1 {
@@ -183,14 +176,12 @@ extension FolderScan {
     func committedPartitions() -> [String: [PartitionKey: Int]] {
         var result: [String: [PartitionKey: Set<String>]] = [:]
         for (name, collection) in collections { result[name] = collection.files }
-        for record in records {
-            for change in record.changes {
-                let address = change.address
-                if change.entity != nil {
-                    result[address.collection, default: [:]][address.key, default: []].insert(change.id)
-                } else {
-                    result[address.collection]?[address.key]?.remove(change.id)
-                }
+        for change in records.flatMap(\.changes) {
+            let address = change.address
+            if change.entity != nil {
+                result[address.collection, default: [:]][address.key, default: []].insert(change.id)
+            } else {
+                result[address.collection]?[address.key]?.remove(change.id)
             }
         }
         return result.mapValues { partitions in partitions.mapValues(\.count).filter { $0.value > 0 } }

@@ -22,8 +22,6 @@ final class FolderScan {
     var isStore = false
     var collections: [String: Collection] = [:]
     var journal = JournalSummary()
-    /// The journal's header, when it has a valid one.
-    var journalHeader: Journal.Header?
     var records: [JournalRecord] = []
     var outbox = OutboxState()
     /// Where each command's file is (pending and failed commands).
@@ -38,7 +36,7 @@ final class FolderScan {
     var unreadableFiles: [String] = []
     /// Derived files `recover` may delete (damaged indexes).
     var damagedDerivedFiles: [String] = []
-    /// Called with a listed file's path just before ``readListedFile(_:skipped:)`` reads it: tests
+    /// Called with a listed file's path just before ``readFile(_:skipped:)`` reads it: tests
     /// make the file go in between, a moment they cannot hit by timing alone.
     var beforeReadingListedFile: ((String) -> Void)?
     var leftoverTempFiles: [String] = []
@@ -65,11 +63,7 @@ final class FolderScan {
     /// - Parameter lock: Whether to take the readers' shared lock (false when the caller holds the
     ///   exclusive one).
     func run(lock takeLock: Bool = true) async throws {
-        guard let root = try fileSystem.identity(""), root.isDirectory else {
-            throw FolioError(.io, "no such folder", path: fileSystem.root)
-        }
         guard try checkMarker() else { return }
-        isStore = true
         // Once the folder is known to be a store, its files are counted (a listing, far cheaper
         // than reading them), only when someone listens; the marker was read already, and files
         // that are not read (the lock, stray files) count as done at the end.
@@ -94,12 +88,9 @@ final class FolderScan {
         try checkMachinery()
         try checkCopy()
         checkDuplicateIDs()
-        applyJournalToOutbox()
-        problems.sort { a, b in
-            if a.path != b.path { return a.path < b.path }
-            if (a.line ?? 0) != (b.line ?? 0) { return (a.line ?? 0) < (b.line ?? 0) }
-            return (a.column ?? 0) < (b.column ?? 0)
-        }
+        // The committed outbox: the files with the journal's outbox changes applied.
+        for change in records.flatMap(\.outbox) { outbox.apply(change) }
+        problems.sort { ($0.path, $0.line ?? 0, $0.column ?? 0) < ($1.path, $1.line ?? 0, $1.column ?? 0) }
     }
 
     /// The readers' shared lock, taken without creating anything; nil when there is no lock file
@@ -121,27 +112,16 @@ final class FolderScan {
     }
 
     /// Reads a file, reporting a failure to read it; nil when missing or unreadable.
-    func readFile(_ path: String) -> [UInt8]? {
-        do {
-            guard let (bytes, _) = try fileSystem.read(path) else { return nil }
-            filesChecked += 1
-            progress?.advance()
-            return bytes
-        } catch {
-            report(.error, .unreadable, path, "cannot be read: \(error.message)")
-            return nil
-        }
-    }
-
-    /// Reads a file the scan just listed, reporting a failure to read it and, from the same read,
-    /// a file gone since it was listed (replaced by delete and create, or deleted): such a file
-    /// is said to be skipped, never taken for an empty one in silence.
-    /// - Parameter skipped: What the scan leaves undone when the file is gone.
-    func readListedFile(_ path: String, skipped: String) -> [UInt8]? {
-        beforeReadingListedFile?(path)
+    /// - Parameter skipped: For a file the scan just listed, what the scan leaves undone when it
+    ///   is gone: such a file (replaced by delete and create, or deleted) is said to be skipped,
+    ///   never taken for an empty one in silence. Nil for a file not listed (missing is no news).
+    func readFile(_ path: String, skipped: String? = nil) -> [UInt8]? {
+        if skipped != nil { beforeReadingListedFile?(path) }
         do {
             guard let (bytes, _) = try fileSystem.read(path) else {
-                report(.warning, .unreadable, path, "was listed but gone when it was read (being replaced?); \(skipped)")
+                if let skipped {
+                    report(.warning, .unreadable, path, "was listed but gone when it was read (being replaced?); \(skipped)")
+                }
                 return nil
             }
             filesChecked += 1
@@ -174,11 +154,15 @@ final class FolderScan {
         }
     }
 
-    static func join(_ folder: String, _ name: String) -> String { folder.isEmpty ? name : folder + "/" + name }
-
     // MARK: folio.json
 
+    /// Whether the folder is a store (``isStore``): it has a `folio.json` that can be read,
+    /// damaged or not (what is wrong with it is reported).
+    /// - Throws: ``FolioError`` when the folder itself is missing or cannot be read.
     func checkMarker() throws -> Bool {
+        guard let root = try fileSystem.identity(""), root.isDirectory else {
+            throw FolioError(.io, "no such folder", path: fileSystem.root)
+        }
         let path = StoreLayout.marker
         guard try fileSystem.identity(path) != nil else {
             let empty = try fileSystem.list("").isEmpty
@@ -190,6 +174,7 @@ final class FolderScan {
             return false
         }
         guard let bytes = readFile(path) else { return false }
+        isStore = true
         guard let value = parseJSON(path, bytes, what: "Folio cannot open the store until it is fixed (it holds {\"format\": 1, \"store\": \"<UUID>\"})") else {
             return true
         }
@@ -283,13 +268,10 @@ final class FolderScan {
 
 /// What the journal holds, for `status`.
 struct JournalSummary {
-    var exists = false
     var size: Int64 = 0
-    var generation: UInt64?
-    /// The header's first transaction: the checkpoint that last emptied the journal.
-    var firstTransaction: UInt64?
-    var nextSequence: UInt64?
-    var pendingTransactions = 0
+    /// The header, when it is a valid one; its first transaction is the checkpoint that last
+    /// emptied the journal.
+    var header: Journal.Header?
     var tornBytes: Int64 = 0
     /// Damage that is not a torn tail (see ``JournalDamage``).
     var damage: JournalDamage?

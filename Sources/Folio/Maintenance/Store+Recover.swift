@@ -39,6 +39,9 @@ extension Store {
         }
 
         var actions: [RecoveryReport.Action] = []
+        func did(_ kind: RecoveryReport.Action.Kind, _ path: String, _ message: String) {
+            actions.append(.init(kind: kind, path: path, message: message))
+        }
         let lock = try FileLock(fileSystem: fileSystem)
         defer { lock.close() }
         try await lock.acquire(exclusive: true)
@@ -50,12 +53,12 @@ extension Store {
             }
             for path in scan.unreadableFiles where path != StoreLayout.journal {
                 let target = try quarantine(path, in: fileSystem)
-                actions.append(.init(kind: .quarantined, path: path, message: quarantineMessage(path, target: target, scan: scan)))
+                did(.quarantined, path, quarantineMessage(path, target: target, scan: scan))
             }
             for path in scan.damagedDerivedFiles {
                 try fileSystem.unlink(path)
                 try fileSystem.syncDirectory(FileSystem.parent(of: path))
-                actions.append(.init(kind: .removedDerivedFile, path: path, message: "deleted a damaged index; Folio rebuilds it when needed"))
+                did(.removedDerivedFile, path, "deleted a damaged index; Folio rebuilds it when needed")
             }
             // Files moved aside and a salvaged journal are not what checkpoints recorded: the
             // open below makes `.folio/written` anew from the files.
@@ -81,27 +84,19 @@ extension Store {
         }
 
         if !scan.records.isEmpty {
-            actions.append(
-                .init(
-                    kind: .replayedJournal, path: StoreLayout.journal,
-                    message: "wrote \(scan.records.count) committed transaction(s) from the journal to the files"))
+            did(.replayedJournal, StoreLayout.journal, "wrote \(scan.records.count) committed transaction(s) from the journal to the files")
         }
         if scan.journal.tornBytes > 0 && scan.journal.damage == nil {
-            actions.append(
-                .init(
-                    kind: .droppedTornTail, path: StoreLayout.journal,
-                    message: "dropped \(scan.journal.tornBytes) bytes of a transaction that never committed (cut by a crash)"))
+            did(.droppedTornTail, StoreLayout.journal, "dropped \(scan.journal.tornBytes) bytes of a transaction that never committed (cut by a crash)")
         }
         for path in scan.leftoverTempFiles.sorted() {
-            actions.append(.init(kind: .removedTempFile, path: path, message: "removed a temp file left by a crash (the file it was replacing is intact)"))
+            did(.removedTempFile, path, "removed a temp file left by a crash (the file it was replacing is intact)")
         }
         for name in try fileSystem.list(OutboxBook.quarantineFolder).map(\.name).sorted() where !commandQuarantineBefore.contains(name) {
-            actions.append(
-                .init(
-                    kind: .quarantined, path: OutboxBook.folder + "/" + name,
-                    message:
-                        "moved an unreadable command file to \(OutboxBook.quarantineFolder)/\(name): the sync engine sends nothing until it is repaired and moved back, or deleted"
-                ))
+            did(
+                .quarantined, OutboxBook.folder + "/" + name,
+                "moved an unreadable command file to \(OutboxBook.quarantineFolder)/\(name): the sync engine sends nothing until it is repaired and moved back, or deleted"
+            )
         }
         return RecoveryReport(actions: actions, remaining: try await verify(at: url, progress: progress, phase: .verifying))
     }

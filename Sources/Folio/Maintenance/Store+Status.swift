@@ -48,16 +48,13 @@ extension StoreStatus {
     /// ``FolderScan/glance(headLimit:)``).
     init(scan: FolderScan, outbox: FolderScan.OutboxGlance, verified: Bool) {
         var granularities: [String: PartitionGranularity] = scan.collections.mapValues(\.granularity)
-        for record in scan.records {
-            for change in record.changes where granularities[change.address.collection] == nil {
-                granularities[change.address.collection] = change.address.granularity
-            }
+        for change in scan.records.flatMap(\.changes) where granularities[change.address.collection] == nil {
+            granularities[change.address.collection] = change.address.granularity
         }
         let committed = scan.committedPartitions()
-        let collections = granularities.keys.sorted().map { name -> StoreStatus.Collection in
+        let collections = granularities.sorted { $0.key < $1.key }.map { name, granularity -> StoreStatus.Collection in
             let partitions = committed[name] ?? [:]
             let keys = partitions.keys.sorted()
-            let granularity = granularities[name]!
             return StoreStatus.Collection(
                 name: name, granularity: granularity, partitions: partitions.count,
                 entities: partitions.values.reduce(0, +),
@@ -97,8 +94,8 @@ extension StoreStatus {
             pendingCount: outbox.pendingCount, pending: pending, failed: failed, quarantined: scan.quarantinedFiles.sorted(),
             attempts: scan.attempts.filter { listed.contains($0.key) },
             journal: StoreStatus.Journal(
-                bytes: scan.journal.size, pendingTransactions: scan.journal.pendingTransactions,
-                tornBytes: scan.journal.tornBytes, generation: scan.journal.generation),
+                bytes: scan.journal.size, pendingTransactions: scan.records.count,
+                tornBytes: scan.journal.tornBytes, generation: scan.journal.header?.generation),
             lastSent: newestSent.map { StoreStatus.LastSent(sequence: $0.sequence, archivedAt: Date(timeIntervalSince1970: Double($0.modified) / 1e9)) },
             pullCursors: scan.cursors, problems: problems,
             verification: verified

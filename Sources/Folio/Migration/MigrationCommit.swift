@@ -33,8 +33,7 @@ enum MigrationCommit {
         for (path, bytes) in plan.writes {
             let staged = stagedFolder + "/" + path
             let parent = FileSystem.parent(of: staged)
-            if !folders.contains(parent) { try fileSystem.makeDirectoryDurably(parent) }
-            folders.insert(parent)
+            if folders.insert(parent).inserted { try fileSystem.makeDirectoryDurably(parent) }
             try fileSystem.writeWhole(staged, bytes, sync: false)
             staging.advance()
         }

@@ -53,9 +53,8 @@ public final class MigrationDatabase {
     /// - Returns: Its entities (none if it does not exist).
     /// - Throws: ``FolioError`` if one of its files cannot be read.
     public func entities(in collection: String) throws -> [MigratingEntity] {
-        let stored = try load(collection)
-        return stored.keys.sorted { (stored[$0]!.partition, $0) < (stored[$1]!.partition, $1) }.map {
-            MigratingEntity(id: $0, collection: collection, partition: stored[$0]!.partition, fields: stored[$0]!.fields)
+        try load(collection).sorted { ($0.value.partition, $0.key) < ($1.value.partition, $1.key) }.map {
+            MigratingEntity(id: $0.key, collection: collection, partition: $0.value.partition, fields: $0.value.fields)
         }
     }
 
@@ -100,12 +99,18 @@ public final class MigrationDatabase {
             for (id, stored) in try load(collection) {
                 var entity = MigratingEntity(id: id, collection: collection, partition: stored.partition, fields: stored.fields)
                 do { try map(&entity, engine.coder) } catch { throw Self.failure(error, step: step, id: id) }
+                let changed = Stored(partition: entity.partition, fields: entity.fields, version: stored.version)
                 if entity.collection == collection {
-                    collections[collection]![id] = Stored(partition: entity.partition, fields: entity.fields, version: stored.version)
+                    collections[collection]![id] = changed
                 } else {
+                    // The entity moves to another collection.
                     try Names.validateCollection(entity.collection)
                     collections[collection]![id] = nil
-                    try move(Stored(partition: entity.partition, fields: entity.fields, version: stored.version), id: id, to: entity.collection)
+                    guard try load(entity.collection)[id] == nil else {
+                        throw FolioError(
+                            .migrationFailed, "moving \"\(id)\" to \(entity.collection): it already has an entity with that id", entityID: id)
+                    }
+                    collections[entity.collection]![id] = changed
                 }
             }
         case .renameCollection(let from, let to):
@@ -121,13 +126,6 @@ public final class MigrationDatabase {
         case .custom(let body, _):
             do { try body(self) } catch { throw Self.failure(error, step: step, id: nil) }
         }
-    }
-
-    private func move(_ stored: Stored, id: String, to collection: String) throws(FolioError) {
-        guard try load(collection)[id] == nil else {
-            throw FolioError(.migrationFailed, "moving \"\(id)\" to \(collection): it already has an entity with that id", entityID: id)
-        }
-        collections[collection]![id] = stored
     }
 
     static func failure(_ error: any Error, step: MigrationStep, id: String?) -> FolioError {
@@ -146,8 +144,7 @@ public final class MigrationDatabase {
         var partitions: [PartitionAddress: PartitionFile.Contents] = [:]
         var entities: [String: Stored] = [:]
         let listed = unread.removeValue(forKey: collection)
-        let addresses: [PartitionAddress]
-        if let listed { addresses = listed } else { addresses = try self.addresses(of: collection) }
+        let addresses = if let listed { listed } else { try self.addresses(of: collection) }
         for address in addresses {
             let partition = try engine.partition(address)
             if let problem = partition.unreadable { throw problem }

@@ -23,14 +23,12 @@ struct MigrationPlan {
         marker: [String: JSONValue], progress: ProgressHandler?
     ) throws(FolioError) -> MigrationPlan {
         let database = MigrationDatabase(engine: engine)
-        if let progress { try database.reportReading(of: migrations.flatMap(\.steps).flatMap(\.namedCollections), to: progress) }
-        for migration in migrations {
-            for step in migration.steps { try database.apply(step) }
-        }
+        let steps = migrations.flatMap(\.steps)
+        if let progress { try database.reportReading(of: steps.flatMap(\.namedCollections), to: progress) }
+        for step in steps { try database.apply(step) }
         database.finishReading()
         var plan = MigrationPlan(report: MigrationReport(pending: migrations.map(\.name), schemaVersion: applied.count + migrations.count))
         try plan.addData(from: database)
-        let steps = migrations.flatMap(\.steps)
         let enqueue = migrations.reduce(into: Set<String>()) { $0.formUnion($1.enqueuesCommandsFor) }
         try plan.addCommands(migrating: steps, engine: engine, enqueueFor: enqueue, database: database)
         var newMarker = marker

@@ -71,8 +71,7 @@ extension Migrator {
             }
             return .changeField(field, in: try text("in")) { value throws(FolioError) in
                 switch (value, target) {
-                case (nil, _), (.null?, _): return value
-                case (.number?, "number"), (.string?, "string"): return value
+                case (nil, _), (.null?, _), (.number?, "number"), (.string?, "string"): return value
                 case (.string(let text)?, "number"):
                     // A number's text must be a JSON number, exactly as written.
                     let parsed: JSONValue
