@@ -287,7 +287,7 @@ public actor Store {
             }
             try Self.recover(fresh)
         }
-        deliver(feed.stateReplaced())
+        feed.deliver(feed.stateReplaced())
         fresh.announceDifferences(from: told)
         engine = fresh
         needsReload = false
