@@ -111,8 +111,7 @@ extension StoreEngine {
     /// (before the journal is reset).
     func keepAdoptedSave(_ partition: Partition, barrier: DurabilityBarrier, run: CheckpointRun) throws(FolioError) {
         let path = partition.address.path
-        guard let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
-        guard !isReadOnly else { return }
+        guard let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash, !isReadOnly else { return }
         // As for a file the checkpoint writes: it holds every record so far (`.folio/written`).
         try run.noteWrite(path, ContentHash(bytes))
         try history.keepAsFolios(bytes, of: path, revision: partition.revision, barrier: barrier)

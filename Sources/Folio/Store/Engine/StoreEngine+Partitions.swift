@@ -39,14 +39,11 @@ extension StoreEngine {
             guard verify else { return cached }
             let identity = try fileSystem.identity(address.path)
             if identity == cached.identity || (cached.unreadable != nil && identity == cached.unreadableIdentity) {
-                if let announced = feed.takeAnnouncement(of: address) {
-                    noteReload(of: cached, before: announced)
-                }
-                if cached.neverRead, let problem = cached.unreadable { throw problem }
-                return cached
+                if let announced = feed.takeAnnouncement(of: address) { noteReload(of: cached, before: announced) }
+            } else {
+                try reload(cached)
+                partitions.recharge(cached)
             }
-            try reload(cached)
-            partitions.recharge(cached)
             if cached.neverRead, let problem = cached.unreadable { throw problem }
             return cached
         }
