@@ -43,10 +43,8 @@ final class VersionHistory {
     /// A version of a partition file Folio keeps, by the hash of its bytes; nil when it is gone.
     func keptState(_ hash: ContentHash, of path: String) -> PartitionFile.Contents? {
         do {
-            guard let version = try keptVersions.versions(of: path).last(where: { $0.hash == hash }),
-                let bytes = try keptVersions.bytes(of: version, path: path)
-            else { return nil }
-            return try PartitionFile.decode(bytes, path: path)
+            guard let version = try keptVersions.versions(of: path).last(where: { $0.hash == hash }) else { return nil }
+            return try keptContents(version, path: path)
         } catch {
             return nil
         }
