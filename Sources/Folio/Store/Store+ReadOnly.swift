@@ -47,11 +47,9 @@ extension Store {
 extension Store {
     /// Creates what a writer needs (`.folio/tmp/`, the lock file) and opens the lock.
     static func writersLock(_ fileSystem: FileSystem) -> Result<FileLock, FolioError> {
-        do throws(FolioError) {
+        Result { () throws(FolioError) in
             try fileSystem.makeDirectoryDurably(StoreLayout.tempFolder)
-            return .success(try FileLock(fileSystem: fileSystem))
-        } catch {
-            return .failure(error)
+            return try FileLock(fileSystem: fileSystem)
         }
     }
 
