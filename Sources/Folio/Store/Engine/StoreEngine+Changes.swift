@@ -86,10 +86,7 @@ extension StoreEngine {
             changeSet.partitions.insert(partition)
             sets[collection] = changeSet
         }
-        for collection in sets.keys.sorted() {
-            let changeSet = sets[collection]!
-            feed.record(changeSet)
-        }
+        for collection in sets.keys.sorted() { feed.record(sets[collection]!) }
     }
 
     /// The partition, loaded so its state before a record is known (nil if its file is
@@ -106,7 +103,6 @@ extension StoreEngine {
 
     /// The entities whose commands these outbox changes queue, acknowledge, fail, retry or drop.
     private func entitiesWithStatusChanges(_ changes: [JournalRecord.OutboxChange]) -> [(collection: String, id: String, partition: String)] {
-        guard !changes.isEmpty else { return [] }
         var result: [(collection: String, id: String, partition: String)] = []
         for change in changes {
             var command: JSONValue?

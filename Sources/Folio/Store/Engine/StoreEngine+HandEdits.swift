@@ -42,10 +42,7 @@ extension StoreEngine {
             // it as it is: otherwise the file stays a save, and every later read of it (a reopen,
             // or a reload after the partition left memory) would adopt it again.
             partitions.peek(address)?.markAdoptedSave()
-            var journalTouched = Set<String>()
-            for record in cursor.records {
-                for change in record.changes where change.address == address { journalTouched.insert(change.id) }
-            }
+            let journalTouched = Set(journalChanges(at: address).map(\.id))
             let collection = address.collection
             var changeSet = ChangeSet(collection: collection, partitions: [address.key.text], origin: .outsideEdit)
             let ids = Set(edit.folio.entities.keys).union(edit.saved.entities.keys).sorted { $0.precedesInKeyOrder($1) }

@@ -100,11 +100,7 @@ extension StoreEngine {
 
     private func applyRecords(to partition: Partition) {
         guard touched.contains(partition.address) else { return }
-        for record in cursor.records {
-            for change in record.changes where change.address == partition.address {
-                partition.apply(change)
-            }
-        }
+        for change in journalChanges(at: partition.address) { partition.apply(change) }
     }
 
     /// The file changed outside this process: read it again, keep the journal's changes on top.
