@@ -111,12 +111,7 @@ final class EntityCoder {
     /// when the stored JSON does not decode as `E` (then there are no known keys to tell unknown
     /// ones from, and an upsert keeps every stored field its new value does not set).
     func roundTrip<E: Entity>(_ type: E.Type, _ value: JSONValue) -> JSONValue? {
-        do {
-            let entity = try decodeValue(E.self, from: value)
-            return try encode(entity)
-        } catch {
-            return nil
-        }
+        do { return try encode(decodeValue(E.self, from: value)) } catch { return nil }
     }
 
     static func describe(_ error: any Error) -> String {

@@ -151,12 +151,10 @@ struct KeptVersions {
         var remaining = older.filter { $0.name != keptFolios }
         let cutoff = FileIdentity.now - Int64(retention.components.seconds) * 1_000_000_000
         while let oldest = remaining.first {
-            guard let identity = try fileSystem.identity(folder + "/" + oldest.name) else {
-                remaining.removeFirst()
-                continue
+            if let identity = try fileSystem.identity(folder + "/" + oldest.name) {
+                guard identity.modified < cutoff else { break }
+                try fileSystem.unlink(folder + "/" + oldest.name)
             }
-            guard identity.modified < cutoff else { break }
-            try fileSystem.unlink(folder + "/" + oldest.name)
             remaining.removeFirst()
         }
         guard newestOrder % Self.byteCheckInterval == 0 else { return 0 }

@@ -33,11 +33,7 @@ final class VersionHistory {
     /// A kept version, or nil if it is gone or damaged (it is then ignored).
     func keptContents(_ version: KeptVersions.Version, path: String) throws(FolioError) -> PartitionFile.Contents? {
         guard let bytes = try keptVersions.bytes(of: version, path: path) else { return nil }
-        do {
-            return try PartitionFile.decode(bytes, path: path)
-        } catch {
-            return nil
-        }
+        do { return try PartitionFile.decode(bytes, path: path) } catch { return nil }
     }
 
     /// A version of a partition file Folio keeps, by the hash of its bytes; nil when it is gone.
