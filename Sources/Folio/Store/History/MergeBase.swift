@@ -124,9 +124,4 @@ extension MergeBase {
     static func weight(_ vector: [String: UInt64]) -> UInt64 {
         vector.reduce(0) { sum, entry in sum &+ (Revision.save(named: entry.key) == nil ? entry.value : 1) }
     }
-
-    var isUnknown: Bool {
-        if case .unknown = self { return true }
-        return false
-    }
 }
