@@ -73,7 +73,7 @@ extension Store {
 
     /// Hands the changes noted so far to the subscribers.
     func publishChanges() {
-        feed.deliver(engine.takeChanges())
+        feed.deliver(feed.take())
     }
 
     /// Files changed on disk (the watcher says where, nil meaning anywhere): read the journal for

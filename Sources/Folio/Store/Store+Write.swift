@@ -61,7 +61,7 @@ extension Store {
         var before: [ChangeSet] = []
         do {
             try engine.refreshJournal()
-            before = engine.takeChanges()
+            before = feed.take()
             if groupCommit.isIdle { groupCommit.markDurable(through: engine.journalEnd) }
             (result, end) = try body(engine)
         } catch {
@@ -78,7 +78,7 @@ extension Store {
             arrived = false
         }
         // This commit's changes are announced once it is committed (durable, if it must be).
-        let changes = engine.takeChanges()
+        let changes = feed.take()
         guard let end else {
             releaseExclusiveLockIfIdle()
             feed.deliver(ChangeSet.merging(before + changes))

@@ -5,9 +5,6 @@
 /// so "inserted" and "updated" can be told apart, and a file changed on disk is diffed against
 /// what this process last served.
 extension StoreEngine {
-    /// Whether anyone observes the store's changes.
-    var isTrackingChanges: Bool { feed.isTracking }
-
     /// Observation begins: from now on, what records and reloads change is noted for delivery.
     func startTrackingChanges() { feed.start() }
 
@@ -248,10 +245,5 @@ extension StoreEngine {
                 report(.warning, "cannot tell what changed in this file while the store was rebuilt: \(error.message)", path: address.path)
             }
         }
-    }
-
-    /// The change sets noted since the last call, merged per collection and origin, in order.
-    func takeChanges() -> [ChangeSet] {
-        feed.take()
     }
 }
