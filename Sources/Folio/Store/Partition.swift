@@ -239,8 +239,7 @@ final class Partition {
     static func keyMismatch(id: String, in json: JSONValue, path: String) -> FolioError? {
         let ownID: String
         switch json["id"] {
-        case .string(let text)?: ownID = text
-        case .number(let text)?: ownID = text
+        case .string(let text)?, .number(let text)?: ownID = text
         default: return nil
         }
         guard ownID != id else { return nil }
