@@ -74,13 +74,10 @@ struct PartitionKey: Hashable, Sendable, Comparable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        let text = pad(parts.year ?? 1, 4) + "-" + pad(parts.month ?? 1, 2) + "-" + pad(parts.day ?? 1, 2)
+        let text =
+            String(parts.year ?? 1).leftPadded(to: 4) + "-" + String(parts.month ?? 1).leftPadded(to: 2) + "-"
+            + String(parts.day ?? 1).leftPadded(to: 2)
         return PartitionKey(text: text)
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(0, width - text.count)) + text
     }
 
     /// The month folder of a day key (`2026-11` for `2026-11-22`).

@@ -147,10 +147,7 @@ extension FolioError.Code {
 
 extension FolioError {
     static func system(_ operation: String, path: String, errno code: Int32) -> FolioError {
-        let reason = Platform.describe(code)
-        if code == Platform.noSpace {
-            return FolioError(.diskFull, "\(operation) failed: \(reason)", path: path, systemError: code)
-        }
-        return FolioError(.io, "\(operation) failed: \(reason)", path: path, systemError: code)
+        FolioError(
+            code == Platform.noSpace ? .diskFull : .io, "\(operation) failed: \(Platform.describe(code))", path: path, systemError: code)
     }
 }

@@ -97,13 +97,11 @@ final class EntityCoder {
             return try decodeValue(E.self, from: value)
         } catch {
             if let culprit = numberCulprit(E.self, in: value, error: error) {
-                var failure = FolioError(.decodingFailed, "entity \"\(id)\" does not decode as \(E.self): \(culprit.message)", path: path, entityID: id)
+                var failure = Self.error(DecodingFailure(field: culprit.path, message: culprit.message), type: E.self, id: id, path: path)
                 failure.fieldPath = culprit.path
                 throw failure
             }
-            throw FolioError(
-                .decodingFailed, "entity \"\(id)\" does not decode as \(E.self): \(Self.describe(error))",
-                path: path, entityID: id)
+            throw Self.error(DecodingFailure(field: [], message: Self.describe(error)), type: E.self, id: id, path: path)
         }
     }
 
@@ -111,12 +109,7 @@ final class EntityCoder {
     /// when the stored JSON does not decode as `E` (then there are no known keys to tell unknown
     /// ones from, and an upsert keeps every stored field its new value does not set).
     func roundTrip<E: Entity>(_ type: E.Type, _ value: JSONValue) -> JSONValue? {
-        do {
-            let entity = try decodeValue(E.self, from: value)
-            return try encode(entity)
-        } catch {
-            return nil
-        }
+        do { return try encode(decodeValue(E.self, from: value)) } catch { return nil }
     }
 
     static func describe(_ error: any Error) -> String {

@@ -27,7 +27,7 @@ enum ISO8601Date {
         }
         guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
             let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-            year >= 1600, (1...12).contains(month), day >= 1, day <= daysIn(month, of: year),
+            year >= 1600, (1...12).contains(month), day >= 1, day <= PartitionKey.daysInMonth(year: year, month: month),
             hour < 24, minute < 60, second < 60
         else { return nil }
         var milliseconds = 0
@@ -93,13 +93,5 @@ enum ISO8601Date {
             bytes[index] = UInt8(ascii: byte)
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func daysIn(_ month: Int, of year: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
     }
 }

@@ -29,38 +29,25 @@ enum NumberCulprit {
 
     /// The first number whose replacement by 0 makes `decodes` succeed, or nil.
     static func find(in entity: JSONValue, decodes: (JSONValue) -> Bool) -> Found? {
-        var numbers: [[String]] = []
-        collect(entity, path: [], into: &numbers)
-        for path in numbers.prefix(maximumTries) {
-            guard case .number(let text)? = value(in: entity, at: path) else { continue }
-            if decodes(replacing(entity, at: path[...], with: .number("0"))) { return Found(path: path, number: text) }
-        }
-        return nil
+        numbers(in: entity).prefix(maximumTries).first { decodes(replacing(entity, at: $0.path[...], with: .number("0"))) }
     }
 
-    static func collect(_ value: JSONValue, path: [String], into numbers: inout [[String]]) {
+    /// Every number of an entity with its path, in the order of the keys.
+    static func numbers(in entity: JSONValue) -> [Found] {
+        var numbers: [Found] = []
+        collect(entity, path: [], into: &numbers)
+        return numbers
+    }
+
+    private static func collect(_ value: JSONValue, path: [String], into numbers: inout [Found]) {
         switch value {
-        case .number: numbers.append(path)
+        case .number(let text): numbers.append(Found(path: path, number: text))
         case .object(let members):
             for key in JSONWriter.sortedKeys(members) { collect(members[key]!, path: path + [key], into: &numbers) }
         case .array(let items):
             for (index, item) in items.enumerated() { collect(item, path: path + ["[\(index)]"], into: &numbers) }
         case .null, .bool, .string: break
         }
-    }
-
-    static func value(in root: JSONValue, at path: [String]) -> JSONValue? {
-        var current: JSONValue? = root
-        for part in path {
-            switch current {
-            case .object(let members)?: current = members[part]
-            case .array(let items)?:
-                guard let index = Int(part.dropFirst().dropLast()), items.indices.contains(index) else { return nil }
-                current = items[index]
-            default: return nil
-            }
-        }
-        return current
     }
 
     private static func replacing(_ root: JSONValue, at path: ArraySlice<String>, with new: JSONValue) -> JSONValue {
@@ -100,11 +87,6 @@ extension NumberCulprit {
     /// The numbers of an entity that no Swift number type holds (beyond `Double`'s range), for
     /// `folio verify`, which does not know the app's types.
     static func outOfRange(in entity: JSONValue) -> [Found] {
-        var numbers: [[String]] = []
-        collect(entity, path: [], into: &numbers)
-        return numbers.compactMap { path in
-            guard case .number(let text)? = value(in: entity, at: path), Double(text).map({ $0.isInfinite }) ?? true else { return nil }
-            return Found(path: path, number: text)
-        }
+        numbers(in: entity).filter { Double($0.number).map { $0.isInfinite } ?? true }
     }
 }

@@ -73,11 +73,7 @@ extension Store {
 
     /// Hands the changes noted so far to the subscribers.
     func publishChanges() {
-        deliver(engine.takeChanges())
-    }
-
-    func deliver(_ changeSets: [ChangeSet]) {
-        feed.deliver(changeSets)
+        feed.deliver(feed.take())
     }
 
     /// Files changed on disk (the watcher says where, nil meaning anywhere): read the journal for

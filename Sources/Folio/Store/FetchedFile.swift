@@ -54,12 +54,10 @@ struct FetchedFile: Sendable {
 
         init(_ bytes: [UInt8], path: String, fileSystem: FileSystem, written: WrittenHashes? = nil) {
             hash = ContentHash(bytes)
-            if written?.isLastWritten(hash, at: path) == true {
-                isNewest = true
-                return
-            }
             do {
-                isNewest = try KeptVersions(fileSystem: fileSystem).versions(of: path).last { !$0.isEdit }?.hash == hash
+                isNewest =
+                    try written?.isLastWritten(hash, at: path) == true
+                    || KeptVersions(fileSystem: fileSystem).versions(of: path).last { !$0.isEdit }?.hash == hash
             } catch {
                 isNewest = false
             }

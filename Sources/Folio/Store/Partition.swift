@@ -7,15 +7,15 @@
 final class Partition {
     let address: PartitionAddress
     private(set) var identity: FileIdentity?
-    private(set) var base: [String: JSONValue]
-    private(set) var baseVersions: [String: String]
-    private(set) var extra: [String: JSONValue]
+    private(set) var base: [String: JSONValue] = [:]
+    private(set) var baseVersions: [String: String] = [:]
+    private(set) var extra: [String: JSONValue] = [:]
     /// The revision of the content `base` is (FORMAT.md, "Revisions"): the file's, or, when
     /// `holdsMerge`, the merge's; nil for a file without one.
     private(set) var revision: Revision?
-    private(set) var entities: [String: JSONValue]
+    private(set) var entities: [String: JSONValue] = [:]
     /// The server's version of each entity it has seen (set by the sync engine).
-    private(set) var versions: [String: String]
+    private(set) var versions: [String: String] = [:]
     /// Decoded Swift values of `entities`, for one entity type at a time.
     private(set) var decoded: (any DecodedCache)?
     /// Set while the file on disk cannot be read (broken by a hand edit); the last good state is
@@ -47,14 +47,7 @@ final class Partition {
 
     init(address: PartitionAddress, identity: FileIdentity?, contents: PartitionFile.Contents) {
         self.address = address
-        self.identity = identity
-        self.base = contents.entities
-        self.baseVersions = contents.versions
-        self.extra = contents.extra
-        self.revision = contents.revision
-        self.entities = contents.entities
-        self.versions = contents.versions
-        self.entityBytes = Self.estimatedSize(of: contents.entities)
+        load(contents, identity: identity)
     }
 
     static func empty(_ address: PartitionAddress) -> Partition {
@@ -246,8 +239,7 @@ final class Partition {
     static func keyMismatch(id: String, in json: JSONValue, path: String) -> FolioError? {
         let ownID: String
         switch json["id"] {
-        case .string(let text)?: ownID = text
-        case .number(let text)?: ownID = text
+        case .string(let text)?, .number(let text)?: ownID = text
         default: return nil
         }
         guard ownID != id else { return nil }

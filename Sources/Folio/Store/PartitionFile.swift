@@ -31,8 +31,7 @@ enum PartitionFile {
 
         /// Whether the content is exactly the revision it names (not a save made from it).
         var isUneditedRevision: Bool {
-            guard let revision else { return false }
-            return revision.hash == contentHash
+            revision.map { $0.hash == contentHash } ?? false
         }
     }
 

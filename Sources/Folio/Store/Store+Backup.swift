@@ -24,7 +24,17 @@ extension Store {
     /// - Throws: ``FolioError`` if the destination is not empty, a file cannot be read or written,
     ///   or a file the checkpoint must update is broken.
     public func backup(to destination: URL, progress: ProgressHandler? = nil) async throws {
-        if readOnlyReason != nil { return try await backupWithoutWriting(to: destination, progress: progress) }
+        guard readOnlyReason == nil else {
+            // Under the readers' lock no checkpoint runs: the files and the journal copied agree.
+            try await lock.acquire(exclusive: false)
+            do {
+                defer { lock.release(exclusive: false) }
+                try copyForBackup(to: destination, withJournal: true, progress: progress)
+            }
+            // Opened once, the copy replays the journal into its files and empties it.
+            try await Store.open(at: destination).close()
+            return
+        }
         try await prepare()
         try await acquireWriterLock()
         defer { releaseWriterLock() }

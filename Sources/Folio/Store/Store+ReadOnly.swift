@@ -46,13 +46,9 @@ extension Store {
 
 extension Store {
     /// Creates what a writer needs (`.folio/tmp/`, the lock file) and opens the lock.
-    static func writersLock(_ fileSystem: FileSystem) -> Result<FileLock, FolioError> {
-        do throws(FolioError) {
-            try fileSystem.makeDirectoryDurably(StoreLayout.tempFolder)
-            return .success(try FileLock(fileSystem: fileSystem))
-        } catch {
-            return .failure(error)
-        }
+    static func writersLock(_ fileSystem: FileSystem) throws(FolioError) -> FileLock {
+        try fileSystem.makeDirectoryDurably(StoreLayout.tempFolder)
+        return try FileLock(fileSystem: fileSystem)
     }
 
     /// Why a failure means the folder cannot be written (a read-only mount, no permission), or nil.

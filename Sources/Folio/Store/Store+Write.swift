@@ -61,7 +61,7 @@ extension Store {
         var before: [ChangeSet] = []
         do {
             try engine.refreshJournal()
-            before = engine.takeChanges()
+            before = feed.take()
             if groupCommit.isIdle { groupCommit.markDurable(through: engine.journalEnd) }
             (result, end) = try body(engine)
         } catch {
@@ -69,7 +69,7 @@ extension Store {
             // could not be cut back after a failed append.
             if let error = error as? FolioError, error.code == .io || error.code == .diskFull { needsReload = true }
             releaseWriterLock()
-            deliver(before)
+            feed.deliver(before)
             throw error
         }
         writerGate.leave()
@@ -78,23 +78,23 @@ extension Store {
             arrived = false
         }
         // This commit's changes are announced once it is committed (durable, if it must be).
-        let changes = engine.takeChanges()
+        let changes = feed.take()
         guard let end else {
             releaseExclusiveLockIfIdle()
-            deliver(ChangeSet.merging(before + changes))
+            feed.deliver(ChangeSet.merging(before + changes))
             return result
         }
         lastCommit = .now
         lastSeenJournalPosition = journalPosition
         if (durability ?? configuration.durability) == .full {
             do { try await waitUntilDurable(end) } catch {
-                deliver(ChangeSet.merging(before + feed.commitFailed(taken: changes)))
+                feed.deliver(ChangeSet.merging(before + feed.commitFailed(taken: changes)))
                 throw error
             }
         } else {
             releaseExclusiveLockIfIdle()
         }
-        deliver(ChangeSet.merging(before + changes))
+        feed.deliver(ChangeSet.merging(before + changes))
         do {
             try await afterCommit()
         } catch {
@@ -219,13 +219,7 @@ extension Store {
         let target = engine.journalEnd
         let syncer = engine.journalSyncer
         Task.detached { [weak self] in
-            let outcome: Result<Void, FolioError>
-            do throws(FolioError) {
-                try syncer.sync()
-                outcome = .success(())
-            } catch {
-                outcome = .failure(error)
-            }
+            let outcome = Result { () throws(FolioError) in try syncer.sync() }
             await self?.finishSync(target: target, outcome: outcome)
         }
     }
@@ -287,16 +281,12 @@ extension Store {
         if ContinuousClock.now < lastCommit + delay { return lastCommit + delay }
         guard !isClosed else { return nil }
         do {
-            if try await checkpointIfQuiet() {
-                checkpointTask = nil
-                return nil
-            }
-            return lastCommit + delay
+            guard try await checkpointIfQuiet() else { return lastCommit + delay }
         } catch {
             engine.report(.error, "background checkpoint failed: \(error)")
-            checkpointTask = nil
-            return nil
         }
+        checkpointTask = nil
+        return nil
     }
 
     /// Checkpoints if the journal is where this process last saw it; otherwise notes that it

@@ -90,10 +90,7 @@ public actor Store {
             return try await openReadOnly(url, configuration: configuration, fileSystem: fileSystem, because: "its configuration says so")
         }
         let lock: FileLock
-        switch writersLock(fileSystem) {
-        case .success(let writable):
-            lock = writable
-        case .failure(let error):
+        do throws(FolioError) { lock = try writersLock(fileSystem) } catch {
             guard let reason = notWritableReason(error) else { throw error }
             configuration.logHandler?(LogMessage(level: .warning, text: "opened read-only: \(reason)", path: nil))
             return try await openReadOnly(url, configuration: configuration, fileSystem: fileSystem, because: reason)
@@ -234,8 +231,7 @@ public actor Store {
             throw error
         }
         engine.beginLockFreeBody()
-        let first: Result<T, FolioError>
-        do throws(FolioError) { first = .success(try located(body)) } catch { first = .failure(error) }
+        let first = Result { () throws(FolioError) in try located(body) }
         // A pass that loaded files (or put them off) is not the answer, whatever it returned.
         if engine.endLockFreePass() { return try first.get() }
         try await lock.acquire(exclusive: false)
@@ -287,7 +283,7 @@ public actor Store {
             }
             try Self.recover(fresh)
         }
-        deliver(feed.stateReplaced())
+        feed.deliver(feed.stateReplaced())
         fresh.announceDifferences(from: told)
         engine = fresh
         needsReload = false

@@ -66,8 +66,8 @@ public final class Transaction {
         let target = PartitionAddress(collection: E.collection, granularity: granularity, key: key)
         var json = try engine.coder.encode(entity)
         try Limits.checkEntity(json, id: id, code: .encodingFailed)
-        if let current = try location(of: id, collection: E.collection, granularity: granularity) {
-            if let stored = try currentJSON(at: current, id: id), !UnknownFields.covers(json, stored) {
+        if let current = try address(of: id, collection: E.collection, granularity: granularity) {
+            if let stored = try self.json(at: current, id: id), !UnknownFields.covers(json, stored) {
                 // A stored entity that no longer decodes as `E` has no known fields to tell
                 // unknown ones from: every stored field the new value does not set is kept.
                 let known = engine.coder.roundTrip(E.self, stored) ?? .object([:])
@@ -90,7 +90,7 @@ public final class Transaction {
         let key = id.storageKey
         try Names.validateID(key)
         // A delete must not miss an entity a file brought in while the store was open.
-        guard let current = try location(of: key, collection: E.collection, granularity: granularity, verifyingAbsence: true) else { return false }
+        guard let current = try address(of: key, collection: E.collection, granularity: granularity, verifyingAbsence: true) else { return false }
         stage(current, id: key, entity: nil)
         return true
     }
@@ -111,8 +111,8 @@ public final class Transaction {
         let granularity = try engine.register(E.self)
         let key = id.storageKey
         try Names.validateID(key)
-        guard let address = try location(of: key, collection: E.collection, granularity: granularity, verifyingAbsence: true),
-            let json = try currentJSON(at: address, id: key)
+        guard let address = try address(of: key, collection: E.collection, granularity: granularity, verifyingAbsence: true),
+            let json = try self.json(at: address, id: key)
         else { return nil }
         return try engine.coder.decode(E.self, from: json, id: key, path: address.path)
     }
@@ -165,7 +165,7 @@ public final class Transaction {
         _ entity: JSONValue?, at target: PartitionAddress?, collection: String,
         granularity: PartitionGranularity, id: String, version: String?
     ) throws(FolioError) {
-        let current = try location(of: id, collection: collection, granularity: granularity)
+        let current = try address(of: id, collection: collection, granularity: granularity)
         if let current, current != target { stage(current, id: id, entity: nil) }
         if let target, let entity {
             try Limits.checkEntity(entity, id: id, code: .badResponse)
@@ -174,19 +174,9 @@ public final class Transaction {
         }
     }
 
-    /// Where an entity lives, as this transaction sees it.
-    func address(of id: String, collection: String, granularity: PartitionGranularity) throws(FolioError) -> PartitionAddress? {
-        try location(of: id, collection: collection, granularity: granularity)
-    }
-
-    /// An entity's JSON, as this transaction sees it.
-    func json(at address: PartitionAddress, id: String) throws(FolioError) -> JSONValue? {
-        try currentJSON(at: address, id: id)
-    }
-
     /// Records a version for an entity whose JSON stays as it is.
     func stageVersion(_ version: String, at address: PartitionAddress, id: String) throws(FolioError) {
-        guard let entity = try currentJSON(at: address, id: id) else { return }
+        guard let entity = try json(at: address, id: id) else { return }
         stage(address, id: id, entity: entity)
         stagedVersions[address, default: [:]][id] = version
     }
@@ -228,7 +218,8 @@ public final class Transaction {
         if previous == nil { stagingOrder.append((address.collection, id)) }
     }
 
-    private func location(
+    /// Where an entity lives, as this transaction sees it.
+    func address(
         of id: String, collection: String, granularity: PartitionGranularity,
         verifyingAbsence: Bool = false
     ) throws(FolioError) -> PartitionAddress? {
@@ -238,7 +229,8 @@ public final class Transaction {
         return try engine.locate(collection: collection, granularity: granularity, id: id, verifyingAbsence: verifyingAbsence)
     }
 
-    private func currentJSON(at address: PartitionAddress, id: String) throws(FolioError) -> JSONValue? {
+    /// An entity's JSON, as this transaction sees it.
+    func json(at address: PartitionAddress, id: String) throws(FolioError) -> JSONValue? {
         if let change = staged[address]?[id] { return change }
         return try engine.partition(address, verify: false).entities[id]
     }

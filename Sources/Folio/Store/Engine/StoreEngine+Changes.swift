@@ -5,9 +5,6 @@
 /// so "inserted" and "updated" can be told apart, and a file changed on disk is diffed against
 /// what this process last served.
 extension StoreEngine {
-    /// Whether anyone observes the store's changes.
-    var isTrackingChanges: Bool { feed.isTracking }
-
     /// Observation begins: from now on, what records and reloads change is noted for delivery.
     func startTrackingChanges() { feed.start() }
 
@@ -86,10 +83,7 @@ extension StoreEngine {
             changeSet.partitions.insert(partition)
             sets[collection] = changeSet
         }
-        for collection in sets.keys.sorted() {
-            let changeSet = sets[collection]!
-            feed.record(changeSet)
-        }
+        for collection in sets.keys.sorted() { feed.record(sets[collection]!) }
     }
 
     /// The partition, loaded so its state before a record is known (nil if its file is
@@ -106,7 +100,6 @@ extension StoreEngine {
 
     /// The entities whose commands these outbox changes queue, acknowledge, fail, retry or drop.
     private func entitiesWithStatusChanges(_ changes: [JournalRecord.OutboxChange]) -> [(collection: String, id: String, partition: String)] {
-        guard !changes.isEmpty else { return [] }
         var result: [(collection: String, id: String, partition: String)] = []
         for change in changes {
             var command: JSONValue?
@@ -252,10 +245,5 @@ extension StoreEngine {
                 report(.warning, "cannot tell what changed in this file while the store was rebuilt: \(error.message)", path: address.path)
             }
         }
-    }
-
-    /// The change sets noted since the last call, merged per collection and origin, in order.
-    func takeChanges() -> [ChangeSet] {
-        feed.take()
     }
 }

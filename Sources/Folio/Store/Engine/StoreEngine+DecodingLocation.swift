@@ -6,13 +6,9 @@ extension StoreEngine {
         guard error.code == .decodingFailed, error.line == nil, let id = error.entityID, let path = error.path,
             path.hasSuffix(".json"), !path.hasPrefix("/")
         else { return error }
-        let bytes: [UInt8]
-        do throws(FolioError) {
-            guard let (read, _) = try fileSystem.read(path) else { return error }
-            bytes = read
-        } catch {
-            return error
-        }
+        let file: (bytes: [UInt8], identity: FileIdentity)?
+        do { file = try fileSystem.read(path) } catch { return error }
+        guard let bytes = file?.bytes else { return error }
         let locator = JSONKeyLocator(bytes)
         let field = error.fieldPath?.first.map { ["entities", id, $0] }
         guard let position = field.flatMap({ locator.position(of: $0) }) ?? locator.position(of: ["entities", id]) else { return error }

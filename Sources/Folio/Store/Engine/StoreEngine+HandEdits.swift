@@ -42,10 +42,7 @@ extension StoreEngine {
             // it as it is: otherwise the file stays a save, and every later read of it (a reopen,
             // or a reload after the partition left memory) would adopt it again.
             partitions.peek(address)?.markAdoptedSave()
-            var journalTouched = Set<String>()
-            for record in cursor.records {
-                for change in record.changes where change.address == address { journalTouched.insert(change.id) }
-            }
+            let journalTouched = Set(journalChanges(at: address).map(\.id))
             let collection = address.collection
             var changeSet = ChangeSet(collection: collection, partitions: [address.key.text], origin: .outsideEdit)
             let ids = Set(edit.folio.entities.keys).union(edit.saved.entities.keys).sorted { $0.precedesInKeyOrder($1) }
@@ -111,8 +108,7 @@ extension StoreEngine {
     /// (before the journal is reset).
     func keepAdoptedSave(_ partition: Partition, barrier: DurabilityBarrier, run: CheckpointRun) throws(FolioError) {
         let path = partition.address.path
-        guard let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash else { return }
-        guard !isReadOnly else { return }
+        guard let (bytes, _) = try fileSystem.read(path), ContentHash(bytes) == partition.fileHash, !isReadOnly else { return }
         // As for a file the checkpoint writes: it holds every record so far (`.folio/written`).
         try run.noteWrite(path, ContentHash(bytes))
         try history.keepAsFolios(bytes, of: path, revision: partition.revision, barrier: barrier)

@@ -47,20 +47,17 @@ extension StoreEngine {
     /// Reloads one partition if its file changed; one this process never read is read now, and
     /// its entities announced (as updated, or inserted when the id index knows they are new).
     private func checkPartition(_ address: PartitionAddress) throws(FolioError) {
-        if partitions.contains(address) || partitions.departed[address] != nil {
-            do { _ = try partition(address) } catch let error where error.code == .corruptFile {
-                report(.error, "\(error.description); not read", path: address.path)
-            }
-            return
-        }
-        let index = locator.locations(in: address.collection)
-        let known = Set(locator.ids(at: address) ?? [])
+        // A partition read before notes what changed as it is read again; a new one is told
+        // apart from what the id index knew.
+        let isNew = !partitions.contains(address) && partitions.departed[address] == nil
+        let index = isNew ? locator.locations(in: address.collection) : nil
+        let known = isNew ? Set(locator.ids(at: address) ?? []) : []
         let loaded: Partition
         do { loaded = try partition(address) } catch let error where error.code == .corruptFile {
             report(.error, "\(error.description); not read", path: address.path)
             return
         }
-        guard feed.isTracking else { return }
+        guard isNew, feed.isTracking else { return }
         var changeSet = ChangeSet(collection: address.collection, partitions: [address.key.text], origin: outsideOrigin(of: loaded))
         for id in loaded.entities.keys {
             if index != nil && index?.key(of: id) == nil && !known.contains(id) { changeSet.inserted.insert(id) } else { changeSet.updated.insert(id) }

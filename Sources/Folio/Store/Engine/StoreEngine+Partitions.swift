@@ -39,14 +39,11 @@ extension StoreEngine {
             guard verify else { return cached }
             let identity = try fileSystem.identity(address.path)
             if identity == cached.identity || (cached.unreadable != nil && identity == cached.unreadableIdentity) {
-                if let announced = feed.takeAnnouncement(of: address) {
-                    noteReload(of: cached, before: announced)
-                }
-                if cached.neverRead, let problem = cached.unreadable { throw problem }
-                return cached
+                if let announced = feed.takeAnnouncement(of: address) { noteReload(of: cached, before: announced) }
+            } else {
+                try reload(cached)
+                partitions.recharge(cached)
             }
-            try reload(cached)
-            partitions.recharge(cached)
             if cached.neverRead, let problem = cached.unreadable { throw problem }
             return cached
         }
@@ -103,11 +100,7 @@ extension StoreEngine {
 
     private func applyRecords(to partition: Partition) {
         guard touched.contains(partition.address) else { return }
-        for record in cursor.records {
-            for change in record.changes where change.address == partition.address {
-                partition.apply(change)
-            }
-        }
+        for change in journalChanges(at: partition.address) { partition.apply(change) }
     }
 
     /// The file changed outside this process: read it again, keep the journal's changes on top.

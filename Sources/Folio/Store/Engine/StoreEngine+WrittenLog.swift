@@ -92,21 +92,15 @@ extension StoreEngine {
     /// After recovery: a consistent copy becomes a store of its
     /// own (its log names its own lock, its kept versions are its files, and it pulls anew).
     func settleOrigin(_ origin: FolderOrigin) throws(FolioError) {
-        guard !isReadOnly else { return }
-        switch origin {
-        case .original:
-            return
-        case .noLog:
-            return   // made before recovery (``makeMissingLog(_:)``)
-        case .consistentCopy:
-            report(.info, "this folder is a copy of a store, and its files and journal belong together; it is now a store of its own", path: nil)
-            try rewriteWrittenLog(fromFiles: true, keepVersions: true)
-            // What the original's processes sent and pulled is not this copy's to trust: count
-            // every pending command as possibly sent, and pull from the beginning.
-            try outbox.markEverythingMaySend()
-            try fileSystem.unlink(StoreLayout.machinery + "/sync.json")
-            try fileSystem.syncDirectory(StoreLayout.machinery)
-        }
+        // A missing log was made before recovery (``makeMissingLog(_:)``).
+        guard case .consistentCopy = origin, !isReadOnly else { return }
+        report(.info, "this folder is a copy of a store, and its files and journal belong together; it is now a store of its own", path: nil)
+        try rewriteWrittenLog(fromFiles: true, keepVersions: true)
+        // What the original's processes sent and pulled is not this copy's to trust: count
+        // every pending command as possibly sent, and pull from the beginning.
+        try outbox.markEverythingMaySend()
+        try fileSystem.unlink(StoreLayout.machinery + "/sync.json")
+        try fileSystem.syncDirectory(StoreLayout.machinery)
     }
 
     /// Starts a checkpoint's run: opens `.folio/written` for its lines (making it from the files

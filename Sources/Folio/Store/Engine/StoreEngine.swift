@@ -101,6 +101,10 @@ final class StoreEngine {
     /// Partitions the journal's current records change (the cursor's): what the next checkpoint
     /// must write.
     var touched: Set<PartitionAddress> { cursor.touched }
+    /// The changes the journal's current records make to one partition, in order.
+    func journalChanges(at address: PartitionAddress) -> [JournalRecord.Change] {
+        cursor.records.flatMap { $0.changes.filter { $0.address == address } }
+    }
     /// What this state was opened with (``StoreSettings``).
     private(set) var settings = StoreSettings(storeID: "")
     var storeID: String { settings.storeID }

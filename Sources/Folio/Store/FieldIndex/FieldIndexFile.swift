@@ -344,8 +344,7 @@ enum FieldIndexFile {
 
     /// A CRC-32C as the index writes it: eight hex digits.
     private static func hex(_ checksum: UInt32) -> String {
-        let digits = String(checksum, radix: 16)
-        return String(repeating: "0", count: 8 - digits.count) + digits
+        String(checksum, radix: 16).leftPadded(to: 8)
     }
 
     /// Replaces the index with `entries` (each with every column of its file).

@@ -67,11 +67,8 @@ struct KeptVersions {
 
     /// The versions kept of a file, oldest first (names that are not versions are ignored).
     func versions(of path: String) throws(FolioError) -> [Version] {
-        var found: [Version] = []
-        for entry in try fileSystem.list(Self.folder(of: path)) where !entry.isDirectory {
-            if let version = Self.parse(entry.name) { found.append(version) }
-        }
-        return found.sorted { $0.order < $1.order }
+        try fileSystem.list(Self.folder(of: path)).filter { !$0.isDirectory }.compactMap { Self.parse($0.name) }
+            .sorted { $0.order < $1.order }
     }
 
     /// A version's bytes, or nil when it is gone or damaged (its bytes do not match its hash).
@@ -118,8 +115,7 @@ struct KeptVersions {
         var placed = false
         let suffix = (revision.map { "-\($0.writer).\($0.number)" } ?? "") + (edit ? ".edit.json" : ".json")
         for _ in 0..<4 where !placed {
-            let digits = String(order)
-            let name = String(repeating: "0", count: max(0, 20 - digits.count)) + digits + "-\(hash)" + suffix
+            let name = String(order).leftPadded(to: 20) + "-\(hash)" + suffix
             switch try fileSystem.renameNoReplace(temp, to: folder + "/" + name) {
             case true?: placed = true
             case false?: order += 1
@@ -155,12 +151,10 @@ struct KeptVersions {
         var remaining = older.filter { $0.name != keptFolios }
         let cutoff = FileIdentity.now - Int64(retention.components.seconds) * 1_000_000_000
         while let oldest = remaining.first {
-            guard let identity = try fileSystem.identity(folder + "/" + oldest.name) else {
-                remaining.removeFirst()
-                continue
+            if let identity = try fileSystem.identity(folder + "/" + oldest.name) {
+                guard identity.modified < cutoff else { break }
+                try fileSystem.unlink(folder + "/" + oldest.name)
             }
-            guard identity.modified < cutoff else { break }
-            try fileSystem.unlink(folder + "/" + oldest.name)
             remaining.removeFirst()
         }
         guard newestOrder % Self.byteCheckInterval == 0 else { return 0 }

@@ -35,8 +35,7 @@ enum MergeBase {
         }
         guard let revision = file.revision else {
             // A file Folio wrote before revisions existed: Folio wrote no other version of it since.
-            if !versions.contains(where: { $0.writer != nil }) { return .known(oursVersion, ours) }
-            return .unknown
+            return versions.contains { $0.writer != nil } ? .unknown : .known(oursVersion, ours)
         }
         // Per writer, the newest true revision (not a save of it) the file descends from; among
         // writers, the one that includes the most. Every revision kept is one Folio's newest
@@ -92,8 +91,7 @@ enum MergeBase {
                 }
             }
         }
-        guard let best else { return .unknown }
-        return .known(best.version, best.contents)
+        return best.map { .known($0.version, $0.contents) } ?? .unknown
     }
 }
 
@@ -114,11 +112,7 @@ extension MergeBase {
         var merged = bases[0]
         for id in Set(bases.flatMap(\.entities.keys)) {
             let values = bases.compactMap { $0.entities[id] }
-            if let kept = values.first(where: { $0 == file.entities[id] }) ?? values.first(where: { $0 == ours.entities[id] }) {
-                merged.entities[id] = kept
-            } else {
-                merged.entities[id] = values.first
-            }
+            merged.entities[id] = values.first { $0 == file.entities[id] } ?? values.first { $0 == ours.entities[id] } ?? values.first
         }
         for base in bases.dropFirst() {
             merged.versions.merge(base.versions) { first, _ in first }
@@ -129,10 +123,5 @@ extension MergeBase {
     /// How much a vector includes: the writers' numbers, and one for each save it names.
     static func weight(_ vector: [String: UInt64]) -> UInt64 {
         vector.reduce(0) { sum, entry in sum &+ (Revision.save(named: entry.key) == nil ? entry.value : 1) }
-    }
-
-    var isUnknown: Bool {
-        if case .unknown = self { return true }
-        return false
     }
 }

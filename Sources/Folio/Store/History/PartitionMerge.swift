@@ -74,10 +74,7 @@ enum PartitionMerge {
 
     /// How many entities differ between two versions (present in one only, or with other JSON).
     static func distance(_ first: [String: JSONValue], _ second: [String: JSONValue]) -> Int {
-        var count = 0
-        for (id, value) in first where second[id] != value { count += 1 }
-        for id in second.keys where first[id] == nil { count += 1 }
-        return count
+        first.count { second[$0.key] != $0.value } + second.keys.count { first[$0] == nil }
     }
 
     /// Key by key: the side that changed it, the person's when both did.

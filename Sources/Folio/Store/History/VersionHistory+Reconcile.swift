@@ -82,7 +82,8 @@ extension VersionHistory {
         // taken in as it is, when a revision is next made from it).
         if !foreign, contents.revision != nil { joined[Revision.editKey(hash)] = Revision.currentSecond }
         let result: PartitionMerge.Result
-        let text: String
+        // What the merge logs, and how loudly: nothing for a save already merged, read again.
+        var logged: (level: LogMessage.Level, text: String)?
         switch base {
         case .older:
             // Folio's state stands, and the next checkpoint puts it back in the file (unless the
@@ -93,7 +94,6 @@ extension VersionHistory {
         case .merged:
             // Nothing in the save that Folio's state does not hold already.
             result = PartitionMerge.Result(contents: ours)
-            text = "a save already merged was read again"
         case .known(let version, _) where version.name == newest.name:
             // Made from Folio's newest version: the file as it is. Another copy's revision that
             // descends from it becomes Folio's next revision (the file itself stays as it is).
@@ -106,18 +106,25 @@ extension VersionHistory {
         case .known(let version, let baseContents):
             let rule = DataFileName.address(of: path).flatMap { settings.editConflictRules[$0.collection] } ?? .fileFirst
             result = PartitionMerge.merge(base: baseContents, ours: ours, theirs: contents, rule: rule)
-            text =
+            logged = (
+                result.conflicts.isEmpty ? .info : .warning,
                 "saved from an older version than Folio's (\(KeptVersions.folder(of: path))/\(version.name)): merged"
-                + Self.listing("kept Folio's newer state of", result.keptFromFolio)
-                + Self.listing(
-                    "changed on both sides, merged field by field with \(rule == .fileFirst ? "the file's" : "Folio's") values first:", result.conflicts)
+                    + Self.listing("kept Folio's newer state of", result.keptFromFolio)
+                    + Self.listing(
+                        "changed on both sides, merged field by field with \(rule == .fileFirst ? "the file's" : "Folio's") values first:", result.conflicts)
+            )
+            if !result.conflicts.isEmpty {
+                mergeReports.note(MergeReport(path: path, kind: .conflict, kept: result.keptFromFolio, changed: result.conflicts))
+            }
         case .unknown:
             result = PartitionMerge.mergeWithoutBase(ours: ours, theirs: contents)
             let why = contents.revision == nil ? "names no revision" : "names a revision Folio does not keep (\(contents.revision!.text))"
-            text =
+            logged = (
+                result.conflicts.isEmpty && result.keptFromFolio.isEmpty ? .info : .warning,
                 "\(why), so its base is unknown: merged without deleting anything"
-                + Self.listing("kept, though the file lacks them:", result.keptFromFolio)
-                + Self.listing("took the file's values of", result.conflicts)
+                    + Self.listing("kept, though the file lacks them:", result.keptFromFolio)
+                    + Self.listing("took the file's values of", result.conflicts)
+            )
             mergeReports.note(MergeReport(path: path, kind: .unknownBase, kept: result.keptFromFolio, changed: result.conflicts))
         }
         var merged = result.contents
@@ -127,13 +134,7 @@ extension VersionHistory {
             keep(PartitionFile.encode(merged), of: path, revision: merged.revision)
         }
         keepForeign()
-        if case .merged = base {
-        } else {
-            report(result.conflicts.isEmpty && !(base.isUnknown && !result.keptFromFolio.isEmpty) ? .info : .warning, text, path: path)
-            if case .known = base, !result.conflicts.isEmpty {
-                mergeReports.note(MergeReport(path: path, kind: .conflict, kept: result.keptFromFolio, changed: result.conflicts))
-            }
-        }
+        if let logged { report(logged.level, logged.text, path: path) }
         return Reconciled(contents: merged, merged: true, kept: true, folio: written)
     }
 

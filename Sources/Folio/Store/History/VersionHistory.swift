@@ -33,20 +33,14 @@ final class VersionHistory {
     /// A kept version, or nil if it is gone or damaged (it is then ignored).
     func keptContents(_ version: KeptVersions.Version, path: String) throws(FolioError) -> PartitionFile.Contents? {
         guard let bytes = try keptVersions.bytes(of: version, path: path) else { return nil }
-        do {
-            return try PartitionFile.decode(bytes, path: path)
-        } catch {
-            return nil
-        }
+        do { return try PartitionFile.decode(bytes, path: path) } catch { return nil }
     }
 
     /// A version of a partition file Folio keeps, by the hash of its bytes; nil when it is gone.
     func keptState(_ hash: ContentHash, of path: String) -> PartitionFile.Contents? {
         do {
-            guard let version = try keptVersions.versions(of: path).last(where: { $0.hash == hash }),
-                let bytes = try keptVersions.bytes(of: version, path: path)
-            else { return nil }
-            return try PartitionFile.decode(bytes, path: path)
+            guard let version = try keptVersions.versions(of: path).last(where: { $0.hash == hash }) else { return nil }
+            return try keptContents(version, path: path)
         } catch {
             return nil
         }

@@ -47,9 +47,7 @@ struct DuplicateScan {
         quoted.reserveCapacity(seen.count)
         for (id, partition) in seen { quoted[QuotedID(ArraySlice(("\"" + id + "\"").utf8))] = partition }
         for (address, ids) in deferred {
-            if let parsed = ids.parsed {
-                for id in parsed { if let other = seen[id] { pairs.append((id, noted[other], address)) } }
-            } else if !QuotedID.hasEscape(ids.line) {
+            if ids.parsed == nil, !QuotedID.hasEscape(ids.line) {
                 for range in ids.ranges {
                     guard let other = quoted[QuotedID(ids.line[range])] else { continue }
                     pairs.append((String(decoding: ids.line[range].dropFirst().dropLast(), as: UTF8.self), noted[other], address))

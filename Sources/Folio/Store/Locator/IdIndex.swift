@@ -42,9 +42,7 @@ final class IdIndex {
 
     /// The key of the partition that holds `id`, as far as the index knows.
     func key(of id: String, in collection: String) -> PartitionKey? {
-        guard let changes = locations[collection] else { return nil }
-        if let change = changes[id] { return change }
-        return tables[collection]?.key(of: id)
+        locations(in: collection)?.key(of: id)
     }
 
     /// Where a built collection's ids are now, as a value that later changes leave as it is.

@@ -58,13 +58,9 @@ enum IndexFile {
     /// The file's bytes and, per partition, its entry's identity and the byte ranges of its id
     /// lines in them; none when the file is missing or not in this form (the id index's build).
     static func entries(_ fileSystem: FileSystem, collection: String) -> (bytes: [UInt8], lines: [PartitionKey: (FileIdentity, [Range<Int>])]) {
-        let bytes: [UInt8]
-        do {
-            guard let (contents, _) = try fileSystem.read(path(collection)) else { return ([], [:]) }
-            bytes = contents
-        } catch {
-            return ([], [:])
-        }
+        let file: (bytes: [UInt8], identity: FileIdentity)?
+        do { file = try fileSystem.read(path(collection)) } catch { return ([], [:]) }
+        guard let bytes = file?.bytes else { return ([], [:]) }
         var lines: [PartitionKey: (FileIdentity, [Range<Int>])] = [:]
         let whole = bytes.withUnsafeBufferPointer { buffer in walk(buffer) { partition, ids in lines[partition.key] = (partition.identity, ids) } }
         return whole ? (bytes, lines) : ([], [:])

@@ -159,32 +159,23 @@ private struct ProbeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return value
     }
 
+    /// The key's name, once the sample is known to hold it: what the pass marks.
+    private func name(_ key: Key) throws -> String {
+        _ = try present(key)
+        return key.stringValue
+    }
+
     func decodeNil(forKey key: Key) throws -> Bool { try present(key) == .null }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        _ = try present(key)
-        return decoder.pass.bool(key.stringValue)
-    }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.pass.bool(name(key)) }
 
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        _ = try present(key)
-        return decoder.pass.string(key.stringValue)
-    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.pass.string(name(key)) }
 
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        _ = try present(key)
-        return decoder.pass.integer(key.stringValue)
-    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.pass.integer(name(key)) }
 
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        _ = try present(key)
-        return Int64(decoder.pass.integer(key.stringValue))
-    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try Int64(decoder.pass.integer(name(key))) }
 
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        _ = try present(key)
-        return decoder.pass.double(key.stringValue)
-    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.pass.double(name(key)) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         switch type {

@@ -112,19 +112,15 @@ struct Prefetched<E: Entity>: Sendable {
             guard Partition.keyMismatch(id: id, in: json, path: path) == nil,
                 case .success(let entity) = coder.decodeOne(E.self, from: json)
             else { return nil }
+            let isMatch: Bool
             if let row, let agrees, agrees(entity, row) {
-                ids.append(id)
-                matches.append(entity)
-                continue
+                isMatch = true
+            } else {
+                do { isMatch = try predicate.evaluate(entity) } catch { return nil }
             }
-            do {
-                if try predicate.evaluate(entity) {
-                    ids.append(id)
-                    matches.append(entity)
-                }
-            } catch {
-                return nil
-            }
+            guard isMatch else { continue }
+            ids.append(id)
+            matches.append(entity)
         }
         // Folio writes a file's entities in id order: sorting is rarely needed.
         var index = 1

@@ -18,15 +18,9 @@ struct ScanAccelerators: OptionSet, Sendable {
     /// The accelerators of this process: all but those `FOLIO_SCAN_WITHOUT` names.
     static let enabled: ScanAccelerators = {
         let names = ProcessInfo.processInfo.environment["FOLIO_SCAN_WITHOUT"]?.split(separator: ",") ?? []
+        let named: [String: ScanAccelerators] = ["fields": .fields, "index": .index, "rows": .rows]
         var enabled: ScanAccelerators = [.fields, .index, .rows]
-        for name in names {
-            switch name.trimmingCharacters(in: .whitespaces) {
-            case "fields": enabled.remove(.fields)
-            case "index": enabled.remove(.index)
-            case "rows": enabled.remove(.rows)
-            default: break
-            }
-        }
+        for name in names { enabled.remove(named[name.trimmingCharacters(in: .whitespaces)] ?? []) }
         return enabled
     }()
 }
