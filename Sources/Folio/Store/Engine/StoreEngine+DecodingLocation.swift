@@ -7,7 +7,8 @@ extension StoreEngine {
             path.hasSuffix(".json"), !path.hasPrefix("/")
         else { return error }
         let file: (bytes: [UInt8], identity: FileIdentity)?
-        do { file = try fileSystem.read(path) } catch { return error }
+        // A file that cannot be read again leaves the failure where it is: without a line.
+        do { file = try fileSystem.read(path) } catch _ { return error }
         guard let bytes = file?.bytes else { return error }
         let locator = JSONKeyLocator(bytes)
         let field = error.fieldPath?.first.map { ["entities", id, $0] }
