@@ -32,57 +32,62 @@ extension SyncEngine {
         ignoreBackoffOnce = false
         let batchSize = (transport as? any BatchTransport)?.maxBatchSize ?? 1
         defer { status.inFlight = nil }
-        while true {
-            try checkNotStopped()
-            let head = try await store.queueHead(limit: batchSize > 1 ? batchSize : Self.oneByOneWindow)
-            status.pendingCount = head.pendingCount
-            pass.report.remaining = head.pendingCount
-            if let blocked = head.quarantined.first {
-                let reason = "the queue waits for an unreadable command file: \(blocked)"
-                if status.blockedReason != reason { emit(.blocked(reason: reason)) }
-                status.blockedReason = reason
-                pass.report.stoppedBecause = reason
-                break
-            }
-            status.blockedReason = nil
-            guard let first = head.commands.first else {
-                status.nextAttempt = nil
-                emit(.idle)
-                break
-            }
-            // Only the pass's first head can be waiting out a backoff: a command is tried only
-            // once every earlier one is settled, and a failure ends the pass.
-            if honourBackoff {
-                let attempts = try await store.attempts(for: first.sequence)
-                // The network coming back ends a wait caused by the network, not one the server asked for.
-                if let next = attempts.nextAttempt, next > Date(), !(networkCameBack && !attempts.serverAnsweredLast) {
-                    status.nextAttempt = next
-                    pass.report.nextAttempt = next
-                    pass.report.stoppedBecause =
-                        "command \(first.sequence) waits until \(next.formatted(.iso8601)) to be sent again"
-                        + (attempts.lastError.map { " (after \(attempts.count) failed attempt\(attempts.count == 1 ? "" : "s"); the last: \($0))" } ?? "")
+        do {
+            while true {
+                try checkNotStopped()
+                // The commands answered and not recorded yet (a batch's, recorded while the next
+                // one is out) are still pending: the window is read past them.
+                let unrecorded = pass.applied
+                let head = try await store.queueHead(limit: (batchSize > 1 ? batchSize : Self.oneByOneWindow) + unrecorded.count)
+                let commands = unrecorded.isEmpty ? head.commands : head.commands.filter { !unrecorded.holds($0.sequence) }
+                status.pendingCount = head.pendingCount
+                pass.report.remaining = head.pendingCount
+                if !head.quarantined.isEmpty || commands.isEmpty { try await record(&pass) }
+                if let blocked = head.quarantined.first {
+                    let reason = "the queue waits for an unreadable command file: \(blocked)"
+                    if status.blockedReason != reason { emit(.blocked(reason: reason)) }
+                    status.blockedReason = reason
+                    pass.report.stoppedBecause = reason
                     break
                 }
-                honourBackoff = false
-            }
-            let step: Step
-            do {
-                step = batchSize > 1 ? try await sendBatch(head.commands, &pass) : try await sendOneByOne(head.commands, &pass)
-            } catch {
-                // What the server applied is recorded even when the pass ends on an error or a
-                // stop; if this fails too, those commands are sent again under the same keys.
-                if !pass.applied.isEmpty {
-                    do { try await record(&pass) } catch let recording {
-                        await store.report(.warning, "could not record \(pass.applied.count) acknowledgements (sent again later): \(recording)")
-                    }
+                status.blockedReason = nil
+                guard let first = commands.first else {
+                    status.nextAttempt = nil
+                    emit(.idle)
+                    break
                 }
-                throw error
+                // Only the pass's first head can be waiting out a backoff: a command is tried only
+                // once every earlier one is settled, and a failure ends the pass.
+                if honourBackoff {
+                    let attempts = try await store.attempts(for: first.sequence)
+                    // The network coming back ends a wait caused by the network, not one the server asked for.
+                    if let next = attempts.nextAttempt, next > Date(), !(networkCameBack && !attempts.serverAnsweredLast) {
+                        status.nextAttempt = next
+                        pass.report.nextAttempt = next
+                        pass.report.stoppedBecause =
+                            "command \(first.sequence) waits until \(next.formatted(.iso8601)) to be sent again"
+                            + (attempts.lastError.map { " (after \(attempts.count) failed attempt\(attempts.count == 1 ? "" : "s"); the last: \($0))" } ?? "")
+                        break
+                    }
+                    honourBackoff = false
+                }
+                let step = batchSize > 1 ? try await sendBatch(commands, &pass) : try await sendOneByOne(commands, &pass)
+                if case .wait(let until) = step {
+                    pass.report.nextAttempt = until
+                    pass.report.stoppedBecause = status.lastError
+                    break
+                }
             }
-            if case .wait(let until) = step {
-                pass.report.nextAttempt = until
-                pass.report.stoppedBecause = status.lastError
-                break
+            try await record(&pass)
+        } catch {
+            // What the server applied is recorded even when the pass ends on an error or a
+            // stop; if this fails too, those commands are sent again under the same keys.
+            if !pass.applied.isEmpty {
+                do { try await record(&pass) } catch let recording {
+                    await store.report(.warning, "could not record \(pass.applied.count) acknowledgements (sent again later): \(recording)")
+                }
             }
+            throw error
         }
         for (derived, source) in configuration.refreshes {
             guard let partitions = pass.changedPartitions[source], let collection = configuration.collections[derived] else { continue }

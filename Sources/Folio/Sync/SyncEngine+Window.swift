@@ -7,7 +7,8 @@ internal import Foundation
 /// still sent only after the previous one was answered, and one whose acknowledgement a crash
 /// loses is pending again, sent again under its idempotency key, and answered from the server's
 /// memory with the same status and version. What the window changes is only how many commands a
-/// crash can send twice (at most one window), never how many are applied twice (none).
+/// crash can send twice (at most one window; two in batches, whose answers are recorded while the
+/// next batch is out), never how many are applied twice (none).
 extension SyncEngine {
     /// The most commands of a one-request-per-command drain acknowledged in one transaction.
     static let oneByOneWindow = 100
@@ -40,6 +41,17 @@ extension SyncEngine {
             return items.contains { $0.request.command.collection == collection && $0.request.command.entityID == id }
         }
 
+        /// Whether a command of one of these entities waits to be recorded (``concerns(_:)`` for a
+        /// window).
+        func concernsAny(_ commands: [OutboxCommand]) -> Bool {
+            guard !items.isEmpty else { return false }
+            let entities = Set(items.compactMap { item in item.request.command.entityID.map { (item.request.command.collection ?? "") + "/" + $0 } })
+            return commands.contains { command in command.entityID.map { entities.contains((command.collection ?? "") + "/" + $0) } ?? false }
+        }
+
+        /// Whether the command waits to be recorded.
+        func holds(_ sequence: UInt64) -> Bool { items.contains { $0.request.command.sequence == sequence } }
+
         var isOverdue: Bool {
             guard let since else { return false }
             return ContinuousClock.now - since >= SyncEngine.acknowledgementDelay
@@ -47,8 +59,13 @@ extension SyncEngine {
     }
 
     /// Sends the window as one batch request (PROTOCOL.md, "Batches"), then records the outcomes
-    /// in order: the applied ones together, then the first that was not applied.
+    /// in order: the first that was not applied at once, with the applied ones before it; when all
+    /// were applied, they are recorded while the next window's request is out (``record(_:during:)``),
+    /// or when the pass ends.
     func sendBatch(_ commands: [OutboxCommand], _ pass: inout Pass) async throws -> Step {
+        // A window with a command of an entity whose earlier command waits to be recorded reads
+        // the version that acknowledgement stores: recorded first.
+        if pass.applied.concernsAny(commands) { try await record(&pass) }
         // From here the commands may reach the server: coalescing must leave them alone. Only
         // those still pending go (another transaction may have coalesced one away since the
         // queue was read); the queue is read again for the rest.
@@ -57,11 +74,12 @@ extension SyncEngine {
         var requests: [PushRequest] = []
         for command in commands { requests.append(try await request(for: command)) }
         status.inFlight = commands[0].sequence
-        emit(.sending(commands[0].sequence))
-        // While the server works on this window, the next one's files are read (the store is idle).
-        async let readAhead: Void = store.readAhead(limit: commands.count * 2)
-        var outcomes = await push(batch: requests)
-        await readAhead
+        // While the server works on this window, the previous window's answers are recorded and
+        // the next one's files are read (the store is idle otherwise).
+        async let answered = push(batch: requests)
+        try await record(&pass, during: commands[0].sequence)
+        await store.readAhead(limit: commands.count * 2)
+        var outcomes = await answered
         status.inFlight = nil
         if outcomes.isEmpty { outcomes = [.retryLater(reason: "the server handled no command of the batch", status: nil, after: nil)] }
         for (request, outcome) in zip(requests, outcomes) {
@@ -73,7 +91,6 @@ extension SyncEngine {
             let step = try await handle(outcome, of: request, round: 1, pass: &pass)
             guard case .next = step else { return step }
         }
-        try await record(&pass)
         try checkNotStopped()
         return .next
     }
@@ -120,6 +137,14 @@ extension SyncEngine {
             return parsed
         }
         return json(item.entity)
+    }
+
+    /// Records the previous window's answers while a window's request is out (its first command
+    /// `sending`), then says that window is being sent: the app hears of each command sent before
+    /// it hears of the next window.
+    private func record(_ pass: inout Pass, during sending: UInt64) async throws {
+        try await record(&pass)
+        emit(.sending(sending))
     }
 
     /// Acknowledges the applied commands in one transaction, then reports each as sent.
