@@ -26,7 +26,7 @@ final class Partition {
     /// changes (a placeholder for writes), so reads refuse it instead of serving that.
     private(set) var neverRead = false
     /// The hash of the file's bytes as this process last read or wrote them: a checkpoint replaces
-    /// the file only if it still holds these (``AtomicFile/replace(_:with:ifStill:)``).
+    /// the file only if it still holds these (``AtomicFile/swapIn(_:ifStill:)``).
     private(set) var fileHash: ContentHash?
     /// Set when `base` is not the file but its merge with what Folio wrote since (the file was
     /// saved from an older version): the next checkpoint writes the merge.
