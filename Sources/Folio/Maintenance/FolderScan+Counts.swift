@@ -34,7 +34,12 @@ extension FolderScan {
             }
         }
         if collections[collection] == nil { collections[collection] = Collection(granularity: hasDayFolders ? .day : .month) }
-        let index = IndexFile.read(fileSystem, collection: collection)
+        var index: [PartitionKey: IndexFile.Entry] = [:]
+        do {
+            index = try IndexFile.read(fileSystem, collection: collection)
+        } catch {
+            report(.warning, .unreadable, IndexFile.path(collection), "cannot be read (\(error.message)): every file of \(collection) is counted from itself")
+        }
         for (path, key) in files {
             countFile(path, collection: collection, key: key, indexed: index[key])
         }

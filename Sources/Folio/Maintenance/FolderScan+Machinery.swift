@@ -149,10 +149,8 @@ extension FolderScan {
                 }
                 intact = FieldIndexFile.isIntact(fileSystem, collection: collection)
             } else {
-                let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
-                let entries = IndexFile.read(fileSystem, collection: collection)
-                let hasEntries = lines.dropFirst().contains { $0.first == UInt8(ascii: "P") }
-                intact = lines.first.map({ String(decoding: $0, as: UTF8.self) }) == IndexFile.header && !(entries.isEmpty && hasEntries)
+                // Damaged exactly when the store ignores it: the bytes just read, walked as the store does.
+                intact = bytes.withUnsafeBufferPointer { buffer in IndexFile.walk(buffer) { _, _ in } }
             }
             if !intact {
                 report(

@@ -4,7 +4,14 @@ extension IdLocator {
     /// Builds the id index of a partitioned collection: from `.folio/index/` where the files are
     /// unchanged, by reading the partition files elsewhere.
     func buildIndex(collection: String, granularity: PartitionGranularity) throws(FolioError) {
-        let saved = IndexFile.entries(fileSystem, collection: collection)
+        let saved: (bytes: [UInt8], lines: [PartitionKey: (FileIdentity, [Range<Int>])])
+        do {
+            saved = try IndexFile.entries(fileSystem, collection: collection)
+        } catch {
+            report(
+                .warning, "could not read the saved id index (every file of \(collection) is read instead): \(error.message)", path: IndexFile.path(collection))
+            saved = ([], [:])
+        }
         // Identities are filled as partitions leave memory during the build too (``noteEvicted(_:)``).
         idIndex.beginBuilding(collection)
         // Only files whose entry can hold are `stat`ed, on several threads (as the look-up's).

@@ -108,7 +108,15 @@ final class IdLocator {
             // one its first pass loaded).
             if source.memoryIsFiles(in: collection) {
                 let files = try source.addresses(collection: collection, granularity: granularity, selection: .all)
-                switch try IndexFile.lookUp(fileSystem, collection: collection, id: id, files: files) {
+                let answer: IndexFile.LookUp
+                do {
+                    answer = try IndexFile.lookUp(fileSystem, collection: collection, id: id, files: files)
+                } catch  where error.path == IndexFile.path(collection) {
+                    // The saved index cannot be read: the build below reads it again, reports
+                    // that, and reads the files instead (derived data never fails a read).
+                    answer = .unknown
+                }
+                switch answer {
                 case .absent:
                     return nil
                 case .at(let key):

@@ -25,8 +25,9 @@ enum IndexFile {
     static func path(_ collection: String) -> String { StoreLayout.machinery + "/index/" + collection }
 
     /// The entries, or none when the file is missing or not in this form.
-    static func read(_ fileSystem: FileSystem, collection: String) -> [PartitionKey: Entry] {
-        let (bytes, lines) = entries(fileSystem, collection: collection)
+    /// - Throws: ``FolioError`` when the file is there but cannot be read (``entries(_:collection:)``).
+    static func read(_ fileSystem: FileSystem, collection: String) throws(FolioError) -> [PartitionKey: Entry] {
+        let (bytes, lines) = try entries(fileSystem, collection: collection)
         return lines.mapValues { identity, ids in Entry(identity: identity, ids: ids.map { String(decoding: bytes[$0], as: UTF8.self) }) }
     }
 
@@ -57,10 +58,12 @@ enum IndexFile {
 
     /// The file's bytes and, per partition, its entry's identity and the byte ranges of its id
     /// lines in them; none when the file is missing or not in this form (the id index's build).
-    static func entries(_ fileSystem: FileSystem, collection: String) -> (bytes: [UInt8], lines: [PartitionKey: (FileIdentity, [Range<Int>])]) {
-        let file: (bytes: [UInt8], identity: FileIdentity)?
-        do { file = try fileSystem.read(path(collection)) } catch { return ([], [:]) }
-        guard let bytes = file?.bytes else { return ([], [:]) }
+    /// - Throws: ``FolioError`` when the file is there but cannot be read (a folder in its place,
+    ///   a failing disk): derived data, so callers report it and read the partition files instead.
+    static func entries(_ fileSystem: FileSystem, collection: String) throws(FolioError) -> (
+        bytes: [UInt8], lines: [PartitionKey: (FileIdentity, [Range<Int>])]
+    ) {
+        guard let (bytes, _) = try fileSystem.read(path(collection)) else { return ([], [:]) }
         var lines: [PartitionKey: (FileIdentity, [Range<Int>])] = [:]
         let whole = bytes.withUnsafeBufferPointer { buffer in walk(buffer) { partition, ids in lines[partition.key] = (partition.identity, ids) } }
         return whole ? (bytes, lines) : ([], [:])

@@ -386,4 +386,43 @@ import Testing
             #expect(try folder.text(".folio/index/todos").split(separator: "\n").count == 365 * 2 + 1, "damage \(number)")
         }
     }
+
+    /// A saved index that is there but cannot be read (a folder in its place stands for a failing
+    /// disk) is derived data: a fresh process's `get` answers from the files and says why it
+    /// read them, and `status` counts from the files and reports the index, where the look-up's
+    /// read error failed the `get` and the build and `status` ignored it without a word.
+    @Test func aSavedIndexThatCannotBeReadIsReportedAndTheFilesAnswer() async throws {
+        let folder = TemporaryFolder()
+        let ids = try yearOfDays(in: folder)
+        _ = try await savedIndex(in: folder, reading: ids["2025-06-15"]!)
+        let index = ".folio/index/todos"
+        try FileManager.default.removeItem(at: folder.file(index))
+        try FileManager.default.createDirectory(at: folder.file(index), withIntermediateDirectories: false)
+
+        let log = LogRecorder()
+        let store = try await Store.open(at: folder.url, configuration: .testing(log: log.handler))
+        #expect(try await store.get(Todo.self, id: ids["2025-03-02"]!)?.title == "On 2025-03-02")
+        #expect(try await store.get(Todo.self, id: UUID()) == nil)
+        try await store.close()
+        #expect(
+            log.messages.contains { $0.level == .warning && $0.path == index && $0.text.contains("saved id index") },
+            "\(log.messages.map { "\($0.path ?? "-"): \($0.text)" })")
+
+        let status = try await Store.status(at: folder.url)
+        #expect(status.collections.first { $0.name == "todos" }?.entities == 365)
+        #expect(status.problems.contains { $0.path == index && $0.kind == .unreadable }, "\(status.problems)")
+    }
+
+    /// `verify` calls a saved index damaged exactly when the store ignores it: a line in no form
+    /// and no entry (the store walks the file and ignores all of it) was called intact.
+    @Test func verifyCallsAnIndexDamagedWhenTheStoreIgnoresIt() async throws {
+        let folder = TemporaryFolder()
+        let ids = try yearOfDays(in: folder)
+        _ = try await savedIndex(in: folder, reading: ids["2025-06-15"]!)
+        let index = ".folio/index/todos"
+        #expect(try await Store.verify(at: folder.url).problems.allSatisfy { $0.path != index })
+        try folder.write("folio-index 1\nnot an entry\n", to: index)
+        let report = try await Store.verify(at: folder.url)
+        #expect(report.warnings.contains { $0.path == index && $0.message.contains("damaged") }, "\(report.problems)")
+    }
 }

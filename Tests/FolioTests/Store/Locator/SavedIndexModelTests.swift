@@ -24,7 +24,7 @@ import Testing
         /// against the files); returns how many entries were checked.
         func check(_ moment: String) throws -> Int {
             var checked = 0
-            for (key, entry) in IndexFile.read(fileSystem, collection: "todos") {
+            for (key, entry) in try IndexFile.read(fileSystem, collection: "todos") {
                 let path = "todos/\(key.text.prefix(7))/\(key.text).json"
                 guard try fileSystem.identity(path) == entry.identity else { continue }
                 let expected = Set(model.values.filter { $0.date == key.text }.map(\.id.uuidString))
