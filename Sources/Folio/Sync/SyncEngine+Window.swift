@@ -63,13 +63,19 @@ extension SyncEngine {
     /// were applied, they are recorded while the next window's request is out (``record(_:during:)``),
     /// or when the pass ends.
     func sendBatch(_ commands: [OutboxCommand], _ pass: inout Pass) async throws -> Step {
+        // One command per entity in a batch: the server takes each request as if sent alone
+        // (PROTOCOL.md, "Batches"), so a second command of an entity must be made on the version
+        // the answer to the first gives. The batch ends before it; the next one waits for that
+        // answer to be recorded. (Made on the version before, it met the app's own first change
+        // as a conflict, which `serverWins` settled by dropping the second change.)
+        let window = Self.onePerEntity(commands)
         // A window with a command of an entity whose earlier command waits to be recorded reads
         // the version that acknowledgement stores: recorded first.
-        if pass.applied.concernsAny(commands) { try await record(&pass) }
+        if pass.applied.concernsAny(window) { try await record(&pass) }
         // From here the commands may reach the server: coalescing must leave them alone. Only
         // those still pending go (another transaction may have coalesced one away since the
         // queue was read); the queue is read again for the rest.
-        let commands = try await store.prepareToSend(commands)
+        let commands = try await store.prepareToSend(window)
         guard !commands.isEmpty else { return .next }
         var requests: [PushRequest] = []
         for command in commands { requests.append(try await request(for: command)) }
@@ -137,6 +143,15 @@ extension SyncEngine {
             return parsed
         }
         return json(item.entity)
+    }
+
+    /// The leading commands of `commands` up to the second command of one entity (at least one).
+    static func onePerEntity(_ commands: [OutboxCommand]) -> [OutboxCommand] {
+        var entities: Set<String> = []
+        let end = commands.firstIndex { command in
+            command.entityID.map { !entities.insert((command.collection ?? "") + "/" + $0).inserted } ?? false
+        }
+        return Array(commands.prefix(max(end ?? commands.count, 1)))
     }
 
     /// Records the previous window's answers while a window's request is out (its first command
