@@ -129,7 +129,7 @@ extension Store {
                 removed.insert(sequence)
                 transaction.outboxChanges.append(.remove(sequence: sequence, archive: true))
                 guard acknowledgement.advancingVersion else { continue }
-                if let warning = try acknowledgement.stage(command, in: transaction, outbox: engine, acknowledgedWith: removed) {
+                if let warning = try acknowledgement.stage(command, in: transaction, outbox: engine) {
                     warnings.append(warning)
                 }
             }
@@ -213,7 +213,7 @@ extension Store.Acknowledgement {
     /// and the server's JSON when it differs (see ``Store/acknowledge(_:durability:)``).
     /// - Returns: A warning for the log, when the server's JSON was unusable.
     fileprivate func stage(
-        _ command: JSONValue, in tx: Transaction, outbox engine: StoreEngine, acknowledgedWith removed: Set<UInt64>
+        _ command: JSONValue, in tx: Transaction, outbox engine: StoreEngine
     ) throws -> String? {
         let operation = command["operation"]?.stringValue
         guard operation == "upsert" || operation == "delete", let name = command["collection"]?.stringValue,
@@ -229,16 +229,17 @@ extension Store.Acknowledgement {
             }
             return nil
         }
-        guard let address = try tx.address(of: id, collection: name, granularity: granularity) else {
-            // Deleted here since: the server has this version until the delete reaches it, and
-            // the delete must say so (If-Match), whichever process sends it.
-            let delete = try engine.pendingCommands(collection: name, id: id).last {
-                $0.command["operation"]?.stringValue == "delete" && !removed.contains($0.sequence)
-            }
-            if let partition = delete?.command["partition"]?.stringValue {
-                let tombstone = try PartitionAddress(collection: name, granularity: granularity, partitionText: partition)
-                tx.stageServerVersion(version ?? "", at: tombstone, id: id)
-            }
+        // The entity's next command is sent on this version: it goes where that command looks.
+        let live = try tx.address(of: id, collection: name, granularity: granularity)
+        guard
+            let address = try engine.serverVersionAddress(
+                collection: name, granularity: granularity, id: id, command: sequence, deletedFrom: nil, locate: { live })
+        else { return nil }
+        if address != live {
+            // Deleted here since (and maybe created again elsewhere): the server has this version
+            // until the delete reaches it, and the delete must say so (If-Match), whichever
+            // process sends it.
+            tx.stageServerVersion(version ?? "", at: address, id: id)
             return nil
         }
         let later = try engine.pendingCommands(collection: name, id: id).contains { $0.sequence > sequence }

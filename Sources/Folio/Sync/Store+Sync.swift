@@ -21,17 +21,23 @@ extension Store {
         }
     }
 
-    /// The server version stored with an entity: nil if the server is not known to have it, `""`
-    /// if it has it without a version. For a delete, `partition` names where the entity was
-    /// deleted: its tombstone version (FORMAT.md) is the one to send.
-    func storedVersion(collection: String, granularity: PartitionGranularity, id: String, deletedFrom partition: String? = nil) async throws -> String? {
+    /// The server version a command of an entity is sent on, as this store durably knows it (an
+    /// acknowledgement or a pull stored it, ``StoreEngine/serverVersionAddress(collection:granularity:id:command:deletedFrom:locate:)``
+    /// says where): nil if the server is not known to have the entity, `""` if it has it without
+    /// a version.
+    /// - Parameters:
+    ///   - sequence: The command's number.
+    ///   - deletedFrom: The partition the command deletes the entity from, if it is a delete.
+    func storedVersion(
+        collection: String, granularity: PartitionGranularity, id: String, command sequence: UInt64, deletedFrom: String?
+    ) async throws -> String? {
         try await read { engine throws(FolioError) in
-            if let partition {
-                let address = try PartitionAddress(collection: collection, granularity: granularity, partitionText: partition)
-                let stored = try engine.partition(address, verify: false)
-                if stored.entities[id] == nil, let version = stored.versions[id] { return version }
+            let address = try engine.serverVersionAddress(
+                collection: collection, granularity: granularity, id: id, command: sequence, deletedFrom: deletedFrom
+            ) { () throws(FolioError) in
+                try engine.locate(collection: collection, granularity: granularity, id: id)
             }
-            guard let address = try engine.locate(collection: collection, granularity: granularity, id: id) else { return nil }
+            guard let address else { return nil }
             return try engine.partition(address, verify: false).versions[id]
         }
     }
@@ -133,6 +139,16 @@ struct EntityCommands {
     /// The entity's pending commands, in order.
     func pending(collection: String, id: String) throws(FolioError) -> [(sequence: UInt64, command: JSONValue)] {
         try engine.pendingCommands(collection: collection, id: id)
+    }
+
+    /// Where the server's version of the entity is kept for its command `sequence`
+    /// (``StoreEngine/serverVersionAddress(collection:granularity:id:command:deletedFrom:locate:)``).
+    func serverVersionAddress(
+        collection: String, granularity: PartitionGranularity, id: String, command sequence: UInt64, deletedFrom: String?,
+        locate: () throws(FolioError) -> PartitionAddress?
+    ) throws(FolioError) -> PartitionAddress? {
+        try engine.serverVersionAddress(
+            collection: collection, granularity: granularity, id: id, command: sequence, deletedFrom: deletedFrom, locate: locate)
     }
 
     /// The entity's first command the server has not acknowledged, pending or failed (the one

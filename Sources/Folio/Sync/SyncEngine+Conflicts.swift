@@ -210,7 +210,7 @@ extension SyncEngine {
             }
             let server = Self.json(failed.serverEntity)
             let version = failed.serverVersion
-            try await store.syncWrite { tx, _ in
+            try await store.syncWrite { tx, outbox in
                 try collection?.register(tx)
                 switch side {
                 case .server:
@@ -225,12 +225,14 @@ extension SyncEngine {
                     try tx.stageServerValue(server, at: target, collection: name, granularity: granularity, id: id, version: version ?? "")
                 case .local:
                     tx.outboxChanges.append(.retry(sequence: sequence))
-                    if let version, let address = try tx.address(of: id, collection: name, granularity: granularity) {
-                        try tx.stageVersion(version, at: address, id: id)
-                    } else if let version, failed.command.operation == .delete, let partition = failed.command.partition {
-                        // The delete goes again over the server's version: keep it as the tombstone's.
-                        let tombstone = try PartitionAddress(collection: name, granularity: granularity, partitionText: partition)
-                        tx.stageServerVersion(version, at: tombstone, id: id)
+                    // The command goes again over the server's version: kept where it looks.
+                    let live = try tx.address(of: id, collection: name, granularity: granularity)
+                    if let version,
+                        let address = try outbox.serverVersionAddress(
+                            collection: name, granularity: granularity, id: id, command: sequence,
+                            deletedFrom: failed.command.operation == .delete ? failed.command.partition : nil, locate: { live })
+                    {
+                        tx.stageServerVersion(version, at: address, id: id)
                     }
                 }
             }

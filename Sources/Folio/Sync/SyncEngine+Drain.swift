@@ -145,12 +145,12 @@ extension SyncEngine {
         // The change created the entity here (new, or again after a delete): a create, whatever
         // version an earlier incarnation had.
         if command.operation == .upsert && command.base == nil { return .absent }
-        // What the server has now, as far as this store durably knows: the version an
-        // acknowledgement or a pull stored (with the entity, or left behind by a local delete).
+        // What the server has now, as far as this store durably knows: the version the entity's
+        // previous acknowledgement or a pull stored (with the entity, or as a tombstone version).
         var version: String?
         if let granularity = await granularity(of: collection, partition: command.partition) {
             version = try await store.storedVersion(
-                collection: collection, granularity: granularity, id: id,
+                collection: collection, granularity: granularity, id: id, command: command.sequence,
                 deletedFrom: command.operation == .delete ? command.partition : nil)
         }
         switch version ?? command.baseVersion {

@@ -79,7 +79,7 @@ import Testing
         let stored = try await harness.store.get(Tag.self, id: "work")
         #expect(stored?.name == "Work")
         #expect(try await harness.store.get(Tag.self, id: "home") == nil)
-        #expect(try await harness.store.storedVersion(collection: "tags", granularity: .none, id: "work") == nil)
+        #expect(try await harness.store.storedVersion(collection: "tags", granularity: .none, id: "work", command: 0, deletedFrom: nil) == nil)
         try await harness.close()
     }
 }
