@@ -143,15 +143,23 @@ extension OutboxBook {
         guard let generation = journal.header?.generation else { return fromState(try loaded()) }
         let quarantined = try fileSystem.list(Self.quarantineFolder).filter { !$0.isDirectory }
         if !quarantined.isEmpty { return fromState(try loaded()) }
-        if listedQueue?.generation != generation {
+        if queueView?.generation != generation {
             let names = try fileSystem.list(Self.folder).filter { !$0.isDirectory }
-            listedQueue = (generation, names.compactMap { CommandFileName.sequence(fromFileName: $0.name) }.sorted())
+            queueView = QueueView(generation: generation, listed: names.compactMap { CommandFileName.sequence(fromFileName: $0.name) }.sorted())
         }
-        let listed = listedQueue?.sequences ?? []
-        // The records' changes on top of the listing: commands they took out, commands they put in.
-        var removed = Set<UInt64>(), added: [UInt64] = []
-        for (sequence, changes) in recordedChanges().changes {
-            let wasListed = listed.sortedContains(sequence)
+        guard var view = queueView else { return fromState(try loaded()) }
+        // The records' changes on top of the listing, from the records not taken in yet: commands
+        // they took out, commands they put in.
+        let recorded = recordedChanges()
+        let records = journal.records
+        if view.recordCount > records.count { view = QueueView(generation: generation, listed: view.listed) }
+        var touched = Set<UInt64>()
+        for record in records[view.recordCount...] {
+            for change in record.outbox { touched.insert(change.sequence) }
+        }
+        for sequence in touched.sorted() {
+            let changes = recorded.changes[sequence] ?? []
+            let wasListed = view.listed.sortedContains(sequence)
             var location: OutboxState.Location
             if wasListed || OutboxState.beginsWithEnqueue(changes) {
                 location = OutboxState.location(from: wasListed ? .pending(.null) : nil, after: changes)
@@ -161,29 +169,24 @@ extension OutboxBook {
                 if let state = queue.commands { return fromState(state) }
             }
             let isPending = if case .pending = location { true } else { false }
-            if wasListed && !isPending { removed.insert(sequence) }
-            if !wasListed && isPending { added.append(sequence) }
+            view.set(sequence, pending: isPending, listed: wasListed)
         }
-        added.sort()
+        view.recordCount = records.count
+        queueView = view
         var commands: [(sequence: UInt64, command: JSONValue)] = []
-        var (nextListed, nextAdded) = (0, 0)
-        while commands.count < limit {
-            let sequence: UInt64
-            if nextListed < listed.count, nextAdded == added.count || listed[nextListed] < added[nextAdded] {
-                sequence = listed[nextListed]
-                nextListed += 1
-                if removed.contains(sequence) { continue }
-            } else if nextAdded < added.count {
-                sequence = added[nextAdded]
-                nextAdded += 1
-            } else {
-                break
-            }
+        var loadedWhole = false
+        try view.forEachPending { sequence throws(FolioError) in
+            guard commands.count < limit else { return false }
             let location = try location(of: sequence)
-            if let state = queue.commands { return fromState(state) }
+            if queue.commands != nil {
+                loadedWhole = true
+                return false
+            }
             if case .pending(let command) = location { commands.append((sequence, command)) }
+            return true
         }
-        return (commands, listed.count - removed.count + added.count, [])
+        if loadedWhole, let state = queue.commands { return fromState(state) }
+        return (commands, view.pendingCount, [])
     }
 
     /// The command's JSON wherever it is or was: its location, or its file when the records

@@ -43,9 +43,8 @@ final class OutboxBook {
     /// Where the last checkpoint's commands went, for the entity index it saves once the journal
     /// was reset (``saveEntityIndex(from:to:)``).
     var lastCheckpoint: [UInt64: OutboxState.Location] = [:]
-    /// The numbers of the files in `outbox/` as listed in a journal generation (files change
-    /// only at checkpoints, which start a new one), for ``head(limit:)``.
-    var listedQueue: (generation: UInt64, sequences: [UInt64])?
+    /// The queue as ``head(limit:)`` saw it last, in a journal generation.
+    var queueView: QueueView?
     /// The entity index opened in a journal generation (only a checkpoint, which starts a new
     /// one, changes the file), for ``openEntityIndex()``.
     var openedEntityIndex: (generation: UInt64, index: OutboxEntityIndex)?

@@ -231,9 +231,10 @@ extension Store.Acknowledgement {
         }
         // The entity's next command is sent on this version: it goes where that command looks.
         let live = try tx.address(of: id, collection: name, granularity: granularity)
+        let pending = try engine.pendingCommands(collection: name, id: id)
         guard
             let address = try engine.serverVersionAddress(
-                collection: name, granularity: granularity, id: id, command: sequence, deletedFrom: nil, locate: { live })
+                collection: name, granularity: granularity, id: id, command: sequence, deletedFrom: nil, pending: pending, locate: { live })
         else { return nil }
         if address != live {
             // Deleted here since (and maybe created again elsewhere): the server has this version
@@ -242,7 +243,7 @@ extension Store.Acknowledgement {
             tx.stageServerVersion(version ?? "", at: address, id: id)
             return nil
         }
-        let later = try engine.pendingCommands(collection: name, id: id).contains { $0.sequence > sequence }
+        let later = pending.contains { $0.sequence > sequence }
         var warning: String?
         if !later, let serverEntity, let collection {
             // The usual answer to a push: the server holds exactly the JSON this store holds. The

@@ -16,16 +16,19 @@ extension StoreEngine {
     /// - Parameters:
     ///   - sequence: The command's number.
     ///   - deletedFrom: The partition the command deletes the entity from, if it is a delete.
+    ///   - pending: The entity's pending commands, if the caller has them read.
     ///   - locate: Where the entity lives now, as the caller sees it (a transaction's view).
     /// - Returns: Nil if the version lives nowhere: the entity is deleted here and no delete of it
     ///   waits (the server is not known to have it).
     func serverVersionAddress(
         collection: String, granularity: PartitionGranularity, id: String, command sequence: UInt64, deletedFrom: String?,
-        locate: () throws(FolioError) -> PartitionAddress?
+        pending: [(sequence: UInt64, command: JSONValue)]? = nil, locate: () throws(FolioError) -> PartitionAddress?
     ) throws(FolioError) -> PartitionAddress? {
         var partition = deletedFrom
         if partition == nil {
-            let delete = try pendingCommands(collection: collection, id: id).first {
+            var commands = pending ?? []
+            if pending == nil { commands = try pendingCommands(collection: collection, id: id) }
+            let delete = commands.first {
                 $0.sequence > sequence && $0.command["operation"]?.stringValue == "delete"
             }
             partition = delete?.command["partition"]?.stringValue
