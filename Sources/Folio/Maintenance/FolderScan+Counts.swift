@@ -45,6 +45,7 @@ extension FolderScan {
         }
     }
 
+    /// Records a file's ids in `collections[collection]`, which the caller registered.
     private func countFile(_ path: String, collection: String, key: PartitionKey, indexed: IndexFile.Entry?) {
         if let indexed {
             do {
@@ -53,8 +54,9 @@ extension FolderScan {
                     return
                 }
             } catch {
-                report(.error, .unreadable, path, "cannot be examined: \(error.message)")
-                return
+                // Without its identity the index cannot vouch for the file: it is counted from its
+                // bytes, as a file the index does not list (a failing read is reported there).
+                report(.warning, .unreadable, path, "cannot be examined (\(error.message)): counted from the file itself")
             }
         }
         guard let bytes = readFile(path, skipped: "its entities are not counted") else { return }
